@@ -1,0 +1,764 @@
+//! The deterministic engine: `run(&Scenario) -> Trace`. A priority queue of actions ordered by
+//! true time replays every client's events against one lock instance and the storage. A paused
+//! client executes nothing; what falls due during its pause runs when it wakes, in order. The
+//! number of actions is bounded by the scenario's step limit, and hitting it is reported.
+
+use super::account::{Account, DebitVerdict, Rejection};
+use super::checker;
+use super::clock::Clock;
+use super::lease::{LeaseTable, ReleaseMode, Released};
+use super::narrate;
+use super::scenario::{Event, ReleaseKind, Scenario, MAX_TIME_MS};
+use super::trace::*;
+use std::cmp::Reverse;
+use std::collections::BinaryHeap;
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
+enum Action {
+    Expire { generation: u64, expires_at: i64 },
+    Wake { client: usize, event: usize },
+    Event { client: usize, event: usize },
+    CheckWrite { client: usize, event: usize },
+    Tick { client: usize, watchdog: u64 },
+    Arrive { write: usize },
+}
+
+/// Queue order: true time, then the time the action was first due (so steps deferred by a
+/// pause run before fresh ones at the wake instant), then insertion order.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
+struct Item {
+    at: u64,
+    due: u64,
+    seq: u64,
+    action: Action,
+}
+
+#[derive(Clone, Copy, Debug)]
+struct Held {
+    fence: Option<u64>,
+    generation: u64,
+    /// The client's own clock reading at which it stops believing it holds the lock.
+    deadline_local: i64,
+    belief: usize,
+}
+
+#[derive(Clone, Debug, Default)]
+struct ClientState {
+    crashed: bool,
+    held: Option<Held>,
+    /// Id of the running watchdog; 0 when none runs.
+    watchdog: u64,
+    /// Merged pause intervals `[start, end)`.
+    pauses: Vec<(u64, u64)>,
+}
+
+struct Sim<'a> {
+    s: &'a Scenario,
+    horizon: u64,
+    limit: u64,
+    lock_clock: Clock,
+    clocks: Vec<Clock>,
+    table: LeaseTable,
+    account: Account,
+    queue: BinaryHeap<Reverse<Item>>,
+    seq: u64,
+    next_watchdog: u64,
+    clients: Vec<ClientState>,
+    trace: Trace,
+}
+
+/// Runs a validated scenario to completion (or to its step limit).
+pub fn run(s: &Scenario) -> Trace {
+    let mut sim = Sim::new(s);
+    sim.schedule_events();
+    sim.drain();
+    sim.finish()
+}
+
+impl<'a> Sim<'a> {
+    fn new(s: &'a Scenario) -> Sim<'a> {
+        let horizon = s.horizon_ms();
+        let ttl = s.lock.ttl_ms;
+        let limit = horizon
+            .saturating_add(ttl.saturating_mul(10))
+            .min(MAX_TIME_MS.saturating_mul(4));
+        let clients = s
+            .clients
+            .iter()
+            .map(|c| ClientState {
+                pauses: merged_pauses(&c.events),
+                ..ClientState::default()
+            })
+            .collect();
+        Sim {
+            s,
+            horizon,
+            limit,
+            lock_clock: Clock::new(&s.lock.clock, []),
+            clocks: s
+                .clients
+                .iter()
+                .map(|c| Clock::new(&c.clock, Scenario::client_jumps(c)))
+                .collect(),
+            table: LeaseTable::new(ttl, s.lock.first_fence, s.lock.fencing),
+            account: Account::new(
+                s.storage.balance,
+                s.storage.fence_rule,
+                s.storage.idempotency,
+            ),
+            queue: BinaryHeap::new(),
+            seq: 0,
+            next_watchdog: 1,
+            clients,
+            trace: Trace {
+                clients: s.clients.iter().map(|c| c.name.clone()).collect(),
+                end_ms: horizon,
+                steps: Vec::new(),
+                leases: Vec::new(),
+                beliefs: Vec::new(),
+                pauses: Vec::new(),
+                messages: Vec::new(),
+                writes: Vec::new(),
+                balance: vec![BalancePoint {
+                    at_ms: 0,
+                    balance: s.storage.balance,
+                }],
+                final_balance: s.storage.balance,
+                last_fence: None,
+                step_limit_hit: false,
+                verdict: Verdict::default(),
+                narration: Vec::new(),
+            },
+        }
+    }
+
+    fn push(&mut self, at: u64, due: u64, action: Action) {
+        self.seq += 1;
+        self.queue.push(Reverse(Item {
+            at,
+            due,
+            seq: self.seq,
+            action,
+        }));
+    }
+
+    fn schedule_events(&mut self) {
+        let mut all: Vec<(u64, usize, usize)> = Vec::new();
+        for (c, client) in self.s.clients.iter().enumerate() {
+            for (i, e) in client.events.iter().enumerate() {
+                all.push((e.at_ms(), c, i));
+            }
+        }
+        all.sort();
+        for (at, client, event) in all {
+            self.push(at, at, Action::Event { client, event });
+        }
+    }
+
+    fn drain(&mut self) {
+        let mut steps: u32 = 0;
+        while let Some(Reverse(item)) = self.queue.pop() {
+            if steps >= self.s.step_limit {
+                self.trace.step_limit_hit = true;
+                break;
+            }
+            steps += 1;
+            self.trace.end_ms = self.trace.end_ms.max(item.at);
+            self.act(item);
+        }
+    }
+
+    /// The end of the pause covering `t`, if the client is paused at `t`.
+    fn paused_until(&self, client: usize, t: u64) -> Option<u64> {
+        self.clients[client]
+            .pauses
+            .iter()
+            .find(|(s, e)| *s <= t && t < *e)
+            .map(|(_, e)| *e)
+    }
+
+    fn step(&mut self, at_ms: u64, client: usize, event: Option<usize>, outcome: Outcome) {
+        let text = describe(&outcome, &self.trace);
+        self.trace.steps.push(Step {
+            at_ms,
+            client,
+            event,
+            outcome,
+            text,
+        });
+    }
+
+    fn act(&mut self, item: Item) {
+        let t = item.at;
+        match item.action {
+            Action::Expire {
+                generation,
+                expires_at,
+            } => {
+                let now = self.lock_clock.local(t);
+                if now >= expires_at {
+                    self.table.purge_expired(&self.s.key, generation, now);
+                }
+            }
+            Action::Wake { client, event } => {
+                if !self.clients[client].crashed && self.paused_until(client, t).is_none() {
+                    self.step(t, client, Some(event), Outcome::Woke);
+                }
+            }
+            Action::Event { client, event } => {
+                let e = &self.s.clients[client].events[event];
+                let immediate = matches!(
+                    e,
+                    Event::Pause { .. } | Event::ClockJump { .. } | Event::Crash { .. }
+                );
+                if !immediate && !self.ready(item) {
+                    return;
+                }
+                self.event(t, item.due, client, event);
+            }
+            Action::CheckWrite { client, event } => {
+                if self.ready(item) {
+                    self.debit(t, item.due, client, event);
+                }
+            }
+            Action::Tick { client, watchdog } => {
+                if self.clients[client].watchdog == watchdog
+                    && !self.clients[client].crashed
+                    && self.ready(item)
+                {
+                    self.tick(t, client);
+                }
+            }
+            Action::Arrive { write } => self.arrive(t, write),
+        }
+    }
+
+    /// Whether a client step can run now; otherwise it is deferred to the end of the pause
+    /// (keeping its due time, so deferred steps keep their order) or dropped after a crash.
+    fn ready(&mut self, item: Item) -> bool {
+        let client = match item.action {
+            Action::Event { client, .. }
+            | Action::CheckWrite { client, .. }
+            | Action::Tick { client, .. } => client,
+            _ => return true,
+        };
+        if self.clients[client].crashed {
+            if let Action::Event { event, .. } = item.action {
+                let reason = format!("{} had crashed", self.s.clients[client].name);
+                self.step(item.at, client, Some(event), Outcome::Skipped { reason });
+            }
+            return false;
+        }
+        if let Some(wake) = self.paused_until(client, item.at) {
+            self.seq += 1;
+            self.queue.push(Reverse(Item {
+                at: wake,
+                seq: self.seq,
+                ..item
+            }));
+            return false;
+        }
+        true
+    }
+
+    fn event(&mut self, t: u64, due: u64, client: usize, event: usize) {
+        let e = self.s.clients[client].events[event].clone();
+        match e {
+            Event::Acquire { .. } => self.acquire(t, client, event),
+            Event::Debit { .. } => self.debit(t, due, client, event),
+            Event::Pause {
+                duration_ms, cause, ..
+            } => {
+                let until_ms = t.saturating_add(duration_ms);
+                if self.clients[client].crashed {
+                    return;
+                }
+                self.trace.pauses.push(PauseSpan {
+                    client,
+                    event,
+                    cause,
+                    start_ms: t,
+                    end_ms: until_ms,
+                });
+                self.step(t, client, Some(event), Outcome::Paused { cause, until_ms });
+                self.push(until_ms, 0, Action::Wake { client, event });
+            }
+            Event::CheckThenWrite { gap_ms, .. } => {
+                let now = self.lock_clock.local(t);
+                let name = &self.s.clients[client].name;
+                let held = self.table.is_held(&self.s.key, name, now);
+                self.message(client, Some(event), Target::Lock, "isHeld", t, t);
+                if held {
+                    self.step(t, client, Some(event), Outcome::CheckPassed);
+                    let at = t.saturating_add(gap_ms);
+                    self.push(at, at, Action::CheckWrite { client, event });
+                } else {
+                    self.step(t, client, Some(event), Outcome::CheckFailed);
+                }
+            }
+            Event::Renew { .. } => {
+                self.renew(t, client, Some(event));
+            }
+            Event::Watchdog { .. } => {
+                self.start_watchdog(t, client);
+                self.step(t, client, Some(event), Outcome::WatchdogStarted);
+            }
+            Event::Release { mode, .. } => self.release(t, client, event, mode),
+            Event::Crash { .. } => {
+                if self.clients[client].crashed {
+                    return;
+                }
+                self.clients[client].crashed = true;
+                self.clients[client].watchdog = 0;
+                self.drop_belief(t, client, SpanEnd::Crashed);
+                self.step(t, client, Some(event), Outcome::Crashed);
+            }
+            Event::ClockJump { by_ms, .. } => {
+                self.step(t, client, Some(event), Outcome::ClockJumped { by_ms });
+            }
+        }
+    }
+
+    fn message(
+        &mut self,
+        client: usize,
+        event: Option<usize>,
+        target: Target,
+        label: &str,
+        sent_ms: u64,
+        arrived_ms: u64,
+    ) {
+        self.trace.messages.push(MessageSpan {
+            client,
+            event,
+            target,
+            label: label.to_string(),
+            sent_ms,
+            arrived_ms,
+        });
+    }
+
+    /// The true instant a lease expiring at `expires_at` (lock clock) ends.
+    fn lease_end(&self, t: u64, expires_at: i64) -> (u64, SpanEnd) {
+        match self.lock_clock.first_reaching(expires_at, t, self.limit) {
+            Some(end) => (end, SpanEnd::Expired),
+            None => (self.limit, SpanEnd::Open),
+        }
+    }
+
+    /// The true instant a client stops believing: its own clock reaches the deadline, or, if
+    /// it is paused then, the moment it wakes (a stopped process cannot look at its clock).
+    fn belief_end(&self, client: usize, t: u64, deadline_local: i64) -> (u64, SpanEnd) {
+        match self.clocks[client].first_reaching(deadline_local, t, self.limit) {
+            Some(end) => (
+                self.paused_until(client, end).unwrap_or(end),
+                SpanEnd::Expired,
+            ),
+            None => (self.limit, SpanEnd::Open),
+        }
+    }
+
+    fn drop_belief(&mut self, t: u64, client: usize, why: SpanEnd) {
+        if let Some(held) = self.clients[client].held.take() {
+            let b = &mut self.trace.beliefs[held.belief];
+            if b.end_ms > t {
+                b.end_ms = t;
+                b.end = why;
+            }
+        }
+    }
+
+    fn acquire(&mut self, t: u64, client: usize, event: usize) {
+        let now = self.lock_clock.local(t);
+        let name = self.s.clients[client].name.clone();
+        self.message(client, Some(event), Target::Lock, "acquire", t, t);
+        match self.table.acquire(&self.s.key, &name, now) {
+            Ok(lease) => {
+                let (end_ms, end) = self.lease_end(t, lease.expires_at);
+                self.trace.leases.push(LeaseSpan {
+                    holder: client,
+                    fence: lease.fence,
+                    generation: lease.generation,
+                    start_ms: t,
+                    end_ms,
+                    end,
+                    renewals_ms: Vec::new(),
+                });
+                self.push(
+                    end_ms,
+                    0,
+                    Action::Expire {
+                        generation: lease.generation,
+                        expires_at: lease.expires_at,
+                    },
+                );
+                self.drop_belief(t, client, SpanEnd::Replaced);
+                // The client measures validity from when it sent the request, by its own clock.
+                let deadline_local = self.clocks[client]
+                    .local(t)
+                    .saturating_add(self.table.ttl_ms());
+                let (b_end, b_why) = self.belief_end(client, t, deadline_local);
+                self.trace.beliefs.push(BeliefSpan {
+                    client,
+                    fence: lease.fence,
+                    generation: lease.generation,
+                    start_ms: t,
+                    end_ms: b_end,
+                    end: b_why,
+                    stale_from_ms: None,
+                });
+                self.clients[client].held = Some(Held {
+                    fence: lease.fence,
+                    generation: lease.generation,
+                    deadline_local,
+                    belief: self.trace.beliefs.len() - 1,
+                });
+                self.step(
+                    t,
+                    client,
+                    Some(event),
+                    Outcome::Granted {
+                        fence: lease.fence,
+                        lease_until_ms: end_ms,
+                    },
+                );
+                if self.s.lock.watchdog {
+                    self.start_watchdog(t, client);
+                }
+            }
+            Err(e) => {
+                let holder = match e {
+                    super::lease::LockError::Held { holder } => holder,
+                    super::lease::LockError::NotOwner { holder } => holder.unwrap_or_default(),
+                };
+                self.step(t, client, Some(event), Outcome::Denied { holder });
+            }
+        }
+    }
+
+    fn renew(&mut self, t: u64, client: usize, event: Option<usize>) -> bool {
+        let now = self.lock_clock.local(t);
+        let name = self.s.clients[client].name.clone();
+        let by_watchdog = event.is_none();
+        if !by_watchdog {
+            self.message(client, event, Target::Lock, "renew", t, t);
+        }
+        match self.table.renew(&self.s.key, &name, now) {
+            Ok(lease) => {
+                let (end_ms, end) = self.lease_end(t, lease.expires_at);
+                if let Some(span) = self
+                    .trace
+                    .leases
+                    .iter_mut()
+                    .rev()
+                    .find(|l| l.generation == lease.generation)
+                {
+                    span.end_ms = end_ms;
+                    span.end = end;
+                    span.renewals_ms.push(t);
+                }
+                self.push(
+                    end_ms,
+                    0,
+                    Action::Expire {
+                        generation: lease.generation,
+                        expires_at: lease.expires_at,
+                    },
+                );
+                let deadline_local = self.clocks[client]
+                    .local(t)
+                    .saturating_add(self.table.ttl_ms());
+                let (b_end, b_why) = self.belief_end(client, t, deadline_local);
+                if let Some(held) = self.clients[client].held.as_mut() {
+                    held.deadline_local = deadline_local;
+                    let b = &mut self.trace.beliefs[held.belief];
+                    b.end_ms = b_end;
+                    b.end = b_why;
+                }
+                self.step(
+                    t,
+                    client,
+                    event,
+                    Outcome::Renewed {
+                        lease_until_ms: end_ms,
+                        by_watchdog,
+                    },
+                );
+                true
+            }
+            Err(e) => {
+                let holder = match e {
+                    super::lease::LockError::NotOwner { holder } => holder,
+                    super::lease::LockError::Held { holder } => Some(holder),
+                };
+                self.step(
+                    t,
+                    client,
+                    event,
+                    Outcome::RenewDenied {
+                        holder,
+                        by_watchdog,
+                    },
+                );
+                false
+            }
+        }
+    }
+
+    fn start_watchdog(&mut self, t: u64, client: usize) {
+        let id = self.next_watchdog;
+        self.next_watchdog += 1;
+        self.clients[client].watchdog = id;
+        let at = t.saturating_add(self.watchdog_period());
+        if at <= self.horizon {
+            self.push(
+                at,
+                at,
+                Action::Tick {
+                    client,
+                    watchdog: id,
+                },
+            );
+        }
+    }
+
+    fn watchdog_period(&self) -> u64 {
+        (self.s.lock.ttl_ms / 2).max(1)
+    }
+
+    fn tick(&mut self, t: u64, client: usize) {
+        if self.renew(t, client, None) {
+            let id = self.clients[client].watchdog;
+            let at = t.saturating_add(self.watchdog_period());
+            if at <= self.horizon {
+                self.push(
+                    at,
+                    at,
+                    Action::Tick {
+                        client,
+                        watchdog: id,
+                    },
+                );
+            }
+        } else {
+            // A watchdog that lost the lease has nothing left to renew.
+            self.clients[client].watchdog = 0;
+        }
+    }
+
+    fn release(&mut self, t: u64, client: usize, event: usize, mode: ReleaseKind) {
+        let now = self.lock_clock.local(t);
+        let name = self.s.clients[client].name.clone();
+        let how = match mode {
+            ReleaseKind::TokenChecked => ReleaseMode::TokenChecked,
+            ReleaseKind::BareDel => ReleaseMode::BareDel,
+        };
+        let generation = self.table.live(&self.s.key, now).map(|l| l.generation);
+        self.message(client, Some(event), Target::Lock, "release", t, t);
+        let result = self.table.release(&self.s.key, &name, how, now);
+        let (own, deleted) = match &result {
+            Released::Own => (true, Some(name.clone())),
+            Released::Other { victim } => (false, Some(victim.clone())),
+            Released::Nothing => (false, None),
+        };
+        if let (Some(g), Some(_)) = (generation, &deleted) {
+            if let Some(span) = self.trace.leases.iter_mut().find(|l| l.generation == g) {
+                span.end_ms = t;
+                span.end = if own {
+                    SpanEnd::Released
+                } else {
+                    SpanEnd::Deleted
+                };
+            }
+        }
+        self.clients[client].watchdog = 0;
+        self.drop_belief(t, client, SpanEnd::Released);
+        self.step(
+            t,
+            client,
+            Some(event),
+            Outcome::Released { mode, deleted, own },
+        );
+    }
+
+    fn debit(&mut self, t: u64, due: u64, client: usize, event: usize) {
+        let (amount, key, delay) = match &self.s.clients[client].events[event] {
+            Event::Debit {
+                amount,
+                idempotency_key,
+                delay_ms,
+                ..
+            }
+            | Event::CheckThenWrite {
+                amount,
+                idempotency_key,
+                delay_ms,
+                ..
+            } => (*amount, idempotency_key.clone(), *delay_ms),
+            _ => return,
+        };
+        let held = self.clients[client].held;
+        let believed_held = held.is_some_and(|h| due < self.trace.beliefs[h.belief].end_ms);
+        let arrived_ms = t.saturating_add(delay);
+        let write = self.trace.writes.len();
+        self.trace.writes.push(WriteRecord {
+            client,
+            event: Some(event),
+            sent_ms: t,
+            arrived_ms,
+            amount,
+            token: held.and_then(|h| h.fence),
+            idempotency_key: key,
+            generation: held.map(|h| h.generation),
+            believed_held,
+            verdict: None,
+        });
+        self.message(client, Some(event), Target::Storage, "debit", t, arrived_ms);
+        self.step(t, client, Some(event), Outcome::DebitSent { write });
+        self.push(arrived_ms, arrived_ms, Action::Arrive { write });
+    }
+
+    fn arrive(&mut self, t: u64, write: usize) {
+        let w = &self.trace.writes[write];
+        let (client, event, amount, token) = (w.client, w.event, w.amount, w.token);
+        let key = w.idempotency_key.clone();
+        let verdict = self.account.debit(amount, token, key.as_deref());
+        if let DebitVerdict::Accepted { balance } = verdict {
+            self.trace.balance.push(BalancePoint { at_ms: t, balance });
+        }
+        self.trace.writes[write].verdict = Some(verdict.clone());
+        self.step(t, client, event, Outcome::Stored { write, verdict });
+    }
+
+    fn finish(mut self) -> Trace {
+        for b in &mut self.trace.beliefs {
+            if let Some(lease) = self
+                .trace
+                .leases
+                .iter()
+                .find(|l| l.generation == b.generation)
+            {
+                if b.end_ms > lease.end_ms {
+                    b.stale_from_ms = Some(lease.end_ms.max(b.start_ms));
+                }
+            }
+        }
+        self.trace.final_balance = self.account.balance();
+        self.trace.last_fence = self.account.last_fence();
+        self.trace.verdict = checker::check(&self.trace, self.s.tier);
+        self.trace.narration = narrate::narrate(&self.trace);
+        self.trace
+    }
+}
+
+/// Pause intervals of one client, merged so that overlapping pauses defer as one.
+fn merged_pauses(events: &[Event]) -> Vec<(u64, u64)> {
+    let mut spans: Vec<(u64, u64)> = events
+        .iter()
+        .filter_map(|e| match e {
+            Event::Pause {
+                at_ms, duration_ms, ..
+            } => Some((*at_ms, at_ms.saturating_add(*duration_ms))),
+            _ => None,
+        })
+        .collect();
+    spans.sort();
+    let mut merged: Vec<(u64, u64)> = Vec::new();
+    for (s, e) in spans {
+        match merged.last_mut() {
+            Some(last) if s <= last.1 => last.1 = last.1.max(e),
+            _ => merged.push((s, e)),
+        }
+    }
+    merged
+}
+
+fn fence_text(fence: Option<u64>) -> String {
+    match fence {
+        Some(f) => format!("fence {f}"),
+        None => "no fence".to_string(),
+    }
+}
+
+/// A step's outcome in a few words, for the timeline and the console.
+fn describe(outcome: &Outcome, trace: &Trace) -> String {
+    match outcome {
+        Outcome::Granted {
+            fence,
+            lease_until_ms,
+        } => format!(
+            "granted {}, lease until {lease_until_ms} ms",
+            fence_text(*fence)
+        ),
+        Outcome::Denied { holder } => format!("denied lock_held by {holder}"),
+        Outcome::Renewed {
+            lease_until_ms,
+            by_watchdog,
+        } => format!(
+            "{} until {lease_until_ms} ms",
+            if *by_watchdog {
+                "watchdog renewed"
+            } else {
+                "renewed"
+            }
+        ),
+        Outcome::RenewDenied { holder, .. } => match holder {
+            Some(h) => format!("renew denied: {h} holds the lock"),
+            None => "renew denied: the lease had expired".to_string(),
+        },
+        Outcome::WatchdogStarted => "watchdog started".to_string(),
+        Outcome::Released { mode, deleted, own } => {
+            let how = match mode {
+                ReleaseKind::TokenChecked => "token-checked release",
+                ReleaseKind::BareDel => "bare DEL",
+            };
+            match (own, deleted) {
+                (true, _) => format!("{how}: released its own lease"),
+                (false, Some(victim)) => format!("{how}: deleted {victim}'s lease"),
+                (false, None) => format!("{how}: nothing to delete"),
+            }
+        }
+        Outcome::CheckPassed => "isHeld() returned true".to_string(),
+        Outcome::CheckFailed => "isHeld() returned false; write skipped".to_string(),
+        Outcome::DebitSent { write } => match trace.writes.get(*write) {
+            Some(w) => {
+                let mut text = format!("sent debit {} with {}", w.amount, fence_text(w.token));
+                if w.arrived_ms > w.sent_ms {
+                    text.push_str(&format!(", arrives at {} ms", w.arrived_ms));
+                }
+                text
+            }
+            None => "sent a debit".to_string(),
+        },
+        Outcome::Stored { verdict, .. } => verdict_text(verdict),
+        Outcome::Paused { cause, until_ms } => {
+            format!("paused by {} until {until_ms} ms", cause.label())
+        }
+        Outcome::Woke => "woke up".to_string(),
+        Outcome::Crashed => "crashed".to_string(),
+        Outcome::ClockJumped { by_ms } => format!("clock jumped by {by_ms:+} ms"),
+        Outcome::Skipped { reason } => format!("skipped: {reason}"),
+    }
+}
+
+/// The storage's verdict in words, e.g. "rejected stale_fence: 33 ≤ 34".
+pub fn verdict_text(verdict: &DebitVerdict) -> String {
+    match verdict {
+        DebitVerdict::Accepted { balance } => format!("accepted, balance {balance}"),
+        DebitVerdict::Duplicate { balance } => {
+            format!("duplicate: already applied, balance {balance}")
+        }
+        DebitVerdict::Rejected {
+            reason: Rejection::StaleFence,
+            last_fence,
+            token,
+        } => match (token, last_fence) {
+            (Some(t), Some(l)) => format!("rejected stale_fence: {t} ≤ {l}"),
+            _ => "rejected stale_fence".to_string(),
+        },
+        DebitVerdict::Rejected {
+            reason: Rejection::MissingToken,
+            ..
+        } => "rejected missing_token: the write carried no fence".to_string(),
+    }
+}

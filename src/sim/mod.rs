@@ -1,0 +1,18 @@
+//! The pure simulation core. Nothing here reads a clock, touches the browser or draws a random
+//! number without a seed: time is an argument, and `run` turns a scenario into a trace.
+
+pub mod account;
+pub mod checker;
+pub mod clock;
+pub mod engine;
+pub mod lease;
+pub mod migrate;
+pub mod narrate;
+pub mod presets;
+pub mod scenario;
+pub mod trace;
+
+pub use account::{Account, DebitVerdict, FenceRule, Rejection};
+pub use engine::run;
+pub use scenario::{Client, Event, PauseCause, ReleaseKind, Scenario, ScenarioError, Tier};
+pub use trace::{Trace, Verdict, ViolationKind};

@@ -1,0 +1,143 @@
+//! Narration: the run told in plain sentences, generated from the trace, so a reader who does
+//! not yet know what a fence is can follow the timeline in words.
+
+use super::account::{DebitVerdict, Rejection};
+use super::trace::*;
+
+pub fn narrate(trace: &Trace) -> Vec<String> {
+    let mut lines: Vec<(u64, usize, String)> = Vec::new();
+    let name = |c: usize| trace.clients.get(c).map_or("?", String::as_str);
+    let paused_at = |c: usize, t: u64| {
+        trace
+            .pauses
+            .iter()
+            .find(|p| p.client == c && p.start_ms < t && t < p.end_ms)
+    };
+    for lease in &trace.leases {
+        if lease.end == SpanEnd::Expired && lease.end_ms <= trace.end_ms {
+            let mut s = format!(
+                "At {} ms {}'s lease expired",
+                lease.end_ms,
+                name(lease.holder)
+            );
+            if let Some(p) = paused_at(lease.holder, lease.end_ms) {
+                s.push_str(&format!(
+                    " while {} was paused by {}",
+                    name(lease.holder),
+                    p.cause.label()
+                ));
+            }
+            s.push('.');
+            lines.push((lease.end_ms, 0, s));
+        }
+    }
+    for (i, step) in trace.steps.iter().enumerate() {
+        let who = name(step.client);
+        let t = step.at_ms;
+        let text = match &step.outcome {
+            Outcome::Granted {
+                fence,
+                lease_until_ms,
+            } => Some(match fence {
+                Some(f) => format!(
+                    "At {t} ms {who} acquired the lock with fence {f}; the lease runs until {lease_until_ms} ms."
+                ),
+                None => format!(
+                    "At {t} ms {who} acquired the lock (no fence: the service answers only OK); the lease runs until {lease_until_ms} ms."
+                ),
+            }),
+            Outcome::Denied { holder } => Some(format!(
+                "At {t} ms {who} tried to acquire, but {holder} holds the lock (lock_held)."
+            )),
+            Outcome::Renewed {
+                by_watchdog: false,
+                lease_until_ms,
+            } => Some(format!(
+                "At {t} ms {who} renewed its lease until {lease_until_ms} ms."
+            )),
+            Outcome::RenewDenied { by_watchdog, .. } => Some(format!(
+                "At {t} ms {}{who} could not renew: {}.",
+                if *by_watchdog { "the watchdog of " } else { "" },
+                step.text.trim_start_matches("renew denied: ")
+            )),
+            Outcome::WatchdogStarted => Some(format!(
+                "At {t} ms {who} started a watchdog that renews every half TTL."
+            )),
+            Outcome::Paused { cause, until_ms } => Some(format!(
+                "At {t} ms {who} was paused by {} for {} ms.",
+                cause.label(),
+                until_ms.saturating_sub(t)
+            )),
+            Outcome::Woke => Some(format!("At {t} ms {who} woke up.")),
+            Outcome::CheckPassed => Some(format!(
+                "At {t} ms {who} checked isHeld() and got true."
+            )),
+            Outcome::CheckFailed => Some(format!(
+                "At {t} ms {who} checked isHeld(), got false and skipped its write."
+            )),
+            Outcome::DebitSent { write } => trace.writes.get(*write).map(|w| {
+                let fence = w.token.map_or("no fence".to_string(), |f| format!("fence {f}"));
+                let mut s = format!("At {t} ms {who} sent a debit of {} with {fence}", w.amount);
+                let live = trace.leases.iter().any(|l| {
+                    Some(l.generation) == w.generation && l.start_ms <= t && t < l.end_ms
+                });
+                if w.believed_held && !live {
+                    s.push_str(", still believing it held the lock");
+                }
+                if w.arrived_ms > w.sent_ms {
+                    s.push_str(&format!("; the packet reaches storage at {} ms", w.arrived_ms));
+                }
+                s.push('.');
+                s
+            }),
+            Outcome::Stored { write, verdict } => trace.writes.get(*write).map(|w| match verdict {
+                DebitVerdict::Accepted { balance } => format!(
+                    "Storage accepted {who}'s debit of {}: balance {balance}.",
+                    w.amount
+                ),
+                DebitVerdict::Duplicate { .. } => format!(
+                    "Storage had already applied key {} and ignored {who}'s repeat.",
+                    w.idempotency_key.as_deref().unwrap_or("?")
+                ),
+                DebitVerdict::Rejected {
+                    reason: Rejection::StaleFence,
+                    last_fence,
+                    token,
+                } => format!(
+                    "Storage rejected {who}'s debit because {} ≤ {} (stale_fence).",
+                    token.unwrap_or(0),
+                    last_fence.unwrap_or(0)
+                ),
+                DebitVerdict::Rejected {
+                    reason: Rejection::MissingToken,
+                    ..
+                } => format!("Storage rejected {who}'s debit: it carried no fence (missing_token)."),
+            }),
+            Outcome::Released { .. } => Some(format!("At {t} ms {who}: {}.", step.text)),
+            Outcome::Crashed => Some(format!(
+                "At {t} ms {who} crashed without releasing; only the TTL can end its lease."
+            )),
+            Outcome::ClockJumped { by_ms } => Some(format!(
+                "At {t} ms {who}'s clock jumped by {by_ms:+} ms."
+            )),
+            Outcome::Skipped { reason } => Some(format!("At {t} ms {who} did nothing: {reason}.")),
+            Outcome::Renewed { .. } => None,
+        };
+        if let Some(text) = text {
+            lines.push((t, i + 1, text));
+        }
+    }
+    lines.sort_by_key(|(t, order, _)| (*t, *order));
+    let mut out: Vec<String> = lines.into_iter().map(|(_, _, s)| s).collect();
+    out.push(match trace.last_fence {
+        Some(f) => format!(
+            "Final balance {}, last accepted fence {f}.",
+            trace.final_balance
+        ),
+        None => format!("Final balance {}.", trace.final_balance),
+    });
+    if trace.step_limit_hit {
+        out.push("The run stopped at its step limit before every event ran.".to_string());
+    }
+    out
+}

@@ -1,0 +1,356 @@
+//! The presets: small scenarios that each make one point, with a caption in plain words. The
+//! first six replay the seeds' contracts with their numbers; the rest show the failure stories
+//! and the fixes. Every outcome shown for them is computed by `run`, and tests pin it.
+
+use super::account::FenceRule;
+use super::scenario::*;
+
+/// A named scenario a reader can load.
+#[derive(Clone, Debug, PartialEq, Eq, serde::Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Preset {
+    pub id: &'static str,
+    pub scenario: Scenario,
+}
+
+/// The preset a newcomer sees first.
+pub const DEFAULT_PRESET: &str = "gc-pause-fenced";
+
+fn scenario(name: &str, caption: &str, clients: Vec<Client>) -> Scenario {
+    Scenario {
+        version: SCENARIO_VERSION,
+        name: name.to_string(),
+        caption: caption.to_string(),
+        tier: Tier::Correctness,
+        end_ms: 80,
+        key: "acct:1".to_string(),
+        lock: LockSettings::default(),
+        storage: StorageSettings::default(),
+        clients,
+        step_limit: DEFAULT_STEP_LIMIT,
+        seed: 0,
+    }
+}
+
+fn client(name: &str, events: Vec<Event>) -> Client {
+    Client {
+        name: name.to_string(),
+        clock: Default::default(),
+        events,
+    }
+}
+
+fn acquire(at_ms: u64) -> Event {
+    Event::Acquire { at_ms }
+}
+
+fn debit(at_ms: u64, amount: i64) -> Event {
+    Event::Debit {
+        at_ms,
+        amount,
+        idempotency_key: None,
+        delay_ms: 0,
+    }
+}
+
+fn keyed_debit(at_ms: u64, amount: i64, key: &str, delay_ms: u64) -> Event {
+    Event::Debit {
+        at_ms,
+        amount,
+        idempotency_key: Some(key.to_string()),
+        delay_ms,
+    }
+}
+
+fn pause(at_ms: u64, duration_ms: u64, cause: PauseCause) -> Event {
+    Event::Pause {
+        at_ms,
+        duration_ms,
+        cause,
+    }
+}
+
+/// The well-known story: A pauses past its TTL, B acquires and debits, A wakes and debits.
+fn gc_pause(rule: FenceRule) -> Scenario {
+    let fenced = rule != FenceRule::Off;
+    let mut s = scenario(
+        if fenced {
+            "GC pause, fenced storage"
+        } else {
+            "GC pause, no fencing"
+        },
+        if fenced {
+            "A takes the lock with fence 33 and is frozen by a garbage-collection pause. Its lease \
+             runs out at 30 ms; B takes the lock with fence 34 and debits 10. When A wakes it still \
+             thinks it holds the lock and sends its debit with fence 33. The storage has already \
+             seen 34, so it rejects 33: the balance stays at 90. Drag A's pause shorter than the \
+             TTL and watch B get lock_held instead."
+        } else {
+            "The same schedule against storage that checks nothing. B debits 10 with fence 34; A \
+             wakes from its pause and debits 10 with fence 33, and both are accepted: the balance \
+             is 80 and the last write came from a lock that had already expired. Holding the lock \
+             once is not the same as holding it now."
+        },
+        vec![
+            client(
+                "A",
+                vec![acquire(0), pause(1, 44, PauseCause::Gc), debit(2, 10)],
+            ),
+            client("B", vec![acquire(31), debit(32, 10)]),
+        ],
+    );
+    s.storage.fence_rule = rule;
+    s
+}
+
+pub fn presets() -> Vec<Preset> {
+    let mut list = vec![
+        Preset {
+            id: "contract-1-nx",
+            scenario: scenario(
+                "Contract 1: one holder while the lease is live",
+                "A acquires with fence 33. B asks for the same key ten milliseconds later and is \
+                 refused with lock_held, naming A. This is the NX in SET NX PX: without it there \
+                 is no lock at all.",
+                vec![client("A", vec![acquire(0)]), client("B", vec![acquire(10)])],
+            ),
+        },
+        Preset {
+            id: "contract-2-ttl",
+            scenario: scenario(
+                "Contract 2: the TTL frees the lock",
+                "A acquires at 0 ms with a 30 ms TTL and then does nothing. At 31 ms the lease has \
+                 expired, so A no longer holds it and B acquires with fence 34, one more than A's. \
+                 The TTL is a liveness feature: a vanished holder cannot block everyone forever.",
+                vec![client("A", vec![acquire(0)]), client("B", vec![acquire(31)])],
+            ),
+        },
+        Preset {
+            id: "contract-3-unfenced",
+            scenario: gc_pause(FenceRule::Off),
+        },
+        Preset {
+            id: "contract-4-fenced",
+            scenario: gc_pause(FenceRule::Strict),
+        },
+        Preset {
+            id: "contract-5-equal-is-stale",
+            scenario: scenario(
+                "Contract 5: an equal token is stale",
+                "A holds fence 33 and debits 5, then sends a second debit of 5 with the same fence. \
+                 Strict storage demands a token greater than the last one, so the second debit is \
+                 rejected: 33 ≤ 33. A retry of one intent should carry the same idempotency key, \
+                 not lean on the fence being accepted twice.",
+                vec![client("A", vec![acquire(0), debit(5, 5), debit(10, 5)])],
+            ),
+        },
+        Preset {
+            id: "contract-6-check-then-write",
+            scenario: scenario(
+                "Contract 6: isHeld() before the write is theater",
+                "A asks the lock service isHeld() at 29 ms and gets true, then a GC pause hits \
+                 between the check and the write. B acquires with fence 34 and debits. A's write \
+                 goes out at 45 ms with fence 33 and the storage refuses it. The check was true \
+                 when it ran; it says nothing about the moment the write lands.",
+                vec![
+                    client(
+                        "A",
+                        vec![
+                            acquire(0),
+                            Event::CheckThenWrite {
+                                at_ms: 29,
+                                amount: 10,
+                                idempotency_key: None,
+                                delay_ms: 0,
+                                gap_ms: 1,
+                            },
+                            pause(29, 16, PauseCause::Gc),
+                        ],
+                    ),
+                    client("B", vec![acquire(31), debit(32, 10)]),
+                ],
+            ),
+        },
+        Preset {
+            id: DEFAULT_PRESET,
+            scenario: gc_pause(FenceRule::Strict),
+        },
+        Preset {
+            id: "gc-pause-unfenced",
+            scenario: gc_pause(FenceRule::Off),
+        },
+    ];
+    list.extend(stories());
+    list
+}
+
+fn stories() -> Vec<Preset> {
+    let mut watchdog_saves = scenario(
+        "Watchdog renewal saves a slow holder",
+        "A's work takes 50 ms, longer than the 30 ms TTL, but a watchdog renews the lease every \
+         15 ms while A runs. B keeps getting lock_held and A's debit is accepted. Renewal keeps a \
+         healthy but slow holder in charge.",
+        vec![
+            client("A", vec![acquire(0), debit(50, 10)]),
+            client("B", vec![acquire(31), acquire(52)]),
+        ],
+    );
+    watchdog_saves.lock.watchdog = true;
+
+    let mut watchdog_stalls = scenario(
+        "The watchdog stalls with its paused process",
+        "The watchdog lives in A's process, so the GC pause that freezes A freezes its renewals \
+         too. The lease expires at 30 ms, B takes fence 34, and the late renewal at 50 ms is \
+         refused. Renewal narrows the window; it does not close it. The fence still saves the \
+         account.",
+        vec![
+            client(
+                "A",
+                vec![acquire(0), pause(10, 40, PauseCause::Gc), debit(20, 10)],
+            ),
+            client("B", vec![acquire(31), debit(32, 10)]),
+        ],
+    );
+    watchdog_stalls.lock.watchdog = true;
+
+    let mut efficiency = scenario(
+        "Efficiency tier: a cache fill",
+        "Here the lock only stops two workers from rebuilding the same cache entry. A stalls, B \
+         takes over, and both fill the cache (writes of 0). Plain SET NX PX without fencing is \
+         enough: doing the work twice costs a little compute, not money. Know which tier you \
+         are in.",
+        vec![
+            client(
+                "A",
+                vec![acquire(0), pause(1, 44, PauseCause::Gc), debit(2, 0)],
+            ),
+            client("B", vec![acquire(31), debit(32, 0)]),
+        ],
+    );
+    efficiency.tier = Tier::Efficiency;
+    efficiency.lock.fencing = false;
+    efficiency.storage.fence_rule = FenceRule::Off;
+
+    let mut non_decreasing = scenario(
+        "Strict vs non-decreasing fences",
+        "A holds fence 33 and makes two different debits. With the non-decreasing rule (token ≥ \
+         last, as some fenced locks document) both are accepted. Switch the storage to strict and \
+         the second is rejected as stale: strict storage allows one write per lease.",
+        vec![client(
+            "A",
+            vec![
+                acquire(0),
+                keyed_debit(5, 10, "rent", 0),
+                keyed_debit(10, 20, "fee", 0),
+            ],
+        )],
+    );
+    non_decreasing.storage.fence_rule = FenceRule::NonDecreasing;
+
+    let mut plain_redis = scenario(
+        "Plain Redis: nothing to check",
+        "SET NX PX answers OK or nil; it mints no fence. Storage that insists on a fence can only \
+         refuse every debit (missing_token), and storage that does not insist is back to the \
+         unfenced story. A correctness lock needs a service that hands out a number that only \
+         goes up.",
+        vec![
+            client("A", vec![acquire(0), debit(5, 10)]),
+            client("B", vec![acquire(31), debit(32, 10)]),
+        ],
+    );
+    plain_redis.lock.fencing = false;
+
+    vec![
+        Preset {
+            id: "delayed-packet",
+            scenario: scenario(
+                "A delayed packet",
+                "A sends its debit at 10 ms while its lease is live, but the packet sits in the \
+                 network for 40 ms. B acquires at 31 ms with fence 34 and debits. A's packet lands \
+                 at 50 ms with fence 33 and is rejected. No pause in A is needed: the write was \
+                 already in flight when the lease died.",
+                vec![
+                    client("A", vec![acquire(0), keyed_debit(10, 10, "a-1", 40)]),
+                    client("B", vec![acquire(31), debit(32, 10)]),
+                ],
+            ),
+        },
+        Preset {
+            id: "watchdog-saves",
+            scenario: watchdog_saves,
+        },
+        Preset {
+            id: "watchdog-stalls",
+            scenario: watchdog_stalls,
+        },
+        Preset {
+            id: "bare-del",
+            scenario: scenario(
+                "A bare DEL deletes the next holder's lease",
+                "A is paused past its TTL, B acquires, and A wakes up and releases with a plain \
+                 DEL. The DEL does not ask whose lease it is, so it deletes B's. C then acquires \
+                 while B still believes it holds the lock. A token-checked release (compare, then \
+                 delete, in one script) would have deleted nothing.",
+                vec![
+                    client("A", vec![acquire(0), pause(5, 35, PauseCause::Sigstop), Event::Release {
+                        at_ms: 20,
+                        mode: ReleaseKind::BareDel,
+                    }]),
+                    client("B", vec![acquire(31)]),
+                    client("C", vec![acquire(45)]),
+                ],
+            ),
+        },
+        Preset {
+            id: "crash-ttl",
+            scenario: scenario(
+                "A crash that only the TTL ends",
+                "A acquires and crashes at 10 ms without releasing. Nobody deletes its key, so B \
+                 is refused at 15 ms; once the 30 ms TTL runs out, B acquires with fence 34. This \
+                 is what the TTL is for.",
+                vec![
+                    client("A", vec![acquire(0), Event::Crash { at_ms: 10 }]),
+                    client("B", vec![acquire(15), acquire(31), debit(33, 10)]),
+                ],
+            ),
+        },
+        Preset {
+            id: "idempotent-retry",
+            scenario: scenario(
+                "An idempotent retry",
+                "A's first debit is slow to arrive, so A retries it with the same idempotency key. \
+                 The retry lands first and is applied; when the original arrives the storage \
+                 recognises the key and answers duplicate. The fence orders lock generations; the \
+                 key makes one intent run once. You usually want both.",
+                vec![client(
+                    "A",
+                    vec![
+                        acquire(0),
+                        keyed_debit(5, 10, "pay-7", 20),
+                        keyed_debit(15, 10, "pay-7", 0),
+                    ],
+                )],
+            ),
+        },
+        Preset {
+            id: "efficiency-tier",
+            scenario: efficiency,
+        },
+        Preset {
+            id: "strict-vs-non-decreasing",
+            scenario: non_decreasing,
+        },
+        Preset {
+            id: "plain-redis",
+            scenario: plain_redis,
+        },
+    ]
+}
+
+/// The preset with `id`, if there is one.
+pub fn preset(id: &str) -> Option<Scenario> {
+    presets()
+        .into_iter()
+        .find(|p| p.id == id)
+        .map(|p| p.scenario)
+}

@@ -1,0 +1,216 @@
+//! What a run produced: every step with its outcome, the true lease intervals, each client's
+//! belief intervals, the storage ledger and the balance over time. The UI draws only this, and
+//! the checker judges only this, so the trace is the single source of every verdict on screen.
+
+use super::account::DebitVerdict;
+use super::scenario::{PauseCause, ReleaseKind};
+use serde::{Deserialize, Serialize};
+
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Trace {
+    pub clients: Vec<String>,
+    /// The last instant anything happened or was scheduled, at least the scenario's `endMs`.
+    pub end_ms: u64,
+    pub steps: Vec<Step>,
+    pub leases: Vec<LeaseSpan>,
+    pub beliefs: Vec<BeliefSpan>,
+    pub pauses: Vec<PauseSpan>,
+    pub messages: Vec<MessageSpan>,
+    pub writes: Vec<WriteRecord>,
+    pub balance: Vec<BalancePoint>,
+    pub final_balance: i64,
+    pub last_fence: Option<u64>,
+    /// True when the run stopped at the scenario's step limit.
+    pub step_limit_hit: bool,
+    pub verdict: Verdict,
+    pub narration: Vec<String>,
+}
+
+/// One thing a client or the storage did, in the order it happened.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Step {
+    pub at_ms: u64,
+    pub client: usize,
+    /// The scenario event behind the step (index into the client's events), if any.
+    pub event: Option<usize>,
+    pub outcome: Outcome,
+    /// The outcome in a few words, e.g. "granted fence 34".
+    pub text: String,
+}
+
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(
+    tag = "type",
+    rename_all = "snake_case",
+    rename_all_fields = "camelCase"
+)]
+pub enum Outcome {
+    Granted {
+        fence: Option<u64>,
+        lease_until_ms: u64,
+    },
+    Denied {
+        holder: String,
+    },
+    Renewed {
+        lease_until_ms: u64,
+        by_watchdog: bool,
+    },
+    RenewDenied {
+        holder: Option<String>,
+        by_watchdog: bool,
+    },
+    WatchdogStarted,
+    Released {
+        mode: ReleaseKind,
+        /// `own`, `nothing`, or the name of the client whose lease a bare DEL deleted.
+        deleted: Option<String>,
+        own: bool,
+    },
+    CheckPassed,
+    CheckFailed,
+    DebitSent {
+        write: usize,
+    },
+    Stored {
+        write: usize,
+        verdict: DebitVerdict,
+    },
+    Paused {
+        cause: PauseCause,
+        until_ms: u64,
+    },
+    Woke,
+    Crashed,
+    ClockJumped {
+        by_ms: i64,
+    },
+    Skipped {
+        reason: String,
+    },
+}
+
+/// Why a lease or a belief ended.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum SpanEnd {
+    Expired,
+    Released,
+    /// Deleted by another client's bare DEL.
+    Deleted,
+    Crashed,
+    /// Replaced by a newer grant to the same client.
+    Replaced,
+    /// Still open when the run ended.
+    Open,
+}
+
+/// A lease as the lock service held it, in true time.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct LeaseSpan {
+    pub holder: usize,
+    pub fence: Option<u64>,
+    pub generation: u64,
+    pub start_ms: u64,
+    pub end_ms: u64,
+    pub end: SpanEnd,
+    pub renewals_ms: Vec<u64>,
+}
+
+/// When a client believed it held the lock. `stale_from_ms` marks where the belief outlived
+/// the lease: the stretch the playground exists to show.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct BeliefSpan {
+    pub client: usize,
+    pub fence: Option<u64>,
+    pub generation: u64,
+    pub start_ms: u64,
+    pub end_ms: u64,
+    pub end: SpanEnd,
+    pub stale_from_ms: Option<u64>,
+}
+
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct PauseSpan {
+    pub client: usize,
+    pub event: usize,
+    pub cause: PauseCause,
+    pub start_ms: u64,
+    pub end_ms: u64,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Target {
+    Lock,
+    Storage,
+}
+
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct MessageSpan {
+    pub client: usize,
+    pub event: Option<usize>,
+    pub target: Target,
+    pub label: String,
+    pub sent_ms: u64,
+    pub arrived_ms: u64,
+}
+
+/// One debit from send to verdict.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct WriteRecord {
+    pub client: usize,
+    pub event: Option<usize>,
+    pub sent_ms: u64,
+    pub arrived_ms: u64,
+    pub amount: i64,
+    pub token: Option<u64>,
+    pub idempotency_key: Option<String>,
+    /// The lock generation the writer last held, fenced or not (`None`: never acquired).
+    pub generation: Option<u64>,
+    /// Whether the writer believed it held the lock when it decided to write.
+    pub believed_held: bool,
+    /// `None` only while in flight when the run stopped.
+    pub verdict: Option<DebitVerdict>,
+}
+
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct BalancePoint {
+    pub at_ms: u64,
+    pub balance: i64,
+}
+
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum ViolationKind {
+    StaleWriteAccepted,
+    OverlappingWriters,
+    BalanceMismatch,
+    LeaseDeletedByNonOwner,
+}
+
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Violation {
+    pub kind: ViolationKind,
+    pub at_ms: u64,
+    pub clients: Vec<usize>,
+    pub text: String,
+}
+
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Verdict {
+    pub safe: bool,
+    pub violations: Vec<Violation>,
+    /// Observations that are not violations, e.g. double work in the efficiency tier.
+    pub notes: Vec<String>,
+}

@@ -148,7 +148,7 @@ pub fn presets() -> Vec<Preset> {
             id: "contract-6-check-then-write",
             scenario: scenario(
                 "Contract 6: isHeld() before the write is theater",
-                "A asks the lock service isHeld() at 29 ms and gets true, then a GC pause hits \
+                "A asks the lock service isHeld() at 28 ms and gets true, then a GC pause hits \
                  between the check and the write. B acquires with fence 34 and debits. A's write \
                  goes out at 45 ms with fence 33 and the storage refuses it. The check was true \
                  when it ran; it says nothing about the moment the write lands.",
@@ -158,11 +158,11 @@ pub fn presets() -> Vec<Preset> {
                         vec![
                             acquire(0),
                             Event::CheckThenWrite {
-                                at_ms: 29,
+                                at_ms: 28,
                                 amount: 10,
                                 idempotency_key: None,
                                 delay_ms: 0,
-                                gap_ms: 1,
+                                gap_ms: 2,
                             },
                             pause(29, 16, PauseCause::Gc),
                         ],

@@ -1,0 +1,177 @@
+//! Properties over thousands of random scenarios: fences only go up, strict storage never goes
+//! backwards, fencing never lets a stale write through, and without fencing the checker always
+//! finds the paused holder's double write. Native only (proptest drives the generator).
+#![cfg(not(target_arch = "wasm32"))]
+
+use fencing_playground::sim::scenario::*;
+use fencing_playground::sim::trace::Outcome;
+use fencing_playground::sim::{run, FenceRule, ViolationKind};
+use proptest::prelude::*;
+
+fn event() -> impl Strategy<Value = Event> {
+    let t = 0u64..200;
+    prop_oneof![
+        3 => t.clone().prop_map(|at_ms| Event::Acquire { at_ms }),
+        3 => (t.clone(), 0i64..50, 0u64..60, proptest::option::of("[ab]")).prop_map(
+            |(at_ms, amount, delay_ms, idempotency_key)| Event::Debit {
+                at_ms,
+                amount,
+                idempotency_key,
+                delay_ms,
+            }
+        ),
+        2 => (t.clone(), 1u64..80).prop_map(|(at_ms, duration_ms)| Event::Pause {
+            at_ms,
+            duration_ms,
+            cause: PauseCause::Gc,
+        }),
+        1 => (t.clone(), 0i64..30, 0u64..20).prop_map(|(at_ms, amount, gap_ms)| {
+            Event::CheckThenWrite {
+                at_ms,
+                amount,
+                idempotency_key: None,
+                delay_ms: 0,
+                gap_ms,
+            }
+        }),
+        1 => t.clone().prop_map(|at_ms| Event::Renew { at_ms }),
+        1 => t.clone().prop_map(|at_ms| Event::Watchdog { at_ms }),
+        1 => (t.clone(), prop::bool::ANY).prop_map(|(at_ms, bare)| Event::Release {
+            at_ms,
+            mode: if bare { ReleaseKind::BareDel } else { ReleaseKind::TokenChecked },
+        }),
+        1 => t.clone().prop_map(|at_ms| Event::Crash { at_ms }),
+        1 => (t, -40i64..40).prop_map(|(at_ms, by_ms)| Event::ClockJump { at_ms, by_ms }),
+    ]
+}
+
+fn scenario() -> impl Strategy<Value = Scenario> {
+    (
+        prop::collection::vec(prop::collection::vec(event(), 0..10), 1..4),
+        5u64..60,
+        prop::sample::select(vec![1u64, 33]),
+        prop::sample::select(vec![
+            FenceRule::Off,
+            FenceRule::Strict,
+            FenceRule::NonDecreasing,
+        ]),
+        prop::bool::ANY,
+        prop::bool::ANY,
+        -200_000i64..200_000,
+    )
+        .prop_map(
+            |(lanes, ttl_ms, first_fence, rule, fencing, watchdog, drift_ppm)| {
+                let mut s = fencing_playground::sim::presets::preset("contract-1-nx")
+                    .unwrap_or_else(|| unreachable!());
+                s.clients = lanes
+                    .into_iter()
+                    .enumerate()
+                    .map(|(i, events)| Client {
+                        name: ["A", "B", "C"][i].to_string(),
+                        clock: fencing_playground::sim::clock::ClockSpec {
+                            drift_ppm: if i == 0 { drift_ppm } else { 0 },
+                            ..Default::default()
+                        },
+                        events,
+                    })
+                    .collect();
+                s.lock.ttl_ms = ttl_ms;
+                s.lock.first_fence = first_fence;
+                s.lock.fencing = fencing;
+                s.lock.watchdog = watchdog;
+                s.storage.fence_rule = rule;
+                s
+            },
+        )
+}
+
+fn config() -> ProptestConfig {
+    ProptestConfig {
+        cases: 3_000,
+        failure_persistence: None,
+        ..ProptestConfig::default()
+    }
+}
+
+proptest! {
+    #![proptest_config(config())]
+
+    #[test]
+    fn runs_are_valid_bounded_and_deterministic(s in scenario()) {
+        prop_assert_eq!(s.validate(), Ok(()));
+        let a = run(&s);
+        prop_assert_eq!(&a, &run(&s));
+        prop_assert!(!a.step_limit_hit);
+    }
+
+    #[test]
+    fn fences_strictly_increase(s in scenario()) {
+        let fences: Vec<u64> = run(&s)
+            .steps
+            .iter()
+            .filter_map(|st| match st.outcome {
+                Outcome::Granted { fence, .. } => fence,
+                _ => None,
+            })
+            .collect();
+        prop_assert!(fences.windows(2).all(|w| w[0] < w[1]), "{:?}", fences);
+    }
+
+    #[test]
+    fn strict_storage_never_accepts_a_token_at_or_below_the_last(mut s in scenario()) {
+        s.storage.fence_rule = FenceRule::Strict;
+        let trace = run(&s);
+        let mut accepted: Vec<_> = trace
+            .writes
+            .iter()
+            .filter(|w| w.verdict.as_ref().is_some_and(|v| v.is_accepted()))
+            .collect();
+        accepted.sort_by_key(|w| w.arrived_ms);
+        let tokens: Vec<u64> = accepted.iter().filter_map(|w| w.token).collect();
+        prop_assert_eq!(tokens.len(), accepted.len());
+        prop_assert!(tokens.windows(2).all(|w| w[0] < w[1]), "{:?}", tokens);
+    }
+
+    #[test]
+    fn with_fencing_on_no_stale_write_is_accepted(mut s in scenario(), strict in prop::bool::ANY) {
+        s.lock.fencing = true;
+        s.storage.fence_rule = if strict { FenceRule::Strict } else { FenceRule::NonDecreasing };
+        let trace = run(&s);
+        prop_assert!(
+            !trace.verdict.violations.iter().any(|v| v.kind == ViolationKind::StaleWriteAccepted),
+            "{:#?}", trace.verdict
+        );
+    }
+
+    #[test]
+    fn without_fencing_the_paused_holders_double_write_is_found(
+        ttl_ms in 5u64..60,
+        a_at in 0u64..50,
+        extra in 1u64..40,
+        b_after in 0u64..20,
+        amount in 1i64..50,
+    ) {
+        // A acquires and pauses past its TTL with a debit due; B acquires after A's lease ended
+        // and debits before A wakes; A's debit goes out on waking.
+        let pause_ms = ttl_ms + extra + b_after + 2;
+        let b_at = a_at + ttl_ms + b_after.min(pause_ms - ttl_ms - 2);
+        let mut s = fencing_playground::sim::presets::preset("gc-pause-unfenced").unwrap_or_else(|| unreachable!());
+        s.lock.ttl_ms = ttl_ms;
+        s.clients[0].events = vec![
+            Event::Acquire { at_ms: a_at },
+            Event::Pause { at_ms: a_at + 1, duration_ms: pause_ms, cause: PauseCause::Sigstop },
+            Event::Debit { at_ms: a_at + 1, amount, idempotency_key: None, delay_ms: 0 },
+        ];
+        s.clients[1].events = vec![
+            Event::Acquire { at_ms: b_at },
+            Event::Debit { at_ms: b_at, amount, idempotency_key: None, delay_ms: 0 },
+        ];
+        let trace = run(&s);
+        prop_assert!(!trace.verdict.safe);
+        prop_assert!(
+            trace.verdict.violations.iter().any(|v| v.kind == ViolationKind::StaleWriteAccepted),
+            "{:#?}", trace.verdict
+        );
+        prop_assert_eq!(trace.final_balance, 100 - 2 * amount);
+    }
+}

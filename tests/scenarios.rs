@@ -214,7 +214,10 @@ fn failure_stories() {
                 "A@40: bare DEL: deleted B's lease",
                 "C@45: granted fence 35, lease until 75 ms",
             ],
-            violations: &[ViolationKind::LeaseDeletedByNonOwner],
+            violations: &[
+                ViolationKind::LeaseDeletedByNonOwner,
+                ViolationKind::TwoHolders,
+            ],
         },
     );
     check(

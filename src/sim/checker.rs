@@ -7,12 +7,14 @@ use super::scenario::Tier;
 use super::trace::*;
 use std::collections::BTreeMap;
 
-pub fn check(trace: &Trace, tier: Tier) -> Verdict {
+pub fn check(trace: &Trace) -> Verdict {
+    let tier = trace.tier;
     let mut found = Vec::new();
     stale_writes(trace, &mut found);
     overlapping_writers(trace, &mut found);
     balance_mismatch(trace, &mut found);
     foreign_deletes(trace, &mut found);
+    two_holders(trace, &mut found);
     found.sort_by_key(|v| v.at_ms);
 
     let mut notes = Vec::new();
@@ -21,7 +23,9 @@ pub fn check(trace: &Trace, tier: Tier) -> Verdict {
         Tier::Efficiency => found
             .into_iter()
             .filter_map(|v| match v.kind {
-                ViolationKind::StaleWriteAccepted | ViolationKind::OverlappingWriters => {
+                ViolationKind::StaleWriteAccepted
+                | ViolationKind::OverlappingWriters
+                | ViolationKind::TwoHolders => {
                     notes.push(format!(
                         "Efficiency tier, so harmless double work: {}",
                         v.text
@@ -206,6 +210,42 @@ fn foreign_deletes(trace: &Trace, out: &mut Vec<Violation>) {
                     victim
                 ),
             });
+        }
+    }
+}
+
+/// Two clients whose locks were valid by their own clocks at the same true time. A lock
+/// service exists to make this impossible; clock jumps and forgetful restarts break it.
+fn two_holders(trace: &Trace, out: &mut Vec<Violation>) {
+    let spans: Vec<&BeliefSpan> = trace
+        .beliefs
+        .iter()
+        .filter(|b| b.valid_until_ms > b.start_ms)
+        .collect();
+    let mut reported: Vec<(usize, usize)> = Vec::new();
+    for (i, a) in spans.iter().enumerate() {
+        for b in &spans[i + 1..] {
+            let pair = (a.client.min(b.client), a.client.max(b.client));
+            if a.client == b.client || reported.contains(&pair) {
+                continue;
+            }
+            let from = a.start_ms.max(b.start_ms);
+            let to = a.valid_until_ms.min(b.valid_until_ms);
+            if from < to {
+                reported.push(pair);
+                out.push(Violation {
+                    kind: ViolationKind::TwoHolders,
+                    at_ms: from,
+                    clients: vec![a.client, b.client],
+                    text: format!(
+                        "{} and {} both held a valid lock from {} to {} ms",
+                        name(trace, a.client),
+                        name(trace, b.client),
+                        from,
+                        to
+                    ),
+                });
+            }
         }
     }
 }

@@ -14,6 +14,28 @@ pub const PPM: i64 = 1_000_000;
 pub struct ClockJump {
     pub at_ms: u64,
     pub by_ms: i64,
+    /// 0 for a step; otherwise the change is slewed in linearly over this many ms (NTP's
+    /// gentle correction), at most half a millisecond per millisecond.
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub over_ms: u64,
+}
+
+fn is_zero(v: &u64) -> bool {
+    *v == 0
+}
+
+impl ClockJump {
+    /// How much of the jump has happened by true time `t_ms`.
+    fn applied(&self, t_ms: u64) -> i64 {
+        if t_ms < self.at_ms {
+            0
+        } else if t_ms >= self.at_ms.saturating_add(self.over_ms) {
+            self.by_ms
+        } else {
+            let elapsed = (t_ms - self.at_ms) as i64;
+            (self.by_ms * elapsed).div_euclid(self.over_ms as i64)
+        }
+    }
 }
 
 /// How one node's clock relates to true time.
@@ -26,6 +48,9 @@ pub struct ClockSpec {
     pub drift_ppm: i64,
     #[serde(default)]
     pub jumps: Vec<ClockJump>,
+    /// The node measures time with a monotonic clock: jumps do not move it.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub monotonic: bool,
 }
 
 /// A clock ready to read: the spec plus jumps sorted by instant.
@@ -40,6 +65,9 @@ impl Clock {
     /// Builds a clock from its spec and any extra jumps (clock-jump events of a client).
     pub fn new(spec: &ClockSpec, extra_jumps: impl IntoIterator<Item = ClockJump>) -> Clock {
         let mut jumps: Vec<ClockJump> = spec.jumps.iter().cloned().chain(extra_jumps).collect();
+        if spec.monotonic {
+            jumps.clear();
+        }
         jumps.sort_by_key(|j| j.at_ms);
         Clock {
             offset_ms: spec.offset_ms,
@@ -60,7 +88,7 @@ impl Clock {
             .jumps
             .iter()
             .take_while(|j| j.at_ms <= t_ms)
-            .map(|j| j.by_ms)
+            .map(|j| j.applied(t_ms))
             .sum();
         t + self.offset_ms + (self.drift_ppm * t).div_euclid(PPM) + jumped
     }
@@ -71,11 +99,16 @@ impl Clock {
     /// directly instead of stepping millisecond by millisecond.
     pub fn first_reaching(&self, target: i64, from_ms: u64, limit_ms: u64) -> Option<u64> {
         let mut seg_start = from_ms;
-        let boundaries = self
+        let mut cuts: Vec<u64> = self
             .jumps
             .iter()
-            .map(|j| j.at_ms)
+            .flat_map(|j| [j.at_ms, j.at_ms.saturating_add(j.over_ms)])
             .filter(|&at| at > from_ms)
+            .collect();
+        cuts.sort_unstable();
+        cuts.dedup();
+        let boundaries = cuts
+            .into_iter()
             .chain(std::iter::once(limit_ms.saturating_add(1)));
         for seg_end in boundaries {
             if seg_start > limit_ms {
@@ -119,8 +152,13 @@ mod tests {
             drift_ppm,
             jumps: jumps
                 .iter()
-                .map(|&(at_ms, by_ms)| ClockJump { at_ms, by_ms })
+                .map(|&(at_ms, by_ms)| ClockJump {
+                    at_ms,
+                    by_ms,
+                    over_ms: 0,
+                })
                 .collect(),
+            monotonic: false,
         };
         Clock::new(&spec, [])
     }
@@ -153,6 +191,25 @@ mod tests {
         let c = clock(0, 0, &[(10, -20)]);
         // Reading is 0..9 before the jump, then t - 20: reaches 30 at t = 50.
         assert_eq!(c.first_reaching(30, 0, 1_000), Some(50));
+    }
+
+    #[test]
+    fn slewing_spreads_the_jump_and_monotonic_ignores_it() {
+        let mut spec = ClockSpec {
+            jumps: vec![ClockJump {
+                at_ms: 10,
+                by_ms: 20,
+                over_ms: 40,
+            }],
+            ..ClockSpec::default()
+        };
+        let c = Clock::new(&spec, []);
+        assert_eq!(c.local(10), 10);
+        assert_eq!(c.local(30), 40);
+        assert_eq!(c.local(50), 70);
+        assert_eq!(c.first_reaching(40, 0, 1_000), Some(30));
+        spec.monotonic = true;
+        assert_eq!(Clock::new(&spec, []).local(50), 50);
     }
 
     #[test]

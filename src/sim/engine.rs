@@ -14,19 +14,60 @@ use std::cmp::Reverse;
 use std::collections::BinaryHeap;
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
-enum Action {
-    Expire { generation: u64, expires_at: i64 },
-    Wake { client: usize, event: usize },
-    Event { client: usize, event: usize },
-    CheckWrite { client: usize, event: usize },
-    Tick { client: usize, watchdog: u64 },
-    Arrive { write: usize },
+pub(super) enum Action {
+    Expire {
+        instance: usize,
+        generation: u64,
+        expires_at: i64,
+    },
+    InstanceEvent {
+        instance: usize,
+        event: usize,
+    },
+    /// A Redlock request reaches an instance.
+    Request {
+        attempt: usize,
+        instance: usize,
+    },
+    /// An instance's answer reaches the client's socket buffer.
+    Reply {
+        attempt: usize,
+        instance: usize,
+    },
+    /// The client looks at its replies: next instance, or judge the attempt.
+    Collect {
+        attempt: usize,
+    },
+    Retry {
+        client: usize,
+        event: usize,
+        attempt: u32,
+    },
+    Wake {
+        client: usize,
+        event: usize,
+    },
+    Event {
+        client: usize,
+        event: usize,
+    },
+    CheckWrite {
+        client: usize,
+        event: usize,
+    },
+    Tick {
+        client: usize,
+        watchdog: u64,
+    },
+    Arrive {
+        write: usize,
+    },
 }
 
 /// Queue order: true time, then the time the action was first due (so steps deferred by a
 /// pause run before fresh ones at the wake instant), then insertion order.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
-struct Item {
+pub(super) struct Item {
     at: u64,
     due: u64,
     seq: u64,
@@ -34,37 +75,60 @@ struct Item {
 }
 
 #[derive(Clone, Copy, Debug)]
-struct Held {
-    fence: Option<u64>,
-    generation: u64,
+pub(super) struct Held {
+    pub(super) fence: Option<u64>,
+    pub(super) generation: u64,
     /// The client's own clock reading at which it stops believing it holds the lock.
-    deadline_local: i64,
-    belief: usize,
+    pub(super) deadline_local: i64,
+    pub(super) belief: usize,
 }
 
 #[derive(Clone, Debug, Default)]
-struct ClientState {
-    crashed: bool,
-    held: Option<Held>,
+pub(super) struct ClientState {
+    pub(super) crashed: bool,
+    pub(super) held: Option<Held>,
     /// Id of the running watchdog; 0 when none runs.
-    watchdog: u64,
+    pub(super) watchdog: u64,
     /// Merged pause intervals `[start, end)`.
-    pauses: Vec<(u64, u64)>,
+    pub(super) pauses: Vec<(u64, u64)>,
 }
 
-struct Sim<'a> {
-    s: &'a Scenario,
-    horizon: u64,
-    limit: u64,
-    lock_clock: Clock,
-    clocks: Vec<Clock>,
-    table: LeaseTable,
-    account: Account,
+/// One lock instance: its keys, its clock, and when it cannot be reached.
+pub(super) struct Inst {
+    pub(super) table: LeaseTable,
+    pub(super) clock: Clock,
+    pub(super) latency_ms: u64,
+    /// `[start, end)` while crashed.
+    pub(super) down: Vec<(u64, u64)>,
+    /// `[start, end)` cut off from one client, or from all (`None`).
+    pub(super) cuts: Vec<(u64, u64, Option<usize>)>,
+}
+
+impl Inst {
+    pub(super) fn reachable(&self, client: usize, t: u64) -> bool {
+        !self.down.iter().any(|(s, e)| *s <= t && t < *e)
+            && !self
+                .cuts
+                .iter()
+                .any(|(s, e, c)| *s <= t && t < *e && c.is_none_or(|c| c == client))
+    }
+}
+
+pub(super) struct Sim<'a> {
+    pub(super) s: &'a Scenario,
+    pub(super) horizon: u64,
+    pub(super) limit: u64,
+    pub(super) inst: Vec<Inst>,
+    pub(super) clocks: Vec<Clock>,
+    pub(super) account: Account,
     queue: BinaryHeap<Reverse<Item>>,
     seq: u64,
     next_watchdog: u64,
-    clients: Vec<ClientState>,
-    trace: Trace,
+    /// Redlock generations: one per attempt, in the order attempts start.
+    pub(super) next_generation: u64,
+    pub(super) attempts: Vec<super::redlock::Attempt>,
+    pub(super) clients: Vec<ClientState>,
+    pub(super) trace: Trace,
 }
 
 /// Runs a validated scenario to completion (or to its step limit).
@@ -90,17 +154,35 @@ impl<'a> Sim<'a> {
                 ..ClientState::default()
             })
             .collect();
+        let inst = match &s.lock.redlock {
+            None => vec![Inst {
+                table: LeaseTable::new(ttl, s.lock.first_fence, s.lock.fencing),
+                clock: Clock::new(&s.lock.clock, []),
+                latency_ms: 0,
+                down: Vec::new(),
+                cuts: Vec::new(),
+            }],
+            Some(r) => r
+                .instances
+                .iter()
+                .map(|i| super::redlock::instance(s, r, i))
+                .collect(),
+        };
+        let instances = match &s.lock.redlock {
+            None => vec!["lock".to_string()],
+            Some(r) => r.instances.iter().map(|i| i.name.clone()).collect(),
+        };
+        let majority = s.lock.redlock.as_ref().map_or(1, |r| r.majority());
         Sim {
             s,
             horizon,
             limit,
-            lock_clock: Clock::new(&s.lock.clock, []),
+            inst,
             clocks: s
                 .clients
                 .iter()
                 .map(|c| Clock::new(&c.clock, Scenario::client_jumps(c)))
                 .collect(),
-            table: LeaseTable::new(ttl, s.lock.first_fence, s.lock.fencing),
             account: Account::new(
                 s.storage.balance,
                 s.storage.fence_rule,
@@ -109,15 +191,23 @@ impl<'a> Sim<'a> {
             queue: BinaryHeap::new(),
             seq: 0,
             next_watchdog: 1,
+            next_generation: 1,
+            attempts: Vec::new(),
             clients,
             trace: Trace {
                 clients: s.clients.iter().map(|c| c.name.clone()).collect(),
+                tier: s.tier,
+                instances,
+                majority,
                 end_ms: horizon,
                 steps: Vec::new(),
                 leases: Vec::new(),
                 beliefs: Vec::new(),
                 pauses: Vec::new(),
                 messages: Vec::new(),
+                acquisitions: Vec::new(),
+                outages: Vec::new(),
+                instance_marks: Vec::new(),
                 writes: Vec::new(),
                 balance: vec![BalancePoint {
                     at_ms: 0,
@@ -132,7 +222,7 @@ impl<'a> Sim<'a> {
         }
     }
 
-    fn push(&mut self, at: u64, due: u64, action: Action) {
+    pub(super) fn push(&mut self, at: u64, due: u64, action: Action) {
         self.seq += 1;
         self.queue.push(Reverse(Item {
             at,
@@ -153,6 +243,13 @@ impl<'a> Sim<'a> {
         for (at, client, event) in all {
             self.push(at, at, Action::Event { client, event });
         }
+        if let Some(r) = &self.s.lock.redlock {
+            for (instance, i) in r.instances.iter().enumerate() {
+                for (event, e) in i.events.iter().enumerate() {
+                    self.push(e.at_ms(), 0, Action::InstanceEvent { instance, event });
+                }
+            }
+        }
     }
 
     fn drain(&mut self) {
@@ -169,7 +266,7 @@ impl<'a> Sim<'a> {
     }
 
     /// The end of the pause covering `t`, if the client is paused at `t`.
-    fn paused_until(&self, client: usize, t: u64) -> Option<u64> {
+    pub(super) fn paused_until(&self, client: usize, t: u64) -> Option<u64> {
         self.clients[client]
             .pauses
             .iter()
@@ -177,7 +274,13 @@ impl<'a> Sim<'a> {
             .map(|(_, e)| *e)
     }
 
-    fn step(&mut self, at_ms: u64, client: usize, event: Option<usize>, outcome: Outcome) {
+    pub(super) fn step(
+        &mut self,
+        at_ms: u64,
+        client: usize,
+        event: Option<usize>,
+        outcome: Outcome,
+    ) {
         let text = describe(&outcome, &self.trace);
         self.trace.steps.push(Step {
             at_ms,
@@ -192,12 +295,32 @@ impl<'a> Sim<'a> {
         let t = item.at;
         match item.action {
             Action::Expire {
+                instance,
                 generation,
                 expires_at,
             } => {
-                let now = self.lock_clock.local(t);
+                let i = &mut self.inst[instance];
+                let now = i.clock.local(t);
                 if now >= expires_at {
-                    self.table.purge_expired(&self.s.key, generation, now);
+                    i.table.purge_expired(&self.s.key, generation, now);
+                }
+            }
+            Action::InstanceEvent { instance, event } => self.instance_event(t, instance, event),
+            Action::Request { attempt, instance } => self.request(t, attempt, instance),
+            Action::Reply { attempt, instance } => self.reply(t, attempt, instance),
+            Action::Collect { attempt } => {
+                let client = self.attempts[attempt].client;
+                if !self.clients[client].crashed && self.ready_for(item, client) {
+                    self.collect(t, attempt);
+                }
+            }
+            Action::Retry {
+                client,
+                event,
+                attempt,
+            } => {
+                if !self.clients[client].crashed && self.ready_for(item, client) {
+                    self.start_attempt(t, client, Some(event), attempt);
                 }
             }
             Action::Wake { client, event } => {
@@ -242,6 +365,10 @@ impl<'a> Sim<'a> {
             | Action::Tick { client, .. } => client,
             _ => return true,
         };
+        self.ready_for(item, client)
+    }
+
+    fn ready_for(&mut self, item: Item, client: usize) -> bool {
         if self.clients[client].crashed {
             if let Action::Event { event, .. } = item.action {
                 let reason = format!("{} had crashed", self.s.clients[client].name);
@@ -264,6 +391,9 @@ impl<'a> Sim<'a> {
     fn event(&mut self, t: u64, due: u64, client: usize, event: usize) {
         let e = self.s.clients[client].events[event].clone();
         match e {
+            Event::Acquire { .. } if self.s.lock.redlock.is_some() => {
+                self.start_attempt(t, client, Some(event), 1)
+            }
             Event::Acquire { .. } => self.acquire(t, client, event),
             Event::Debit { .. } => self.debit(t, due, client, event),
             Event::Pause {
@@ -284,9 +414,16 @@ impl<'a> Sim<'a> {
                 self.push(until_ms, 0, Action::Wake { client, event });
             }
             Event::CheckThenWrite { gap_ms, .. } => {
-                let now = self.lock_clock.local(t);
                 let name = &self.s.clients[client].name;
-                let held = self.table.is_held(&self.s.key, name, now);
+                let holding = self
+                    .inst
+                    .iter()
+                    .filter(|i| {
+                        i.reachable(client, t)
+                            && i.table.is_held(&self.s.key, name, i.clock.local(t))
+                    })
+                    .count();
+                let held = holding >= self.trace.majority;
                 self.message(client, Some(event), Target::Lock, "isHeld", t, t);
                 if held {
                     self.step(t, client, Some(event), Outcome::CheckPassed);
@@ -296,12 +433,18 @@ impl<'a> Sim<'a> {
                     self.step(t, client, Some(event), Outcome::CheckFailed);
                 }
             }
+            Event::Renew { .. } if self.s.lock.redlock.is_some() => {
+                self.start_extend(t, client, Some(event));
+            }
             Event::Renew { .. } => {
                 self.renew(t, client, Some(event));
             }
             Event::Watchdog { .. } => {
                 self.start_watchdog(t, client);
                 self.step(t, client, Some(event), Outcome::WatchdogStarted);
+            }
+            Event::Release { mode, .. } if self.s.lock.redlock.is_some() => {
+                self.release_all(t, client, event, mode)
             }
             Event::Release { mode, .. } => self.release(t, client, event, mode),
             Event::Crash { .. } => {
@@ -319,7 +462,7 @@ impl<'a> Sim<'a> {
         }
     }
 
-    fn message(
+    pub(super) fn message(
         &mut self,
         client: usize,
         event: Option<usize>,
@@ -328,8 +471,11 @@ impl<'a> Sim<'a> {
         sent_ms: u64,
         arrived_ms: u64,
     ) {
+        let instance = (target == Target::Lock).then_some(0);
         self.trace.messages.push(MessageSpan {
             client,
+            instance,
+            lost: false,
             event,
             target,
             label: label.to_string(),
@@ -338,9 +484,12 @@ impl<'a> Sim<'a> {
         });
     }
 
-    /// The true instant a lease expiring at `expires_at` (lock clock) ends.
-    fn lease_end(&self, t: u64, expires_at: i64) -> (u64, SpanEnd) {
-        match self.lock_clock.first_reaching(expires_at, t, self.limit) {
+    /// The true instant a lease expiring at `expires_at` (the instance's clock) ends.
+    pub(super) fn lease_end(&self, instance: usize, t: u64, expires_at: i64) -> (u64, SpanEnd) {
+        match self.inst[instance]
+            .clock
+            .first_reaching(expires_at, t, self.limit)
+        {
             Some(end) => (end, SpanEnd::Expired),
             None => (self.limit, SpanEnd::Open),
         }
@@ -348,34 +497,84 @@ impl<'a> Sim<'a> {
 
     /// The true instant a client stops believing: its own clock reaches the deadline, or, if
     /// it is paused then, the moment it wakes (a stopped process cannot look at its clock).
-    fn belief_end(&self, client: usize, t: u64, deadline_local: i64) -> (u64, SpanEnd) {
+    /// Returns the belief's end, why it ends, and the validity end without the pause extension.
+    pub(super) fn belief_end(
+        &self,
+        client: usize,
+        t: u64,
+        deadline_local: i64,
+    ) -> (u64, SpanEnd, u64) {
         match self.clocks[client].first_reaching(deadline_local, t, self.limit) {
             Some(end) => (
                 self.paused_until(client, end).unwrap_or(end),
                 SpanEnd::Expired,
+                end,
             ),
-            None => (self.limit, SpanEnd::Open),
+            None => (self.limit, SpanEnd::Open, self.limit),
         }
     }
 
-    fn drop_belief(&mut self, t: u64, client: usize, why: SpanEnd) {
+    /// Opens a belief span for a fresh grant and records it as the client's holding.
+    pub(super) fn believe(
+        &mut self,
+        t: u64,
+        client: usize,
+        fence: Option<u64>,
+        generation: u64,
+        deadline_local: i64,
+    ) {
+        self.drop_belief(t, client, SpanEnd::Replaced);
+        let (end_ms, end, valid_until_ms) = self.belief_end(client, t, deadline_local);
+        self.trace.beliefs.push(BeliefSpan {
+            client,
+            fence,
+            generation,
+            start_ms: t,
+            end_ms,
+            end,
+            valid_until_ms,
+            stale_from_ms: None,
+        });
+        self.clients[client].held = Some(Held {
+            fence,
+            generation,
+            deadline_local,
+            belief: self.trace.beliefs.len() - 1,
+        });
+    }
+
+    /// Moves the client's belief deadline after a successful renewal.
+    pub(super) fn extend_belief(&mut self, t: u64, client: usize, deadline_local: i64) {
+        let (end_ms, end, valid_until_ms) = self.belief_end(client, t, deadline_local);
+        if let Some(held) = self.clients[client].held.as_mut() {
+            held.deadline_local = deadline_local;
+            let b = &mut self.trace.beliefs[held.belief];
+            b.end_ms = end_ms;
+            b.end = end;
+            b.valid_until_ms = valid_until_ms;
+        }
+    }
+
+    pub(super) fn drop_belief(&mut self, t: u64, client: usize, why: SpanEnd) {
         if let Some(held) = self.clients[client].held.take() {
             let b = &mut self.trace.beliefs[held.belief];
             if b.end_ms > t {
                 b.end_ms = t;
                 b.end = why;
             }
+            b.valid_until_ms = b.valid_until_ms.min(t);
         }
     }
 
     fn acquire(&mut self, t: u64, client: usize, event: usize) {
-        let now = self.lock_clock.local(t);
+        let now = self.inst[0].clock.local(t);
         let name = self.s.clients[client].name.clone();
         self.message(client, Some(event), Target::Lock, "acquire", t, t);
-        match self.table.acquire(&self.s.key, &name, now) {
+        match self.inst[0].table.acquire(&self.s.key, &name, now) {
             Ok(lease) => {
-                let (end_ms, end) = self.lease_end(t, lease.expires_at);
+                let (end_ms, end) = self.lease_end(0, t, lease.expires_at);
                 self.trace.leases.push(LeaseSpan {
+                    instance: 0,
                     holder: client,
                     fence: lease.fence,
                     generation: lease.generation,
@@ -388,31 +587,16 @@ impl<'a> Sim<'a> {
                     end_ms,
                     0,
                     Action::Expire {
+                        instance: 0,
                         generation: lease.generation,
                         expires_at: lease.expires_at,
                     },
                 );
-                self.drop_belief(t, client, SpanEnd::Replaced);
                 // The client measures validity from when it sent the request, by its own clock.
                 let deadline_local = self.clocks[client]
                     .local(t)
-                    .saturating_add(self.table.ttl_ms());
-                let (b_end, b_why) = self.belief_end(client, t, deadline_local);
-                self.trace.beliefs.push(BeliefSpan {
-                    client,
-                    fence: lease.fence,
-                    generation: lease.generation,
-                    start_ms: t,
-                    end_ms: b_end,
-                    end: b_why,
-                    stale_from_ms: None,
-                });
-                self.clients[client].held = Some(Held {
-                    fence: lease.fence,
-                    generation: lease.generation,
-                    deadline_local,
-                    belief: self.trace.beliefs.len() - 1,
-                });
+                    .saturating_add(self.inst[0].table.ttl_ms());
+                self.believe(t, client, lease.fence, lease.generation, deadline_local);
                 self.step(
                     t,
                     client,
@@ -437,15 +621,15 @@ impl<'a> Sim<'a> {
     }
 
     fn renew(&mut self, t: u64, client: usize, event: Option<usize>) -> bool {
-        let now = self.lock_clock.local(t);
+        let now = self.inst[0].clock.local(t);
         let name = self.s.clients[client].name.clone();
         let by_watchdog = event.is_none();
         if !by_watchdog {
             self.message(client, event, Target::Lock, "renew", t, t);
         }
-        match self.table.renew(&self.s.key, &name, now) {
+        match self.inst[0].table.renew(&self.s.key, &name, now) {
             Ok(lease) => {
-                let (end_ms, end) = self.lease_end(t, lease.expires_at);
+                let (end_ms, end) = self.lease_end(0, t, lease.expires_at);
                 if let Some(span) = self
                     .trace
                     .leases
@@ -461,20 +645,15 @@ impl<'a> Sim<'a> {
                     end_ms,
                     0,
                     Action::Expire {
+                        instance: 0,
                         generation: lease.generation,
                         expires_at: lease.expires_at,
                     },
                 );
                 let deadline_local = self.clocks[client]
                     .local(t)
-                    .saturating_add(self.table.ttl_ms());
-                let (b_end, b_why) = self.belief_end(client, t, deadline_local);
-                if let Some(held) = self.clients[client].held.as_mut() {
-                    held.deadline_local = deadline_local;
-                    let b = &mut self.trace.beliefs[held.belief];
-                    b.end_ms = b_end;
-                    b.end = b_why;
-                }
+                    .saturating_add(self.inst[0].table.ttl_ms());
+                self.extend_belief(t, client, deadline_local);
                 self.step(
                     t,
                     client,
@@ -505,7 +684,7 @@ impl<'a> Sim<'a> {
         }
     }
 
-    fn start_watchdog(&mut self, t: u64, client: usize) {
+    pub(super) fn start_watchdog(&mut self, t: u64, client: usize) {
         let id = self.next_watchdog;
         self.next_watchdog += 1;
         self.clients[client].watchdog = id;
@@ -522,11 +701,16 @@ impl<'a> Sim<'a> {
         }
     }
 
-    fn watchdog_period(&self) -> u64 {
+    pub(super) fn watchdog_period(&self) -> u64 {
         (self.s.lock.ttl_ms / 2).max(1)
     }
 
     fn tick(&mut self, t: u64, client: usize) {
+        if self.s.lock.redlock.is_some() {
+            // A Redlock extension reports back through `collect`, which schedules the next tick.
+            self.start_extend(t, client, None);
+            return;
+        }
         if self.renew(t, client, None) {
             let id = self.clients[client].watchdog;
             let at = t.saturating_add(self.watchdog_period());
@@ -547,15 +731,18 @@ impl<'a> Sim<'a> {
     }
 
     fn release(&mut self, t: u64, client: usize, event: usize, mode: ReleaseKind) {
-        let now = self.lock_clock.local(t);
+        let now = self.inst[0].clock.local(t);
         let name = self.s.clients[client].name.clone();
         let how = match mode {
             ReleaseKind::TokenChecked => ReleaseMode::TokenChecked,
             ReleaseKind::BareDel => ReleaseMode::BareDel,
         };
-        let generation = self.table.live(&self.s.key, now).map(|l| l.generation);
+        let generation = self.inst[0]
+            .table
+            .live(&self.s.key, now)
+            .map(|l| l.generation);
         self.message(client, Some(event), Target::Lock, "release", t, t);
-        let result = self.table.release(&self.s.key, &name, how, now);
+        let result = self.inst[0].table.release(&self.s.key, &name, how, now);
         let (own, deleted) = match &result {
             Released::Own => (true, Some(name.clone())),
             Released::Other { victim } => (false, Some(victim.clone())),
@@ -631,21 +818,25 @@ impl<'a> Sim<'a> {
     }
 
     fn finish(mut self) -> Trace {
+        let majority = self.trace.majority.max(1);
         for b in &mut self.trace.beliefs {
-            if let Some(lease) = self
+            // The lock is lost when fewer than a majority of instances still hold this grant.
+            let mut ends: Vec<u64> = self
                 .trace
                 .leases
                 .iter()
-                .find(|l| l.generation == b.generation)
-            {
-                if b.end_ms > lease.end_ms {
-                    b.stale_from_ms = Some(lease.end_ms.max(b.start_ms));
-                }
+                .filter(|l| l.generation == b.generation && l.holder == b.client)
+                .map(|l| l.end_ms)
+                .collect();
+            ends.sort_unstable_by(|a, b| b.cmp(a));
+            let lost_at = ends.get(majority - 1).copied().unwrap_or(b.start_ms);
+            if b.end_ms > lost_at {
+                b.stale_from_ms = Some(lost_at.max(b.start_ms));
             }
         }
         self.trace.final_balance = self.account.balance();
         self.trace.last_fence = self.account.last_fence();
-        self.trace.verdict = checker::check(&self.trace, self.s.tier);
+        self.trace.verdict = checker::check(&self.trace);
         self.trace.narration = narrate::narrate(&self.trace);
         self.trace
     }
@@ -738,6 +929,30 @@ fn describe(outcome: &Outcome, trace: &Trace) -> String {
         Outcome::Crashed => "crashed".to_string(),
         Outcome::ClockJumped { by_ms } => format!("clock jumped by {by_ms:+} ms"),
         Outcome::Skipped { reason } => format!("skipped: {reason}"),
+        Outcome::Redlock { attempt, .. } => match trace.acquisitions.get(*attempt) {
+            Some(a) => redlock_text(a, trace.instances.len()),
+            None => "Redlock attempt".to_string(),
+        },
+    }
+}
+
+/// A Redlock attempt in a few words, e.g. "acquired 3/5 in 4 ms, valid 24 ms".
+pub fn redlock_text(a: &Acquisition, instances: usize) -> String {
+    let what = if a.purpose == "extend" {
+        "extended"
+    } else {
+        "acquired"
+    };
+    match &a.reason {
+        None => format!(
+            "{what} {}/{} in {} ms, valid {} ms{}",
+            a.votes,
+            instances,
+            a.elapsed_ms,
+            a.validity_ms,
+            a.fence.map_or(String::new(), |f| format!(", fence {f}"))
+        ),
+        Some(reason) => format!("not {what}: {reason}"),
     }
 }
 

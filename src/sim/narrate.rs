@@ -31,6 +31,9 @@ pub fn narrate(trace: &Trace) -> Vec<String> {
             lines.push((lease.end_ms, 0, s));
         }
     }
+    for m in &trace.instance_marks {
+        lines.push((m.at_ms, 0, format!("At {} ms {}.", m.at_ms, m.text)));
+    }
     for (i, step) in trace.steps.iter().enumerate() {
         let who = name(step.client);
         let t = step.at_ms;
@@ -122,6 +125,35 @@ pub fn narrate(trace: &Trace) -> Vec<String> {
             )),
             Outcome::Skipped { reason } => Some(format!("At {t} ms {who} did nothing: {reason}.")),
             Outcome::Renewed { .. } => None,
+            Outcome::Redlock { attempt, ok } => trace.acquisitions.get(*attempt).map(|a| {
+                let tries = if a.attempt > 1 {
+                    format!(" (try {})", a.attempt)
+                } else {
+                    String::new()
+                };
+                match (a.purpose.as_str(), ok) {
+                    ("extend", true) if a.event.is_none() => String::new(),
+                    ("extend", true) => format!(
+                        "At {t} ms {who} extended its lock on {} instances; validity {} ms.",
+                        a.votes, a.validity_ms
+                    ),
+                    (_, true) => format!(
+                        "At {t} ms {who} held {} of the {} instances it needed{tries}: validity = {} ms TTL − {} ms elapsed − {} ms drift = {} ms{}.",
+                        a.votes,
+                        a.needed,
+                        a.elapsed_ms + a.drift_ms as i64 + a.validity_ms,
+                        a.elapsed_ms,
+                        a.drift_ms,
+                        a.validity_ms,
+                        a.fence.map_or(String::new(), |f| format!(", fence {f}"))
+                    ),
+                    (p, false) => format!(
+                        "At {t} ms {who}'s {}{tries} failed: {}.",
+                        if p == "extend" { "extension" } else { "acquisition" },
+                        a.reason.as_deref().unwrap_or("no majority")
+                    ),
+                }
+            }).filter(|s| !s.is_empty()),
         };
         if let Some(text) = text {
             lines.push((t, i + 1, text));

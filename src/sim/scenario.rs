@@ -14,6 +14,7 @@ pub const MAX_TIME_MS: u64 = 10_000_000;
 pub const MAX_AMOUNT: i64 = 1_000_000_000;
 pub const MAX_BALANCE: i64 = 1_000_000_000_000;
 pub const MAX_CLIENTS: usize = 12;
+pub const MAX_INSTANCES: usize = 9;
 pub const MAX_EVENTS: usize = 100_000;
 pub const MAX_STEP_LIMIT: u32 = 10_000_000;
 pub const DEFAULT_STEP_LIMIT: u32 = 200_000;
@@ -73,6 +74,134 @@ pub struct LockSettings {
     pub watchdog: bool,
     #[serde(default)]
     pub clock: ClockSpec,
+    /// When present, the lock service is Redlock over these independent instances and the
+    /// single-instance `clock` above is unused.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub redlock: Option<Redlock>,
+}
+
+/// Redlock: N independent instances, a majority, validity = TTL − elapsed − drift margin.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct Redlock {
+    pub instances: Vec<Instance>,
+    /// Ask every instance at once instead of one at a time.
+    #[serde(default)]
+    pub parallel: bool,
+    /// How long a client waits for one instance before moving on.
+    #[serde(default = "default_timeout_ms")]
+    pub timeout_ms: u64,
+    /// Clock drift allowance in parts per million of the TTL; 2 ms are always added.
+    #[serde(default = "default_drift_factor_ppm")]
+    pub drift_factor_ppm: u64,
+    /// Further attempts after a failed one, each after a random delay drawn from the seed.
+    #[serde(default)]
+    pub retries: u32,
+    #[serde(default = "default_retry_delay_ms")]
+    pub retry_delay_ms: u64,
+    /// Non-standard: each grant also returns the instance's counter and the client uses the
+    /// largest one of its majority as a fence. Standard Redlock mints nothing.
+    #[serde(default)]
+    pub fence: bool,
+}
+
+/// One independent Redis instance of a Redlock service.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct Instance {
+    pub name: String,
+    #[serde(default)]
+    pub clock: ClockSpec,
+    /// One-way network time between any client and this instance.
+    #[serde(default = "one")]
+    pub latency_ms: u64,
+    #[serde(default)]
+    pub events: Vec<InstanceEvent>,
+}
+
+/// What happens to an instance over time.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(
+    tag = "kind",
+    rename_all = "snake_case",
+    rename_all_fields = "camelCase",
+    deny_unknown_fields
+)]
+pub enum InstanceEvent {
+    /// The instance's clock steps (or slews, with `over_ms`) by `by_ms`.
+    ClockJump {
+        at_ms: u64,
+        by_ms: i64,
+        #[serde(default)]
+        over_ms: u64,
+    },
+    /// Down for `down_ms`; without persistence it comes back with no keys.
+    Crash {
+        at_ms: u64,
+        down_ms: u64,
+        #[serde(default)]
+        persistent: bool,
+    },
+    /// No message between this instance and `client` (every client when absent).
+    Partition {
+        at_ms: u64,
+        duration_ms: u64,
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        client: Option<String>,
+    },
+}
+
+impl InstanceEvent {
+    pub fn at_ms(&self) -> u64 {
+        match self {
+            InstanceEvent::ClockJump { at_ms, .. }
+            | InstanceEvent::Crash { at_ms, .. }
+            | InstanceEvent::Partition { at_ms, .. } => *at_ms,
+        }
+    }
+
+    pub fn set_at_ms(&mut self, t: u64) {
+        match self {
+            InstanceEvent::ClockJump { at_ms, .. }
+            | InstanceEvent::Crash { at_ms, .. }
+            | InstanceEvent::Partition { at_ms, .. } => *at_ms = t,
+        }
+    }
+
+    pub fn end_ms(&self) -> u64 {
+        match self {
+            InstanceEvent::ClockJump { at_ms, over_ms, .. } => at_ms.saturating_add(*over_ms),
+            InstanceEvent::Crash { at_ms, down_ms, .. } => at_ms.saturating_add(*down_ms),
+            InstanceEvent::Partition {
+                at_ms, duration_ms, ..
+            } => at_ms.saturating_add(*duration_ms),
+        }
+    }
+}
+
+impl Redlock {
+    /// The number of instances a client needs: N/2 + 1.
+    pub fn majority(&self) -> usize {
+        self.instances.len() / 2 + 1
+    }
+
+    /// The drift margin for a TTL: TTL × factor + 2 ms.
+    pub fn drift_ms(&self, ttl_ms: u64) -> u64 {
+        ttl_ms
+            .saturating_mul(self.drift_factor_ppm)
+            .div_euclid(1_000_000)
+            .saturating_add(2)
+    }
+}
+
+fn default_timeout_ms() -> u64 {
+    5
+}
+fn default_drift_factor_ppm() -> u64 {
+    10_000
+}
+fn default_retry_delay_ms() -> u64 {
+    20
 }
 
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
@@ -282,6 +411,7 @@ impl Default for LockSettings {
             fencing: true,
             watchdog: false,
             clock: ClockSpec::default(),
+            redlock: None,
         }
     }
 }
@@ -391,6 +521,9 @@ impl Scenario {
             ));
         }
         validate_clock("lock.clock", &self.lock.clock)?;
+        if let Some(r) = &self.lock.redlock {
+            validate_redlock(r, &self.clients)?;
+        }
         if self.storage.balance.abs() > MAX_BALANCE {
             return Err(err(
                 "storage.balance",
@@ -442,6 +575,7 @@ impl Scenario {
                 Event::ClockJump { at_ms, by_ms } => Some(ClockJump {
                     at_ms: *at_ms,
                     by_ms: *by_ms,
+                    over_ms: 0,
                 }),
                 _ => None,
             })
@@ -450,9 +584,16 @@ impl Scenario {
 
     /// The last instant any event occupies, at least `end_ms`.
     pub fn horizon_ms(&self) -> u64 {
+        let instances = self
+            .lock
+            .redlock
+            .iter()
+            .flat_map(|r| r.instances.iter())
+            .flat_map(|i| i.events.iter().map(InstanceEvent::end_ms));
         self.clients
             .iter()
             .flat_map(|c| c.events.iter().map(Event::end_ms))
+            .chain(instances)
             .fold(self.end_ms, u64::max)
     }
 }
@@ -460,36 +601,51 @@ impl Scenario {
 /// Serde reads tagged events through a buffer that forgets field paths, so the numeric fields of
 /// events are checked here first, where the path is still known.
 fn precheck_events(value: &serde_json::Value) -> Result<(), ScenarioError> {
-    const WHOLE: &[&str] = &["atMs", "durationMs", "delayMs", "gapMs"];
+    if let Some(clients) = value.get("clients").and_then(|c| c.as_array()) {
+        for (i, c) in clients.iter().enumerate() {
+            precheck_list(c.get("events"), &format!("clients[{i}].events"))?;
+        }
+    }
+    let instances = value
+        .get("lock")
+        .and_then(|l| l.get("redlock"))
+        .and_then(|r| r.get("instances"))
+        .and_then(|i| i.as_array());
+    for (i, inst) in instances.into_iter().flatten().enumerate() {
+        precheck_list(
+            inst.get("events"),
+            &format!("lock.redlock.instances[{i}].events"),
+        )?;
+    }
+    Ok(())
+}
+
+fn precheck_list(events: Option<&serde_json::Value>, at: &str) -> Result<(), ScenarioError> {
+    const WHOLE: &[&str] = &["atMs", "durationMs", "delayMs", "gapMs", "downMs", "overMs"];
     const SIGNED: &[&str] = &["amount", "byMs"];
-    let Some(clients) = value.get("clients").and_then(|c| c.as_array()) else {
+    let Some(events) = events.and_then(|e| e.as_array()) else {
         return Ok(());
     };
-    for (i, c) in clients.iter().enumerate() {
-        let Some(events) = c.get("events").and_then(|e| e.as_array()) else {
-            continue;
+    for (j, e) in events.iter().enumerate() {
+        let Some(fields) = e.as_object() else {
+            return Err(err(
+                format!("{at}[{j}]"),
+                format!("expected an object with a kind, got {}", kind_of(e)),
+            ));
         };
-        for (j, e) in events.iter().enumerate() {
-            let Some(fields) = e.as_object() else {
+        for (name, v) in fields {
+            let path = || format!("{at}[{j}].{name}");
+            if WHOLE.contains(&name.as_str()) && v.as_u64().is_none() {
                 return Err(err(
-                    format!("clients[{i}].events[{j}]"),
-                    format!("expected an object with a kind, got {}", kind_of(e)),
+                    path(),
+                    format!("expected a whole number ≥ 0, got {}", kind_of(v)),
                 ));
-            };
-            for (name, v) in fields {
-                let path = || format!("clients[{i}].events[{j}].{name}");
-                if WHOLE.contains(&name.as_str()) && v.as_u64().is_none() {
-                    return Err(err(
-                        path(),
-                        format!("expected a whole number ≥ 0, got {}", kind_of(v)),
-                    ));
-                }
-                if SIGNED.contains(&name.as_str()) && v.as_i64().is_none() {
-                    return Err(err(
-                        path(),
-                        format!("expected a whole number, got {}", kind_of(v)),
-                    ));
-                }
+            }
+            if SIGNED.contains(&name.as_str()) && v.as_i64().is_none() {
+                return Err(err(
+                    path(),
+                    format!("expected a whole number, got {}", kind_of(v)),
+                ));
             }
         }
     }
@@ -550,8 +706,100 @@ fn validate_clock(path: &str, c: &ClockSpec) -> Result<(), ScenarioError> {
         ));
     }
     for (k, j) in c.jumps.iter().enumerate() {
-        time_limit(&format!("{path}.jumps[{k}].atMs"), j.at_ms)?;
-        signed_time_limit(&format!("{path}.jumps[{k}].byMs"), j.by_ms)?;
+        validate_jump(&format!("{path}.jumps[{k}]"), j)?;
+    }
+    Ok(())
+}
+
+fn validate_redlock(r: &Redlock, clients: &[Client]) -> Result<(), ScenarioError> {
+    let n = r.instances.len();
+    if !(1..=MAX_INSTANCES).contains(&n) {
+        return Err(err(
+            "lock.redlock.instances",
+            format!("expected 1 to {MAX_INSTANCES} instances, got {n}"),
+        ));
+    }
+    time_limit("lock.redlock.timeoutMs", r.timeout_ms)?;
+    time_limit("lock.redlock.retryDelayMs", r.retry_delay_ms)?;
+    if r.timeout_ms == 0 {
+        return Err(err("lock.redlock.timeoutMs", "expected at least 1 ms"));
+    }
+    if r.drift_factor_ppm > 500_000 {
+        return Err(err(
+            "lock.redlock.driftFactorPpm",
+            format!("expected at most 500000, got {}", r.drift_factor_ppm),
+        ));
+    }
+    if r.retries > 20 {
+        return Err(err(
+            "lock.redlock.retries",
+            format!("expected at most 20, got {}", r.retries),
+        ));
+    }
+    for (i, inst) in r.instances.iter().enumerate() {
+        let at = format!("lock.redlock.instances[{i}]");
+        if inst.name.trim().is_empty() {
+            return Err(err(format!("{at}.name"), "expected a non-empty name"));
+        }
+        text_limit(&format!("{at}.name"), &inst.name, MAX_NAME_CHARS)?;
+        validate_clock(&format!("{at}.clock"), &inst.clock)?;
+        time_limit(&format!("{at}.latencyMs"), inst.latency_ms)?;
+        if inst.events.len() > MAX_EVENTS {
+            return Err(err(format!("{at}.events"), "too many events"));
+        }
+        for (j, e) in inst.events.iter().enumerate() {
+            let path = format!("{at}.events[{j}]");
+            time_limit(&format!("{path}.atMs"), e.at_ms())?;
+            match e {
+                InstanceEvent::ClockJump {
+                    at_ms,
+                    by_ms,
+                    over_ms,
+                } => validate_jump(
+                    &path,
+                    &ClockJump {
+                        at_ms: *at_ms,
+                        by_ms: *by_ms,
+                        over_ms: *over_ms,
+                    },
+                )?,
+                InstanceEvent::Crash { down_ms, .. } => {
+                    time_limit(&format!("{path}.downMs"), *down_ms)?
+                }
+                InstanceEvent::Partition {
+                    duration_ms,
+                    client,
+                    ..
+                } => {
+                    time_limit(&format!("{path}.durationMs"), *duration_ms)?;
+                    if let Some(c) = client {
+                        if !clients.iter().any(|k| &k.name == c) {
+                            return Err(err(
+                                format!("{path}.client"),
+                                format!("no client is named {c:?}"),
+                            ));
+                        }
+                    }
+                }
+            }
+        }
+    }
+    Ok(())
+}
+
+fn validate_jump(path: &str, j: &ClockJump) -> Result<(), ScenarioError> {
+    time_limit(&format!("{path}.atMs"), j.at_ms)?;
+    signed_time_limit(&format!("{path}.byMs"), j.by_ms)?;
+    time_limit(&format!("{path}.overMs"), j.over_ms)?;
+    if j.over_ms > 0 && j.by_ms.unsigned_abs().saturating_mul(2) > j.over_ms {
+        return Err(err(
+            format!("{path}.overMs"),
+            format!(
+                "a slew of {} ms needs at least {} ms (half a millisecond per millisecond)",
+                j.by_ms,
+                j.by_ms.unsigned_abs().saturating_mul(2)
+            ),
+        ));
     }
     Ok(())
 }

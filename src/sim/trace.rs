@@ -3,13 +3,19 @@
 //! the checker judges only this, so the trace is the single source of every verdict on screen.
 
 use super::account::DebitVerdict;
-use super::scenario::{PauseCause, ReleaseKind};
+use super::scenario::{PauseCause, ReleaseKind, Tier};
 use serde::{Deserialize, Serialize};
 
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct Trace {
     pub clients: Vec<String>,
+    /// The scenario's tier, so the checker can judge the trace on its own.
+    pub tier: Tier,
+    /// Lock instances: one (`lock`) for a single Redis, N for Redlock.
+    pub instances: Vec<String>,
+    /// Redlock's majority (1 for a single instance).
+    pub majority: usize,
     /// The last instant anything happened or was scheduled, at least the scenario's `endMs`.
     pub end_ms: u64,
     pub steps: Vec<Step>,
@@ -17,6 +23,12 @@ pub struct Trace {
     pub beliefs: Vec<BeliefSpan>,
     pub pauses: Vec<PauseSpan>,
     pub messages: Vec<MessageSpan>,
+    /// Redlock attempts (acquisitions and extensions) with their arithmetic.
+    pub acquisitions: Vec<Acquisition>,
+    /// Instance crashes and partitions.
+    pub outages: Vec<Outage>,
+    /// Instance clock jumps, for the lanes and the narration.
+    pub instance_marks: Vec<InstanceMark>,
     pub writes: Vec<WriteRecord>,
     pub balance: Vec<BalancePoint>,
     pub final_balance: i64,
@@ -90,6 +102,11 @@ pub enum Outcome {
     Skipped {
         reason: String,
     },
+    /// A Redlock attempt ended: `ok` with a majority in time, or not.
+    Redlock {
+        attempt: usize,
+        ok: bool,
+    },
 }
 
 /// Why a lease or a belief ended.
@@ -105,12 +122,16 @@ pub enum SpanEnd {
     Replaced,
     /// Still open when the run ended.
     Open,
+    /// The instance restarted without persistence and forgot the key.
+    Forgotten,
 }
 
 /// A lease as the lock service held it, in true time.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct LeaseSpan {
+    /// Which lock instance held it (always 0 for a single instance).
+    pub instance: usize,
     pub holder: usize,
     pub fence: Option<u64>,
     pub generation: u64,
@@ -131,6 +152,9 @@ pub struct BeliefSpan {
     pub start_ms: u64,
     pub end_ms: u64,
     pub end: SpanEnd,
+    /// Where the client's own clock says the lock stops being valid (without the extension a
+    /// pause gives: a stopped process cannot look).
+    pub valid_until_ms: u64,
     pub stale_from_ms: Option<u64>,
 }
 
@@ -155,6 +179,10 @@ pub enum Target {
 #[serde(rename_all = "camelCase")]
 pub struct MessageSpan {
     pub client: usize,
+    /// The lock instance addressed, for messages to the lock service.
+    pub instance: Option<usize>,
+    /// Dropped by a crash or a partition.
+    pub lost: bool,
     pub event: Option<usize>,
     pub target: Target,
     pub label: String,
@@ -181,6 +209,50 @@ pub struct WriteRecord {
     pub verdict: Option<DebitVerdict>,
 }
 
+/// One Redlock attempt: when it started and ended, how many instances agreed, and the validity
+/// left after the time spent (TTL − elapsed − drift margin).
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Acquisition {
+    pub client: usize,
+    pub event: Option<usize>,
+    /// `acquire` or `extend`.
+    pub purpose: String,
+    /// 1 for the first try, 2 for the first retry, …
+    pub attempt: u32,
+    pub start_ms: u64,
+    pub end_ms: u64,
+    pub votes: usize,
+    pub needed: usize,
+    pub elapsed_ms: i64,
+    pub drift_ms: u64,
+    pub validity_ms: i64,
+    pub ok: bool,
+    pub fence: Option<u64>,
+    /// Why it failed, in words.
+    pub reason: Option<String>,
+}
+
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Outage {
+    pub instance: usize,
+    pub start_ms: u64,
+    pub end_ms: u64,
+    /// `crash` (keys kept only if `persistent`) or `partition` (from `client`, or everyone).
+    pub kind: String,
+    pub persistent: bool,
+    pub client: Option<usize>,
+}
+
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct InstanceMark {
+    pub instance: usize,
+    pub at_ms: u64,
+    pub text: String,
+}
+
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct BalancePoint {
@@ -195,6 +267,8 @@ pub enum ViolationKind {
     OverlappingWriters,
     BalanceMismatch,
     LeaseDeletedByNonOwner,
+    /// Two clients each held a valid lock (by their own clocks) at the same true time.
+    TwoHolders,
 }
 
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]

@@ -1,0 +1,136 @@
+// Loads the release package under Node (no browser, no UI mounted) and replays the seeds' six
+// contracts through LeaseLock and FencedAccount, then drives simulate/check/validate/presets.
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { readFileSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
+
+const pkg = fileURLToPath(new URL('../../dist/pkg/', import.meta.url));
+const api = await import(pkg + 'fencing_playground.js');
+api.initSync({ module: readFileSync(pkg + 'fencing_playground_bg.wasm') });
+const { LeaseLock, FencedAccount, simulate, check, presets, validate } = api;
+
+const clock = { t: 0 };
+const KEY = 'acct:1';
+
+test('contract 1: while the lease is live, B cannot acquire', () => {
+  clock.t = 0;
+  const lock = new LeaseLock({ now: () => clock.t, ttlMs: 30 });
+  const a = lock.acquire(KEY, 'A');
+  const b = lock.acquire(KEY, 'B');
+  assert.deepEqual(a, { ok: true, fence: 33 });
+  assert.deepEqual(b, { ok: false, error: 'lock_held', holder: 'A' });
+});
+
+test('contract 2: after the TTL, A no longer holds it and B gets fence 34', () => {
+  clock.t = 0;
+  const lock = new LeaseLock({ now: () => clock.t, ttlMs: 30 });
+  lock.acquire(KEY, 'A');
+  clock.t = 31;
+  const b2 = lock.acquire(KEY, 'B');
+  assert.equal(lock.isHeld(KEY, 'A'), false);
+  assert.equal(b2.fence, 34);
+});
+
+test('contract 3: unfenced storage accepts both debits, balance 80', () => {
+  const unfenced = new FencedAccount({ fence: false });
+  unfenced.debit(10, 34);
+  assert.equal(unfenced.debit(10, 33).ok, true);
+  assert.equal(unfenced.getBalance(), 80);
+  assert.equal(unfenced.writes().at(-1).token, 33);
+});
+
+test('contract 4: fenced storage rejects the stale debit, balance 90', () => {
+  const fenced = new FencedAccount({ fence: true });
+  const lock = new LeaseLock({ now: () => clock.t, ttlMs: 30 });
+  clock.t = 0;
+  const aLease = lock.acquire(KEY, 'A');
+  clock.t = 31;
+  const bLease = lock.acquire(KEY, 'B');
+  assert.equal(fenced.debit(10, bLease.fence).ok, true);
+  assert.deepEqual(fenced.debit(10, aLease.fence), { ok: false, error: 'stale_fence', lastFence: 34, token: 33 });
+  assert.equal(fenced.getBalance(), 90);
+  assert.equal(fenced.getLastFence(), 34);
+});
+
+test('contract 5: an equal token is stale', () => {
+  const fenced = new FencedAccount({ fence: true });
+  assert.equal(fenced.debit(5, 40).ok, true);
+  assert.equal(fenced.debit(5, 40).error, 'stale_fence');
+  const lenient = new FencedAccount({ rule: 'non_decreasing' });
+  lenient.debit(5, 40);
+  assert.equal(lenient.debit(5, 40).ok, true);
+});
+
+test('contract 6: isHeld before the write is theater', () => {
+  clock.t = 0;
+  const lock = new LeaseLock({ now: () => clock.t, ttlMs: 30 });
+  const fenced = new FencedAccount({ fence: true });
+  const a = lock.acquire(KEY, 'A');
+  assert.equal(lock.isHeld(KEY, 'A'), true);
+  clock.t = 31;
+  const b = lock.acquire(KEY, 'B');
+  assert.equal(fenced.debit(10, b.fence).ok, true);
+  assert.equal(fenced.debit(10, a.fence).error, 'stale_fence');
+});
+
+test('bare DEL deletes the next holder, a token-checked release does not', () => {
+  clock.t = 0;
+  const lock = new LeaseLock({ now: () => clock.t, ttlMs: 30 });
+  lock.acquire(KEY, 'A');
+  clock.t = 31;
+  lock.acquire(KEY, 'B');
+  assert.deepEqual(lock.release(KEY, 'A'), { deleted: 'nothing' });
+  assert.equal(lock.isHeld(KEY, 'B'), true);
+  assert.deepEqual(lock.release(KEY, 'A', { mode: 'bare_del' }), { deleted: 'other' });
+  assert.equal(lock.isHeld(KEY, 'B'), false);
+});
+
+test('simulate: the GC pause is rejected with fencing on and unsafe with it off', () => {
+  const all = presets();
+  const fenced = all.find((p) => p.id === 'gc-pause-fenced').scenario;
+  const trace = simulate(fenced);
+  const late = trace.writes.find((w) => trace.clients[w.client] === 'A');
+  assert.equal(late.verdict.status, 'rejected');
+  assert.equal(late.verdict.reason, 'stale_fence');
+  assert.equal(trace.verdict.safe, true);
+  assert.equal(trace.finalBalance, 90);
+
+  const unfenced = structuredClone(fenced);
+  unfenced.storage.fenceRule = 'off';
+  const bad = simulate(JSON.stringify(unfenced));
+  assert.equal(bad.verdict.safe, false);
+  assert.equal(bad.finalBalance, 80);
+  assert.deepEqual(check(bad), bad.verdict);
+});
+
+test('malformed scenarios throw an Error naming the field', () => {
+  const base = (events) => ({ version: 1, clients: [{ name: 'A', events }] });
+  const cases = [
+    [base([{ kind: 'pause', atMs: 1, durationMs: -5, cause: 'gc' }]), /clients\[0\]\.events\[0\]\.durationMs/],
+    [base([{ kind: 'teleport', atMs: 1 }]), /unknown variant `teleport`/],
+    [base([{ kind: 'acquire', atMs: 1e12 }]), /atMs: expected at most/],
+    [base([{ kind: 'debit', atMs: 1 }]), /missing field `amount`/],
+    [{ version: 1 }, /missing field `clients`/],
+    ['{not json', /not valid JSON/],
+    [undefined, /scenario: expected an object/],
+  ];
+  for (const [input, pattern] of cases) {
+    assert.throws(() => simulate(input), (e) => e instanceof Error && pattern.test(e.message), String(pattern));
+  }
+  const v = validate(base([{ kind: 'acquire', atMs: 'soon' }]));
+  assert.equal(v.ok, false);
+  assert.equal(v.path, 'clients[0].events[0].atMs');
+  assert.deepEqual(validate(base([])), { ok: true });
+});
+
+test('bad arguments to the classes throw clear errors', () => {
+  assert.throws(() => new LeaseLock({ ttlMs: 30 }), /options\.now: expected a function/);
+  assert.throws(() => new LeaseLock({ now: () => 0, ttlMs: -1 }), /ttlMs: expected a whole number/);
+  const acct = new FencedAccount();
+  assert.throws(() => acct.debit('ten', 1), /debit: amount: expected a number/);
+  assert.throws(() => acct.debit(10, 1.5), /debit: token: expected a whole number/);
+  const lock = new LeaseLock({ now: () => Number.NaN });
+  assert.throws(() => lock.acquire(KEY, 'A'), /now\(\) must return a finite number/);
+  assert.equal(acct.getBalance(), 100);
+});

@@ -16,6 +16,10 @@ pub enum FenceRule {
     Strict,
     /// `token >= last`: lets one holder write twice with the same token.
     NonDecreasing,
+    /// No ordering: the write carries its lock's random value, and the storage compares it
+    /// with the value of the holder it saw most recently. A new value takes over; a value that
+    /// was already replaced is refused. Needs a resource that can compare-and-set.
+    CasValue,
 }
 
 /// Why a debit changed nothing.
@@ -24,6 +28,8 @@ pub enum FenceRule {
 pub enum Rejection {
     StaleFence,
     MissingToken,
+    /// Compare-and-set: the value belongs to a holder that was already replaced.
+    StaleValue,
 }
 
 impl Rejection {
@@ -31,6 +37,7 @@ impl Rejection {
         match self {
             Rejection::StaleFence => "stale_fence",
             Rejection::MissingToken => "missing_token",
+            Rejection::StaleValue => "stale_value",
         }
     }
 }
@@ -75,6 +82,8 @@ pub struct Account {
     rule: FenceRule,
     idempotency: bool,
     seen_keys: BTreeSet<String>,
+    /// Compare-and-set: every lock value seen so far; the current one is `last_fence`.
+    seen_values: BTreeSet<u64>,
     ledger: Vec<LedgerEntry>,
 }
 
@@ -86,6 +95,7 @@ impl Account {
             rule,
             idempotency,
             seen_keys: BTreeSet::new(),
+            seen_values: BTreeSet::new(),
             ledger: Vec::new(),
         }
     }
@@ -108,6 +118,9 @@ impl Account {
             (FenceRule::Off, _) | (_, None) => true,
             (FenceRule::Strict, Some(last)) => token > last,
             (FenceRule::NonDecreasing, Some(last)) => token >= last,
+            (FenceRule::CasValue, Some(last)) => {
+                token == last || !self.seen_values.contains(&token)
+            }
         }
     }
 
@@ -143,10 +156,18 @@ impl Account {
                 }
                 Some(t) if !self.fence_ok(t) => {
                     return DebitVerdict::Rejected {
-                        reason: Rejection::StaleFence,
+                        reason: if self.rule == FenceRule::CasValue {
+                            Rejection::StaleValue
+                        } else {
+                            Rejection::StaleFence
+                        },
                         last_fence: self.last_fence,
                         token,
                     }
+                }
+                Some(t) if self.rule == FenceRule::CasValue => {
+                    self.seen_values.insert(t);
+                    self.last_fence = Some(t);
                 }
                 Some(t) => self.last_fence = Some(self.last_fence.map_or(t, |l| l.max(t))),
             }
@@ -193,6 +214,23 @@ mod tests {
                 assert_eq!(v, rejected(34, token));
             }
         }
+    }
+
+    #[test]
+    fn compare_and_set_refuses_a_replaced_value() {
+        let mut a = Account::new(100, FenceRule::CasValue, true);
+        assert!(a.debit(10, Some(0xbeef), None).is_accepted());
+        assert!(a.debit(10, Some(0xbeef), None).is_accepted());
+        assert!(a.debit(10, Some(0x1234), None).is_accepted());
+        assert_eq!(
+            a.debit(10, Some(0xbeef), None),
+            DebitVerdict::Rejected {
+                reason: Rejection::StaleValue,
+                last_fence: Some(0x1234),
+                token: Some(0xbeef),
+            }
+        );
+        assert_eq!(a.balance(), 70);
     }
 
     #[test]

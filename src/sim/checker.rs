@@ -47,11 +47,8 @@ fn name(trace: &Trace, client: usize) -> &str {
     trace.clients.get(client).map_or("?", String::as_str)
 }
 
-fn token_text(w: &WriteRecord) -> String {
-    match w.token {
-        Some(t) => format!("fence {t}"),
-        None => "no fence".to_string(),
-    }
+fn token_text(trace: &Trace, w: &WriteRecord) -> String {
+    super::engine::token_text(trace, w.token)
 }
 
 fn accepted(trace: &Trace) -> Vec<&WriteRecord> {
@@ -77,10 +74,10 @@ fn stale_writes(trace: &Trace, out: &mut Vec<Violation>) {
                     text: format!(
                         "{}'s debit with {} was accepted at {} ms, after {}'s debit with {} from a newer lease",
                         name(trace, w.client),
-                        token_text(w),
+                        token_text(trace, w),
                         w.arrived_ms,
                         name(trace, n.client),
-                        token_text(n)
+                        token_text(trace, n)
                     ),
                 });
             }

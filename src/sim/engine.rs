@@ -3,7 +3,7 @@
 //! client executes nothing; what falls due during its pause runs when it wakes, in order. The
 //! number of actions is bounded by the scenario's step limit, and hitting it is reported.
 
-use super::account::{Account, DebitVerdict, Rejection};
+use super::account::{Account, DebitVerdict, FenceRule, Rejection};
 use super::checker;
 use super::clock::Clock;
 use super::lease::{LeaseTable, ReleaseMode, Released};
@@ -197,6 +197,7 @@ impl<'a> Sim<'a> {
             trace: Trace {
                 clients: s.clients.iter().map(|c| c.name.clone()).collect(),
                 tier: s.tier,
+                fence_rule: s.storage.fence_rule,
                 instances,
                 majority,
                 end_ms: horizon,
@@ -785,6 +786,15 @@ impl<'a> Sim<'a> {
             _ => return,
         };
         let held = self.clients[client].held;
+        if held.is_none() {
+            // Client code enters its critical section only after it got the lock.
+            let reason = format!(
+                "{} does not hold the lock, so it does not write",
+                self.s.clients[client].name
+            );
+            self.step(t, client, Some(event), Outcome::Skipped { reason });
+            return;
+        }
         let believed_held = held.is_some_and(|h| due < self.trace.beliefs[h.belief].end_ms);
         let arrived_ms = t.saturating_add(delay);
         let write = self.trace.writes.len();
@@ -794,7 +804,11 @@ impl<'a> Sim<'a> {
             sent_ms: t,
             arrived_ms,
             amount,
-            token: held.and_then(|h| h.fence),
+            token: match self.s.storage.fence_rule {
+                // Compare-and-set carries the lock's random value instead of a fence.
+                FenceRule::CasValue => held.map(|h| lock_value(self.s.seed, h.generation)),
+                _ => held.and_then(|h| h.fence),
+            },
             idempotency_key: key,
             generation: held.map(|h| h.generation),
             believed_held,
@@ -864,10 +878,28 @@ fn merged_pauses(events: &[Event]) -> Vec<(u64, u64)> {
     merged
 }
 
+/// The random value a lock holder writes as `SET key <value> NX PX`, derived from the seed so
+/// runs stay deterministic. Four hex digits are plenty to tell holders apart on screen.
+pub fn lock_value(seed: u64, generation: u64) -> u64 {
+    let mut z = seed ^ generation.wrapping_mul(0x9E37_79B9_7F4A_7C15);
+    z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
+    z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
+    (z ^ (z >> 31)) & 0xffff
+}
+
 fn fence_text(fence: Option<u64>) -> String {
     match fence {
         Some(f) => format!("fence {f}"),
         None => "no fence".to_string(),
+    }
+}
+
+/// How a write's token reads: a fence, or a lock value under compare-and-set.
+pub fn token_text(trace: &Trace, token: Option<u64>) -> String {
+    match (trace.fence_rule, token) {
+        (FenceRule::CasValue, Some(v)) => format!("value {v:04x}"),
+        (FenceRule::CasValue, None) => "no value".to_string(),
+        _ => fence_text(token),
     }
 }
 
@@ -913,7 +945,11 @@ fn describe(outcome: &Outcome, trace: &Trace) -> String {
         Outcome::CheckFailed => "isHeld() returned false; write skipped".to_string(),
         Outcome::DebitSent { write } => match trace.writes.get(*write) {
             Some(w) => {
-                let mut text = format!("sent debit {} with {}", w.amount, fence_text(w.token));
+                let mut text = format!(
+                    "sent debit {} with {}",
+                    w.amount,
+                    token_text(trace, w.token)
+                );
                 if w.arrived_ms > w.sent_ms {
                     text.push_str(&format!(", arrives at {} ms", w.arrived_ms));
                 }
@@ -975,5 +1011,14 @@ pub fn verdict_text(verdict: &DebitVerdict) -> String {
             reason: Rejection::MissingToken,
             ..
         } => "rejected missing_token: the write carried no fence".to_string(),
+        DebitVerdict::Rejected {
+            reason: Rejection::StaleValue,
+            last_fence,
+            token,
+        } => format!(
+            "rejected stale_value: {:04x} was replaced by {:04x}",
+            token.unwrap_or(0),
+            last_fence.unwrap_or(0)
+        ),
     }
 }

@@ -13,23 +13,52 @@ pub fn narrate(trace: &Trace) -> Vec<String> {
             .iter()
             .find(|p| p.client == c && p.start_ms < t && t < p.end_ms)
     };
+    let redlock = trace.instances.len() > 1;
     for lease in &trace.leases {
-        if lease.end == SpanEnd::Expired && lease.end_ms <= trace.end_ms {
-            let mut s = format!(
-                "At {} ms {}'s lease expired",
-                lease.end_ms,
-                name(lease.holder)
-            );
-            if let Some(p) = paused_at(lease.holder, lease.end_ms) {
-                s.push_str(&format!(
-                    " while {} was paused by {}",
-                    name(lease.holder),
-                    p.cause.label()
+        if lease.end != SpanEnd::Expired || lease.end_ms > trace.end_ms {
+            continue;
+        }
+        if redlock {
+            // One line per instance would drown the story; tell only the early expiries, the
+            // ones that happen while the holder's lock is still valid by its own clock.
+            let valid_until = trace
+                .beliefs
+                .iter()
+                .find(|b| b.generation == lease.generation && b.client == lease.holder)
+                .map(|b| b.valid_until_ms);
+            if let Some(v) = valid_until.filter(|v| lease.end_ms < *v) {
+                lines.push((
+                    lease.end_ms,
+                    0,
+                    format!(
+                        "At {} ms {} expired {}'s key, {} ms before {}'s lock stops being valid.",
+                        lease.end_ms,
+                        trace
+                            .instances
+                            .get(lease.instance)
+                            .map_or("?", String::as_str),
+                        name(lease.holder),
+                        v - lease.end_ms,
+                        name(lease.holder)
+                    ),
                 ));
             }
-            s.push('.');
-            lines.push((lease.end_ms, 0, s));
+            continue;
         }
+        let mut s = format!(
+            "At {} ms {}'s lease expired",
+            lease.end_ms,
+            name(lease.holder)
+        );
+        if let Some(p) = paused_at(lease.holder, lease.end_ms) {
+            s.push_str(&format!(
+                " while {} was paused by {}",
+                name(lease.holder),
+                p.cause.label()
+            ));
+        }
+        s.push('.');
+        lines.push((lease.end_ms, 0, s));
     }
     for m in &trace.instance_marks {
         lines.push((m.at_ms, 0, format!("At {} ms {}.", m.at_ms, m.text)));
@@ -79,7 +108,7 @@ pub fn narrate(trace: &Trace) -> Vec<String> {
                 "At {t} ms {who} checked isHeld(), got false and skipped its write."
             )),
             Outcome::DebitSent { write } => trace.writes.get(*write).map(|w| {
-                let fence = w.token.map_or("no fence".to_string(), |f| format!("fence {f}"));
+                let fence = super::engine::token_text(trace, w.token);
                 let mut s = format!("At {t} ms {who} sent a debit of {} with {fence}", w.amount);
                 let live = trace.leases.iter().any(|l| {
                     Some(l.generation) == w.generation && l.start_ms <= t && t < l.end_ms
@@ -115,6 +144,12 @@ pub fn narrate(trace: &Trace) -> Vec<String> {
                     reason: Rejection::MissingToken,
                     ..
                 } => format!("Storage rejected {who}'s debit: it carried no fence (missing_token)."),
+                DebitVerdict::Rejected {
+                    reason: Rejection::StaleValue,
+                    ..
+                } => format!(
+                    "Storage rejected {who}'s debit: its lock value had been replaced by a newer holder's (stale_value)."
+                ),
             }),
             Outcome::Released { .. } => Some(format!("At {t} ms {who}: {}.", step.text)),
             Outcome::Crashed => Some(format!(
@@ -138,8 +173,9 @@ pub fn narrate(trace: &Trace) -> Vec<String> {
                         a.votes, a.validity_ms
                     ),
                     (_, true) => format!(
-                        "At {t} ms {who} held {} of the {} instances it needed{tries}: validity = {} ms TTL − {} ms elapsed − {} ms drift = {} ms{}.",
+                        "At {t} ms {who} held {} of {} instances ({} needed){tries}: validity = {} ms TTL − {} ms elapsed − {} ms drift = {} ms{}.",
                         a.votes,
+                        trace.instances.len(),
                         a.needed,
                         a.elapsed_ms + a.drift_ms as i64 + a.validity_ms,
                         a.elapsed_ms,

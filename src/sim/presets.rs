@@ -181,7 +181,310 @@ pub fn presets() -> Vec<Preset> {
         },
     ];
     list.extend(stories());
+    list.extend(redlock_presets());
     list
+}
+
+/// Five instances R1..R5, one millisecond away, with the given events.
+fn instances(events: &[(usize, InstanceEvent)]) -> Vec<Instance> {
+    (0..5)
+        .map(|i| Instance {
+            name: format!("R{}", i + 1),
+            clock: Default::default(),
+            latency_ms: 1,
+            events: events
+                .iter()
+                .filter(|(at, _)| *at == i)
+                .map(|(_, e)| e.clone())
+                .collect(),
+        })
+        .collect()
+}
+
+fn redlock(
+    name: &str,
+    caption: &str,
+    events: &[(usize, InstanceEvent)],
+    clients: Vec<Client>,
+) -> Scenario {
+    let mut s = scenario(name, caption, clients);
+    s.end_ms = 140;
+    s.lock.ttl_ms = 60;
+    s.lock.redlock = Some(Redlock {
+        instances: instances(events),
+        parallel: false,
+        timeout_ms: 5,
+        drift_factor_ppm: 10_000,
+        retries: 0,
+        retry_delay_ms: 20,
+        fence: false,
+    });
+    // Standard Redlock hands out no fence, so the storage has nothing to compare.
+    s.storage.fence_rule = FenceRule::Off;
+    s
+}
+
+/// A cut between client A and instances R4 and R5 for the whole run.
+fn a_cut_from_r4_r5() -> Vec<(usize, InstanceEvent)> {
+    [3, 4]
+        .into_iter()
+        .map(|i| {
+            (
+                i,
+                InstanceEvent::Partition {
+                    at_ms: 0,
+                    duration_ms: 140,
+                    client: Some("A".to_string()),
+                },
+            )
+        })
+        .collect()
+}
+
+fn jump_r3(over_ms: u64) -> (usize, InstanceEvent) {
+    (
+        2,
+        InstanceEvent::ClockJump {
+            at_ms: 15,
+            by_ms: 60,
+            over_ms,
+        },
+    )
+}
+
+fn two_debits() -> Vec<Client> {
+    vec![
+        client("A", vec![acquire(0), debit(40, 10)]),
+        client("B", vec![acquire(20), debit(35, 10)]),
+    ]
+}
+
+fn redlock_presets() -> Vec<Preset> {
+    let mut jump = a_cut_from_r4_r5();
+    jump.push(jump_r3(0));
+    let mut slew = a_cut_from_r4_r5();
+    slew.push(jump_r3(120));
+    let mut monotonic = redlock(
+        "Redlock: a monotonic clock makes the jump harmless",
+        "The same schedule as the clock-jump preset, but R3 measures its TTLs with a monotonic \
+         clock, which a wall-clock step does not move. A's key on R3 lives its full TTL, B \
+         collects only R4 and R5, and A stays the only holder. This holds when every instance \
+         expires keys by a clock that never jumps.",
+        &{
+            let mut e = a_cut_from_r4_r5();
+            e.push(jump_r3(0));
+            e
+        },
+        two_debits(),
+    );
+    if let Some(r) = monotonic.lock.redlock.as_mut() {
+        r.instances[2].clock.monotonic = true;
+    }
+    let mut gc = redlock(
+        "Redlock: a GC pause during acquisition",
+        "A asks all five instances at once and every grant comes back within 2 ms, but A is \
+         frozen by a GC pause before it reads them. The grants wait in its socket buffer. When A \
+         wakes at 71 ms it counts five votes, yet 71 ms have passed: not below the 60 ms TTL, \
+         so A treats the attempt as failed and releases. The elapsed-time check is what saves \
+         Redlock here; it assumes the client's clock measures the pause.",
+        &[],
+        vec![
+            client(
+                "A",
+                vec![acquire(0), pause(1, 70, PauseCause::Gc), debit(3, 10)],
+            ),
+            client("B", vec![acquire(65), debit(75, 10)]),
+        ],
+    );
+    if let Some(r) = gc.lock.redlock.as_mut() {
+        r.parallel = true;
+    }
+    let order = |fenced: bool| {
+        let mut s = redlock(
+            if fenced {
+                "Lock order is not access order (with a fence)"
+            } else {
+                "Lock order is not access order (standard Redlock)"
+            },
+            if fenced {
+                "A non-standard variant: every instance counts its grants and the client uses the \
+                 largest count of its majority as a fence. A gets 33 and B later gets 34, but a GC \
+                 pause makes A reach the storage after B. Strict storage refuses 33 ≤ 34. This \
+                 relies on a majority that remembers its counters across restarts."
+            } else {
+                "A holds the lock first and B second, as Redlock promises, but a GC pause makes A's \
+                 write reach the storage after B's. Standard Redlock hands out no fence, so the \
+                 storage cannot tell the old holder from the new one and accepts both."
+            },
+            &[],
+            vec![
+                client(
+                    "A",
+                    vec![acquire(0), pause(12, 68, PauseCause::Gc), debit(15, 10)],
+                ),
+                client("B", vec![acquire(62), debit(75, 10)]),
+            ],
+        );
+        if fenced {
+            s.storage.fence_rule = FenceRule::Strict;
+            if let Some(r) = s.lock.redlock.as_mut() {
+                r.fence = true;
+            }
+        }
+        s
+    };
+    let mut cas = order(false);
+    cas.name = "Compare-and-set on the lock's random value".to_string();
+    cas.caption = "Instead of a fence, each holder first stores the random value it put in the \
+        lock into the resource (the writes of 0), and every write must carry the value the \
+        resource holds now. B's claim replaces A's value; A's late debit carries A's old value \
+        and is refused. This needs a resource that can compare-and-set atomically, and a claim \
+        that lands before the holder's lease can run out."
+        .to_string();
+    cas.storage.fence_rule = FenceRule::CasValue;
+    // Each holder first stores its value in the resource (a write of 0), then does its work.
+    cas.clients[0].events.insert(1, debit(11, 0));
+    cas.clients[1].events.insert(1, debit(73, 0));
+    vec![
+        Preset {
+            id: "redlock-happy",
+            scenario: redlock(
+                "Redlock: the happy path",
+                "Five independent instances, asked one at a time. A collects all five grants in \
+                 10 ms, so its validity is 60 ms TTL − 10 ms elapsed − 2 ms drift margin = 48 ms. \
+                 B asks at 20 ms and every instance answers nil. This holds while clocks run at \
+                 about the same rate and no instance forgets a key.",
+                &[],
+                two_debits(),
+            ),
+        },
+        Preset {
+            id: "redlock-one-down",
+            scenario: redlock(
+                "Redlock: one instance down",
+                "R3 is down for the whole run. A waits 5 ms for it, moves on, and still gets four \
+                 of five: a majority. This is why Redlock exists: one crashed Redis does not take \
+                 the lock service down with it. This holds as long as a majority stays up and \
+                 reachable.",
+                &[(
+                    2,
+                    InstanceEvent::Crash {
+                        at_ms: 0,
+                        down_ms: 140,
+                        persistent: true,
+                    },
+                )],
+                two_debits(),
+            ),
+        },
+        Preset {
+            id: "redlock-clock-jump",
+            scenario: redlock(
+                "Redlock: a clock jump hands out a second lock",
+                "A cannot reach R4 and R5 and gets R1, R2, R3: a bare majority. At 15 ms R3's \
+                 wall clock steps 60 ms forward, so R3 thinks A's key has expired. B then gets R3, \
+                 R4 and R5: another majority. Both hold a valid lock and both debits land. The \
+                 assumption that failed: clocks on the instances move at roughly the same rate.",
+                &jump,
+                two_debits(),
+            ),
+        },
+        Preset {
+            id: "redlock-monotonic",
+            scenario: monotonic,
+        },
+        Preset {
+            id: "redlock-slew",
+            scenario: redlock(
+                "Redlock: slewing instead of stepping",
+                "The same 60 ms correction on R3, applied gently over 120 ms the way NTP slews, \
+                 instead of as a step. R3 still expires A's key a little early, but not before B \
+                 asks at 20 ms, so B gets only R4 and R5 and fails. Redlock's safety depends on \
+                 clocks that drift by a bounded rate, not on clocks that are exact.",
+                &slew,
+                two_debits(),
+            ),
+        },
+        Preset {
+            id: "redlock-restart",
+            scenario: redlock(
+                "Redlock: a restart without persistence",
+                "A gets R1, R2, R3. R3 crashes at 20 ms and comes back 5 ms later with no keys. B \
+                 then gets R3, R4, R5 and both clients hold a majority. This holds unless the \
+                 instance keeps its keys on disk or stays down longer than the TTL.",
+                &{
+                    let mut e = a_cut_from_r4_r5();
+                    e.push((
+                        2,
+                        InstanceEvent::Crash {
+                            at_ms: 20,
+                            down_ms: 5,
+                            persistent: false,
+                        },
+                    ));
+                    e
+                },
+                vec![
+                    client("A", vec![acquire(0), debit(40, 10)]),
+                    client("B", vec![acquire(30), debit(45, 10)]),
+                ],
+            ),
+        },
+        Preset {
+            id: "redlock-delayed-restart",
+            scenario: redlock(
+                "Redlock: a restart delayed by the TTL",
+                "The same crash, but R3 stays down for 70 ms, longer than the 60 ms TTL. By the \
+                 time it is back, every key it forgot would have expired anyway. B reaches only R4 \
+                 and R5 and fails. Delayed restarts keep safety without persistence.",
+                &{
+                    let mut e = a_cut_from_r4_r5();
+                    e.push((
+                        2,
+                        InstanceEvent::Crash {
+                            at_ms: 20,
+                            down_ms: 70,
+                            persistent: false,
+                        },
+                    ));
+                    e
+                },
+                vec![
+                    client("A", vec![acquire(0), debit(40, 10)]),
+                    client("B", vec![acquire(30), debit(45, 10)]),
+                ],
+            ),
+        },
+        Preset {
+            id: "redlock-gc-during-acquire",
+            scenario: gc,
+        },
+        Preset {
+            id: "redlock-order-unfenced",
+            scenario: order(false),
+        },
+        Preset {
+            id: "redlock-order-fenced",
+            scenario: order(true),
+        },
+        Preset {
+            id: "redlock-cas",
+            scenario: cas,
+        },
+    ]
+}
+
+/// An empty Redlock scenario with two clients, for building the presets by hand.
+pub fn empty_redlock() -> Scenario {
+    let mut s = redlock(
+        "Empty Redlock",
+        "Five instances and two clients with nothing scheduled. Add acquisitions, pauses, clock \
+         jumps, crashes and partitions.",
+        &[],
+        vec![client("A", vec![]), client("B", vec![])],
+    );
+    s.end_ms = 140;
+    s
 }
 
 fn stories() -> Vec<Preset> {

@@ -2,7 +2,7 @@
 //! belief intervals, the storage ledger and the balance over time. The UI draws only this, and
 //! the checker judges only this, so the trace is the single source of every verdict on screen.
 
-use super::account::DebitVerdict;
+use super::account::{DebitVerdict, FenceRule};
 use super::scenario::{PauseCause, ReleaseKind, Tier};
 use serde::{Deserialize, Serialize};
 
@@ -12,6 +12,8 @@ pub struct Trace {
     pub clients: Vec<String>,
     /// The scenario's tier, so the checker can judge the trace on its own.
     pub tier: Tier,
+    /// How the storage compared tokens; `cas_value` tokens are lock values, not fences.
+    pub fence_rule: FenceRule,
     /// Lock instances: one (`lock`) for a single Redis, N for Redlock.
     pub instances: Vec<String>,
     /// Redlock's majority (1 for a single instance).

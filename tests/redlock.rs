@@ -1,0 +1,278 @@
+//! Redlock: the quorum and validity arithmetic, sequential vs parallel timing, seeded retries,
+//! and every Redlock preset's outcome with the assumption it depends on.
+
+#[cfg(target_arch = "wasm32")]
+use wasm_bindgen_test::wasm_bindgen_test as test;
+#[cfg(target_arch = "wasm32")]
+wasm_bindgen_test::wasm_bindgen_test_configure!(run_in_browser);
+
+use fencing_playground::sim::presets::{empty_redlock, preset};
+use fencing_playground::sim::scenario::{InstanceEvent, Redlock};
+use fencing_playground::sim::trace::Trace;
+use fencing_playground::sim::{run, Event, Scenario, ViolationKind};
+
+fn lines(trace: &Trace) -> Vec<String> {
+    trace
+        .steps
+        .iter()
+        .map(|s| format!("{}@{}: {}", trace.clients[s.client], s.at_ms, s.text))
+        .collect()
+}
+
+#[track_caller]
+fn expect(trace: &Trace, safe: bool, want: &[&str]) {
+    let got = lines(trace);
+    for w in want {
+        assert!(
+            got.iter().any(|l| l == w),
+            "no {w:?} in\n{}",
+            got.join("\n")
+        );
+    }
+    assert_eq!(trace.verdict.safe, safe, "{:#?}", trace.verdict);
+}
+
+fn settings(s: &mut Scenario) -> &mut Redlock {
+    s.lock.redlock.as_mut().expect("a Redlock scenario")
+}
+
+#[test]
+fn majority_and_drift_margin() {
+    let mut s = empty_redlock();
+    let r = settings(&mut s);
+    assert_eq!(r.majority(), 3);
+    r.instances.truncate(3);
+    assert_eq!(r.majority(), 2);
+    assert_eq!(r.drift_ms(60), 2);
+    assert_eq!(r.drift_ms(1_000), 12);
+    r.drift_factor_ppm = 100_000;
+    assert_eq!(r.drift_ms(60), 8);
+}
+
+#[test]
+fn sequential_costs_the_sum_and_parallel_the_slowest() {
+    let mut s = empty_redlock();
+    s.clients[0].events = vec![Event::Acquire { at_ms: 0 }];
+    for (i, inst) in settings(&mut s).instances.iter_mut().enumerate() {
+        inst.latency_ms = i as u64 + 1; // round trips 2, 4, 6, 8, 10 ms
+    }
+    settings(&mut s).timeout_ms = 20;
+    let seq = run(&s);
+    let a = &seq.acquisitions[0];
+    assert_eq!((a.elapsed_ms, a.validity_ms, a.votes), (30, 60 - 30 - 2, 5));
+    settings(&mut s).parallel = true;
+    let par = run(&s);
+    let a = &par.acquisitions[0];
+    assert_eq!((a.elapsed_ms, a.validity_ms, a.votes), (10, 60 - 10 - 2, 5));
+}
+
+#[test]
+fn a_slow_instance_past_the_timeout_does_not_vote() {
+    let mut s = empty_redlock();
+    s.clients[0].events = vec![Event::Acquire { at_ms: 0 }];
+    let r = settings(&mut s);
+    r.timeout_ms = 5;
+    r.instances[0].latency_ms = 3; // 6 ms round trip: too late
+    r.instances[1].latency_ms = 3;
+    r.instances[2].latency_ms = 3;
+    let trace = run(&s);
+    let a = &trace.acquisitions[0];
+    assert_eq!(a.votes, 2);
+    assert!(!a.ok);
+    assert_eq!(
+        a.reason.as_deref(),
+        Some("only 2 of 5 instances agreed, 3 needed")
+    );
+    // The instances did grant the slow requests; the failed client releases them.
+    assert_eq!(trace.leases.len(), 5);
+    assert!(trace.leases.iter().all(|l| l.end_ms < 60));
+}
+
+#[test]
+fn retries_follow_the_seed() {
+    let mut s = preset("redlock-happy").unwrap();
+    s.clients[1].events = vec![Event::Acquire { at_ms: 20 }];
+    settings(&mut s).retries = 3;
+    s.lock.ttl_ms = 400; // A holds throughout, so every try of B fails
+    s.seed = 42;
+    let a = run(&s);
+    let b = run(&s);
+    assert_eq!(a, b);
+    let tries: Vec<u32> = a
+        .acquisitions
+        .iter()
+        .filter(|x| a.clients[x.client] == "B")
+        .map(|x| x.attempt)
+        .collect();
+    assert_eq!(tries, vec![1, 2, 3, 4]);
+    s.seed = 7;
+    let c = run(&s);
+    let starts = |t: &Trace| -> Vec<u64> {
+        t.acquisitions
+            .iter()
+            .filter(|x| t.clients[x.client] == "B")
+            .map(|x| x.start_ms)
+            .collect()
+    };
+    assert_ne!(
+        starts(&a),
+        starts(&c),
+        "a different seed draws different delays"
+    );
+}
+
+#[test]
+fn redlock_presets() {
+    expect(
+        &run(&preset("redlock-happy").unwrap()),
+        true,
+        &[
+            "A@10: acquired 5/5 in 10 ms, valid 48 ms",
+            "B@30: not acquired: only 0 of 5 instances agreed, 3 needed",
+            "A@40: accepted, balance 90",
+        ],
+    );
+    expect(
+        &run(&preset("redlock-one-down").unwrap()),
+        true,
+        &["A@13: acquired 4/5 in 13 ms, valid 45 ms"],
+    );
+    let jump = run(&preset("redlock-clock-jump").unwrap());
+    expect(
+        &jump,
+        false,
+        &[
+            "A@16: acquired 3/5 in 16 ms, valid 42 ms",
+            "B@30: acquired 3/5 in 10 ms, valid 48 ms",
+            "A@40: accepted, balance 80",
+        ],
+    );
+    assert_eq!(jump.verdict.violations[0].kind, ViolationKind::TwoHolders);
+    expect(
+        &run(&preset("redlock-monotonic").unwrap()),
+        true,
+        &["B@30: not acquired: only 2 of 5 instances agreed, 3 needed"],
+    );
+    expect(
+        &run(&preset("redlock-slew").unwrap()),
+        true,
+        &["B@30: not acquired: only 2 of 5 instances agreed, 3 needed"],
+    );
+    let restart = run(&preset("redlock-restart").unwrap());
+    expect(
+        &restart,
+        false,
+        &["B@40: acquired 3/5 in 10 ms, valid 48 ms"],
+    );
+    assert!(restart
+        .verdict
+        .violations
+        .iter()
+        .any(|v| v.kind == ViolationKind::TwoHolders));
+    expect(
+        &run(&preset("redlock-delayed-restart").unwrap()),
+        true,
+        &["B@43: not acquired: only 2 of 5 instances agreed, 3 needed"],
+    );
+    expect(
+        &run(&preset("redlock-gc-during-acquire").unwrap()),
+        true,
+        &[
+            "A@71: not acquired: 71 ms spent, not below the 60 ms TTL",
+            "B@67: acquired 5/5 in 2 ms, valid 56 ms",
+        ],
+    );
+    expect(
+        &run(&preset("redlock-order-unfenced").unwrap()),
+        false,
+        &["B@75: accepted, balance 90", "A@80: accepted, balance 80"],
+    );
+    expect(
+        &run(&preset("redlock-order-fenced").unwrap()),
+        true,
+        &["A@80: rejected stale_fence: 33 ≤ 34"],
+    );
+    let cas = run(&preset("redlock-cas").unwrap());
+    expect(&cas, true, &["B@75: accepted, balance 90"]);
+    assert!(lines(&cas)
+        .iter()
+        .any(|l| l.starts_with("A@80: rejected stale_value")));
+}
+
+#[test]
+fn the_clock_jump_preset_rebuilt_by_hand_from_an_empty_scenario() {
+    let mut s = empty_redlock();
+    s.clients[0].events = vec![
+        Event::Acquire { at_ms: 0 },
+        Event::Debit {
+            at_ms: 40,
+            amount: 10,
+            idempotency_key: None,
+            delay_ms: 0,
+        },
+    ];
+    s.clients[1].events = vec![
+        Event::Acquire { at_ms: 20 },
+        Event::Debit {
+            at_ms: 35,
+            amount: 10,
+            idempotency_key: None,
+            delay_ms: 0,
+        },
+    ];
+    let safe = run(&s);
+    assert!(safe.verdict.safe, "{:#?}", safe.verdict);
+    let r = settings(&mut s);
+    for i in [3, 4] {
+        r.instances[i].events.push(InstanceEvent::Partition {
+            at_ms: 0,
+            duration_ms: 140,
+            client: Some("A".into()),
+        });
+    }
+    r.instances[2].events.push(InstanceEvent::ClockJump {
+        at_ms: 15,
+        by_ms: 60,
+        over_ms: 0,
+    });
+    let unsafe_run = run(&s);
+    assert!(!unsafe_run.verdict.safe);
+    assert_eq!(
+        unsafe_run.verdict.violations[0].text,
+        "A and B both held a valid lock from 30 to 58 ms"
+    );
+}
+
+#[test]
+fn every_redlock_caption_names_its_assumption() {
+    for id in [
+        "redlock-happy",
+        "redlock-one-down",
+        "redlock-clock-jump",
+        "redlock-monotonic",
+        "redlock-slew",
+        "redlock-restart",
+        "redlock-delayed-restart",
+        "redlock-gc-during-acquire",
+        "redlock-order-unfenced",
+        "redlock-order-fenced",
+        "redlock-cas",
+    ] {
+        let s = preset(id).unwrap();
+        let c = s.caption.to_lowercase();
+        assert!(
+            [
+                "holds",
+                "assum",
+                "relies",
+                "needs",
+                "depends",
+                "as long as",
+                "keep"
+            ]
+            .iter()
+            .any(|w| c.contains(w)),
+            "{id}: caption states no condition: {c}"
+        );
+    }
+}

@@ -1,0 +1,52 @@
+#!/usr/bin/env bash
+# Builds the release page into dist/: index.html, www/ and pkg/ (wasm-bindgen glue + optimised wasm).
+# Every path in the page is relative, so dist/ can be served from any sub-path.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+bash scripts/setup.sh
+export PATH="$HOME/.cargo/bin:$PATH"
+
+crate=fencing_playground
+wasm_in="target/wasm32-unknown-unknown/release/$crate.wasm"
+
+echo "[build] cargo build (release, wasm32)"
+cargo build --release --target wasm32-unknown-unknown --lib
+
+echo "[build] wasm-bindgen --target web"
+rm -rf dist
+mkdir -p dist
+wasm-bindgen --target web --typescript --out-dir dist/pkg "$wasm_in"
+
+# wasm-opt comes from the npm `binaryen` package: Debian's binaryen is too old for current rustc
+# output. The feature flags must list every proposal rustc's wasm32 target emits by default,
+# or wasm-opt refuses to validate the module; it never adds instructions beyond these.
+echo "[build] wasm-opt -Oz"
+node_modules/.bin/wasm-opt -Oz \
+  --enable-bulk-memory --enable-bulk-memory-opt --enable-nontrapping-float-to-int \
+  --enable-sign-ext --enable-mutable-globals --enable-reference-types --enable-multivalue \
+  --enable-call-indirect-overlong \
+  -o "dist/pkg/${crate}_bg.wasm.opt" "dist/pkg/${crate}_bg.wasm"
+mv "dist/pkg/${crate}_bg.wasm.opt" "dist/pkg/${crate}_bg.wasm"
+
+cp index.html dist/index.html
+cp -R www dist/www
+# wasm-bindgen writes a .gitignore of '*' into pkg/; it is noise in a deployable folder.
+rm -f dist/pkg/.gitignore
+
+echo "[build] sizes (bytes): raw / gzip -9 / brotli -q 11"
+node --input-type=module - dist/pkg/${crate}_bg.wasm dist/pkg/${crate}.js dist/www/main.js dist/index.html <<'JS'
+import { readFileSync } from 'node:fs';
+import { gzipSync, brotliCompressSync, constants as z } from 'node:zlib';
+let total = [0, 0, 0];
+const row = (name, s) => console.log(`  ${name.padEnd(40)} ${s.map((n) => String(n).padStart(9)).join(' ')}`);
+for (const f of process.argv.slice(2)) {
+  const b = readFileSync(f);
+  const s = [b.length, gzipSync(b, { level: 9 }).length,
+    brotliCompressSync(b, { params: { [z.BROTLI_PARAM_QUALITY]: 11, [z.BROTLI_PARAM_SIZE_HINT]: b.length } }).length];
+  total = total.map((t, i) => t + s[i]);
+  row(f, s);
+}
+row('total', total);
+JS
+echo "[build] done: dist/ (serve it with: node scripts/serve.mjs)"

@@ -1,0 +1,68 @@
+#!/usr/bin/env bash
+# Runs every check the project has, in order, stopping at the first failure:
+# tools, format, clippy (native + wasm32), native tests, in-browser wasm tests, release build, e2e.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+export PATH="$HOME/.cargo/bin:$PATH"
+
+start=$SECONDS
+stage_start=$SECONDS
+stage_name=
+summary=()
+end_stage() {
+  if [ -n "$stage_name" ]; then
+    summary+=("$(printf '%5ss  %s' $((SECONDS - stage_start)) "$stage_name")")
+  fi
+}
+stage() {
+  end_stage
+  stage_name=$1
+  stage_start=$SECONDS
+  printf '\n==================== %s ====================\n' "$1"
+}
+on_exit() {
+  local rc=$?
+  if [ "$rc" -ne 0 ]; then
+    printf '\n==> FAILED in stage "%s" (exit %s) after %ss total\n' "$stage_name" "$rc" $((SECONDS - start))
+  fi
+  exit "$rc"
+}
+trap on_exit EXIT
+
+stage "setup (scripts/setup.sh)"
+bash scripts/setup.sh
+
+stage "cargo fmt --check"
+cargo fmt --all --check
+
+stage "clippy native (all targets)"
+cargo clippy --all-targets -- -D warnings
+
+stage "clippy wasm32 (lib + tests)"
+cargo clippy --lib --tests --target wasm32-unknown-unknown -- -D warnings
+
+stage "cargo test (native)"
+cargo test
+
+# wasm-bindgen-test in headless Chromium, with Debian's chromedriver (wasm-pack must not download
+# one). The runner merges webdriver.json (crate root) into the capabilities: it pins --no-sandbox,
+# needed as root, and turns off Chromium's background network traffic.
+stage "wasm-pack test (headless Chromium)"
+wasm-pack test --headless --chrome --chromedriver /usr/bin/chromedriver
+
+stage "release build (scripts/build.sh)"
+bash scripts/build.sh
+
+# The release package's JS API, loaded under Node (no browser): tests/node/*.test.mjs.
+stage "node API tests (node --test tests/node/*.test.mjs)"
+node --test tests/node/*.test.mjs
+
+stage "browser e2e (node --test tests/e2e/*.test.mjs)"
+rm -rf artifacts/screenshots # so stale screenshots are never mistaken for this run's
+# Explicit files, not the directory: Node 21+ reads a bare directory argument as a glob.
+node --test tests/e2e/*.test.mjs
+
+end_stage
+printf '\n==================== all checks passed ====================\n'
+printf '%s\n' "${summary[@]}"
+printf '%5ss  total (screenshots in artifacts/screenshots/)\n' $((SECONDS - start))

@@ -103,40 +103,48 @@ fn stale_writes(trace: &Trace, out: &mut Vec<Violation>) {
 /// Two accepted writes, each sent while its client believed it held the lock, inside the time
 /// when both beliefs overlapped.
 fn overlapping_writers(trace: &Trace, out: &mut Vec<Violation>) {
-    let belief_of = |w: &WriteRecord| {
-        trace
-            .beliefs
-            .iter()
-            .find(|b| Some(b.generation) == w.generation && b.client == w.client)
-    };
-    let ws: Vec<&WriteRecord> = accepted(trace)
+    let beliefs: BTreeMap<(usize, u64), &BeliefSpan> = trace
+        .beliefs
+        .iter()
+        .map(|b| ((b.client, b.generation), b))
+        .collect();
+    // Each believed, accepted write with its belief span, ordered by send time, so that only
+    // writes sent inside a span are compared with it.
+    let mut ws: Vec<(&WriteRecord, &BeliefSpan)> = accepted(trace)
         .into_iter()
         .filter(|w| w.believed_held)
+        .filter_map(|w| Some((w, *beliefs.get(&(w.client, w.generation?))?)))
         .collect();
+    ws.sort_by_key(|(w, _)| w.sent_ms);
     let mut reported: Vec<(usize, usize)> = Vec::new();
-    for (i, a) in ws.iter().enumerate() {
-        for b in &ws[i + 1..] {
-            if a.client == b.client
-                || reported.contains(&(a.client.min(b.client), a.client.max(b.client)))
-            {
+    for (i, (a, ba)) in ws.iter().enumerate() {
+        let first = ws.partition_point(|(w, _)| w.sent_ms < ba.start_ms);
+        for (j, (b, bb)) in ws.iter().enumerate().skip(first) {
+            if b.sent_ms > ba.end_ms {
+                break;
+            }
+            let pair = (a.client.min(b.client), a.client.max(b.client));
+            if j == i || a.client == b.client || reported.contains(&pair) {
                 continue;
             }
-            let (Some(ba), Some(bb)) = (belief_of(a), belief_of(b)) else {
-                continue;
-            };
             let from = ba.start_ms.max(bb.start_ms);
             let to = ba.end_ms.min(bb.end_ms);
             let inside = |w: &WriteRecord| from <= w.sent_ms && w.sent_ms <= to;
             if from < to && inside(a) && inside(b) {
-                reported.push((a.client.min(b.client), a.client.max(b.client)));
+                reported.push(pair);
+                let (x, y) = if a.sent_ms <= b.sent_ms {
+                    (a, b)
+                } else {
+                    (b, a)
+                };
                 out.push(Violation {
                     kind: ViolationKind::OverlappingWriters,
                     at_ms: a.arrived_ms.max(b.arrived_ms),
-                    clients: vec![a.client, b.client],
+                    clients: vec![x.client, y.client],
                     text: format!(
                         "{} and {} both wrote while each believed it held the lock ({}–{} ms)",
-                        name(trace, a.client),
-                        name(trace, b.client),
+                        name(trace, x.client),
+                        name(trace, y.client),
                         from,
                         to
                     ),
@@ -214,14 +222,19 @@ fn foreign_deletes(trace: &Trace, out: &mut Vec<Violation>) {
 /// Two clients whose locks were valid by their own clocks at the same true time. A lock
 /// service exists to make this impossible; clock jumps and forgetful restarts break it.
 fn two_holders(trace: &Trace, out: &mut Vec<Violation>) {
-    let spans: Vec<&BeliefSpan> = trace
+    let mut spans: Vec<&BeliefSpan> = trace
         .beliefs
         .iter()
         .filter(|b| b.valid_until_ms > b.start_ms)
         .collect();
+    spans.sort_by_key(|b| b.start_ms);
     let mut reported: Vec<(usize, usize)> = Vec::new();
     for (i, a) in spans.iter().enumerate() {
-        for b in &spans[i + 1..] {
+        // Sorted by start: later spans that start after `a` ends cannot overlap it.
+        for b in spans[i + 1..]
+            .iter()
+            .take_while(|b| b.start_ms < a.valid_until_ms)
+        {
             let pair = (a.client.min(b.client), a.client.max(b.client));
             if a.client == b.client || reported.contains(&pair) {
                 continue;

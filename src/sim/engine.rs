@@ -750,7 +750,13 @@ impl<'a> Sim<'a> {
             Released::Nothing => (false, None),
         };
         if let (Some(g), Some(_)) = (generation, &deleted) {
-            if let Some(span) = self.trace.leases.iter_mut().find(|l| l.generation == g) {
+            if let Some(span) = self
+                .trace
+                .leases
+                .iter_mut()
+                .rev()
+                .find(|l| l.generation == g)
+            {
                 span.end_ms = t;
                 span.end = if own {
                     SpanEnd::Released
@@ -833,17 +839,17 @@ impl<'a> Sim<'a> {
 
     fn finish(mut self) -> Trace {
         let majority = self.trace.majority.max(1);
+        let mut ends: std::collections::BTreeMap<(usize, u64), Vec<u64>> = Default::default();
+        for l in &self.trace.leases {
+            ends.entry((l.holder, l.generation))
+                .or_default()
+                .push(l.end_ms);
+        }
         for b in &mut self.trace.beliefs {
             // The lock is lost when fewer than a majority of instances still hold this grant.
-            let mut ends: Vec<u64> = self
-                .trace
-                .leases
-                .iter()
-                .filter(|l| l.generation == b.generation && l.holder == b.client)
-                .map(|l| l.end_ms)
-                .collect();
-            ends.sort_unstable_by(|a, b| b.cmp(a));
-            let lost_at = ends.get(majority - 1).copied().unwrap_or(b.start_ms);
+            let mut e = ends.remove(&(b.client, b.generation)).unwrap_or_default();
+            e.sort_unstable_by(|x, y| y.cmp(x));
+            let lost_at = e.get(majority - 1).copied().unwrap_or(b.start_ms);
             if b.end_ms > lost_at {
                 b.stale_from_ms = Some(lost_at.max(b.start_ms));
             }

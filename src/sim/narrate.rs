@@ -14,6 +14,14 @@ pub fn narrate(trace: &Trace) -> Vec<String> {
             .find(|p| p.client == c && p.start_ms < t && t < p.end_ms)
     };
     let redlock = trace.instances.len() > 1;
+    let mut lease_of: std::collections::BTreeMap<(usize, u64), Vec<(u64, u64)>> =
+        Default::default();
+    for l in &trace.leases {
+        lease_of
+            .entry((l.holder, l.generation))
+            .or_default()
+            .push((l.start_ms, l.end_ms));
+    }
     for lease in &trace.leases {
         if lease.end != SpanEnd::Expired || lease.end_ms > trace.end_ms {
             continue;
@@ -110,9 +118,10 @@ pub fn narrate(trace: &Trace) -> Vec<String> {
             Outcome::DebitSent { write } => trace.writes.get(*write).map(|w| {
                 let fence = super::engine::token_text(trace, w.token);
                 let mut s = format!("At {t} ms {who} sent a debit of {} with {fence}", w.amount);
-                let live = trace.leases.iter().any(|l| {
-                    Some(l.generation) == w.generation && l.start_ms <= t && t < l.end_ms
-                });
+                let live = w
+                    .generation
+                    .and_then(|g| lease_of.get(&(w.client, g)))
+                    .is_some_and(|ends| ends.iter().any(|(s, e)| *s <= t && t < *e));
                 if w.believed_held && !live {
                     s.push_str(", still believing it held the lock");
                 }

@@ -120,7 +120,7 @@ fn a_pause_shorter_than_the_ttl_keeps_b_out() {
             balance: 90,
             steps: &[
                 "B@25: denied lock_held by A",
-                "B@32: sent debit 10 with no fence",
+                "B@32: skipped: B does not hold the lock, so it does not write",
             ],
             violations: &[ViolationKind::StaleWriteAccepted][..0],
         },

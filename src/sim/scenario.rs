@@ -623,6 +623,11 @@ fn precheck_events(value: &serde_json::Value) -> Result<(), ScenarioError> {
 fn precheck_list(events: Option<&serde_json::Value>, at: &str) -> Result<(), ScenarioError> {
     const WHOLE: &[&str] = &["atMs", "durationMs", "delayMs", "gapMs", "downMs", "overMs"];
     const SIGNED: &[&str] = &["amount", "byMs"];
+    const TEXT: &[&str] = &["idempotencyKey", "client"];
+    const CHOICES: &[(&str, &[&str])] = &[
+        ("cause", &["gc", "sigstop", "page_fault", "network"]),
+        ("mode", &["token_checked", "bare_del"]),
+    ];
     let Some(events) = events.and_then(|e| e.as_array()) else {
         return Ok(());
     };
@@ -646,6 +651,21 @@ fn precheck_list(events: Option<&serde_json::Value>, at: &str) -> Result<(), Sce
                     path(),
                     format!("expected a whole number, got {}", kind_of(v)),
                 ));
+            }
+            if TEXT.contains(&name.as_str()) && !v.is_string() && !v.is_null() {
+                return Err(err(path(), format!("expected text, got {}", kind_of(v))));
+            }
+            if let Some((_, allowed)) = CHOICES.iter().find(|(n, _)| n == name) {
+                if !v.as_str().is_some_and(|x| allowed.contains(&x)) {
+                    return Err(err(
+                        path(),
+                        format!(
+                            "unknown variant {}, expected one of {}",
+                            kind_of(v),
+                            allowed.join(", ")
+                        ),
+                    ));
+                }
             }
         }
     }

@@ -49,4 +49,5 @@ for (const f of process.argv.slice(2)) {
 }
 row('total', total);
 JS
+bash scripts/build-single.sh
 echo "[build] done: dist/ (serve it with: node scripts/serve.mjs)"

@@ -1,0 +1,26 @@
+#!/usr/bin/env bash
+# The benchmark command (not part of the test run): builds the release page, then measures what
+# a first visit downloads, first render (served and from file://), script time per pointer move
+# while dragging in a 40-event scenario, and simulate() throughput natively and in wasm. Writes
+# BENCHMARKS.md with the date and the machine.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+export PATH="$HOME/.cargo/bin:$PATH"
+
+bash scripts/build.sh >/dev/null
+out=$(mktemp -d)
+trap 'rm -rf "$out"' EXIT
+
+echo "[bench] sizes"
+node scripts/bench/sizes.mjs --json > "$out/sizes.json"
+echo "[bench] first render (served, file://)"
+node scripts/bench/first-render.mjs 12 > "$out/render.json"
+echo "[bench] drag: script time per pointer move"
+node scripts/bench-drag.mjs 400 > "$out/drag.txt"
+echo "[bench] simulate() throughput: native, then wasm"
+node scripts/bench/large-scenario.mjs 2000 > "$out/large.json"
+cargo run --quiet --release --example throughput -- "$out/large.json" 5 > "$out/native.json"
+node scripts/bench/throughput-wasm.mjs "$out/large.json" 5 > "$out/wasm.json"
+
+node scripts/bench/report.mjs "$out" > BENCHMARKS.md
+cat BENCHMARKS.md

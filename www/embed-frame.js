@@ -1,0 +1,85 @@
+// The iframe form of the playground (embed.html). It builds one <fencing-playground> from the
+// query string, reports its height to the parent page whenever it changes, and accepts a few
+// validated messages from the parent. Messages are data: nothing in them is ever run or parsed
+// as markup, and anything malformed is ignored.
+//
+// To the parent:   { type: 'fencing-playground:height', height }          (CSS pixels)
+// From the parent: { type: 'fencing-playground:load', preset: 'gc-pause-unfenced' }
+//                  { type: 'fencing-playground:load', scenario: {...} or 'JSON text' }
+//                  { type: 'fencing-playground:get-height' }             (asks for a report now)
+// With ?origin=https://blog.example only that origin is listened to and told the height;
+// without it the height (which is not secret) goes to any parent and any parent may load.
+import './embed.js';
+
+const PREFIX = 'fencing-playground:';
+const MAX_SCENARIO_CHARS = 200_000;
+const params = new URLSearchParams(location.search);
+const parentOrigin = params.get('origin');
+
+// The page has no stylesheet of its own (no inline styles under the CSP), so it is built here.
+const sheet = new CSSStyleSheet();
+sheet.replaceSync('html, body { margin: 0; padding: 0; background: transparent; }');
+document.adoptedStyleSheets = [...document.adoptedStyleSheets, sheet];
+
+const el = document.createElement('fencing-playground');
+for (const name of ['preset', 'scenario', 'theme']) {
+  if (params.has(name)) el.setAttribute(name, params.get(name));
+}
+for (const name of ['readonly', 'compact']) {
+  if (params.has(name)) el.setAttribute(name, params.get(name) === '0' ? 'false' : params.get(name));
+}
+document.body.append(el);
+
+let lastHeight = -1;
+function postHeight(force = false) {
+  if (window.parent === window) return;
+  const height = Math.ceil(document.documentElement.getBoundingClientRect().height);
+  if (height === lastHeight && !force) return;
+  lastHeight = height;
+  window.parent.postMessage({ type: `${PREFIX}height`, height }, parentOrigin ?? '*');
+}
+new ResizeObserver(() => postHeight()).observe(document.documentElement);
+
+/** The parent's message as a list of attribute changes, or null if it is not one we accept. */
+export function parseMessage(data) {
+  if (typeof data !== 'object' || data === null || Array.isArray(data)) return null;
+  if (data.type === `${PREFIX}get-height`) return { getHeight: true };
+  if (data.type !== `${PREFIX}load`) return null;
+  const hasPreset = Object.hasOwn(data, 'preset');
+  const hasScenario = Object.hasOwn(data, 'scenario');
+  if (hasPreset === hasScenario) return null;
+  if (hasPreset) {
+    if (typeof data.preset !== 'string' || !/^[a-z0-9-]{1,100}$/.test(data.preset)) return null;
+    return { preset: data.preset };
+  }
+  let text = data.scenario;
+  if (typeof text === 'object' && text !== null && !Array.isArray(text)) {
+    try {
+      text = JSON.stringify(text);
+    } catch {
+      return null;
+    }
+  }
+  if (typeof text !== 'string' || text.length > MAX_SCENARIO_CHARS) return null;
+  return { scenario: text };
+}
+
+window.addEventListener('message', (event) => {
+  if (event.source !== window.parent || window.parent === window) return;
+  if (parentOrigin && event.origin !== parentOrigin) return;
+  const msg = parseMessage(event.data);
+  if (!msg) {
+    if (typeof event.data?.type === 'string' && event.data.type.startsWith(PREFIX)) {
+      console.warn('fencing-playground: ignored a malformed message', event.data.type);
+    }
+    return;
+  }
+  if (msg.getHeight) return postHeight(true);
+  if (msg.preset !== undefined) {
+    el.removeAttribute('scenario');
+    el.setAttribute('preset', msg.preset);
+  } else {
+    el.removeAttribute('preset');
+    el.setAttribute('scenario', msg.scenario);
+  }
+});

@@ -1,0 +1,202 @@
+// <fencing-playground>: the playground as a custom element, for blog posts and docs pages.
+//
+//   <script type="module" src="./www/embed.js"></script>
+//   <fencing-playground preset="gc-pause-unfenced"></fencing-playground>
+//
+// Attributes: preset, scenario (JSON text), height (CSS length; a bare number means px),
+// readonly, compact, theme (light | dark | auto). Each element renders into its own shadow root,
+// so the page's styles and the playground's do not touch. The wasm is fetched and compiled once
+// per page however many elements there are. A malformed attribute is reported inside the element
+// and the default scenario is shown instead, so a typo never leaves a hole in the post.
+// No inline script or style is needed: the page can run under
+// `script-src 'self' 'wasm-unsafe-eval'` (styles are constructed sheets, which CSP allows).
+
+const GLUE_URL = new URL('../pkg/fencing_playground.js', import.meta.url).href;
+export const DEFAULT_PRESET = 'gc-pause-fenced';
+const THEMES = ['light', 'dark', 'auto'];
+const OBSERVED = ['preset', 'scenario', 'height', 'readonly', 'compact', 'theme'];
+
+let wasmReady;
+/** The initialised wasm module; every element on the page shares the one fetch and compile. */
+export function loadPlayground() {
+  wasmReady ??= import(GLUE_URL).then(async (glue) => {
+    await glue.default();
+    return glue;
+  });
+  return wasmReady;
+}
+
+// Host-level styles only: the playground brings its own sheet and adopts it into the shadow root.
+const HOST_CSS = `
+:host { all: initial; display: block; contain: content; }
+:host([hidden]) { display: none; }
+.fpe-frame { display: block; color-scheme: light dark; }
+.fpe-frame[data-theme="light"] { color-scheme: light; }
+.fpe-frame[data-theme="dark"] { color-scheme: dark; }
+.fpe-frame.fpe-fixed { height: var(--fpe-height); overflow: auto; }
+.fpe-note, .fpe-error {
+  margin: 0 0 8px; padding: 8px 12px; border-radius: 6px;
+  font: 14px/1.45 system-ui, -apple-system, "Segoe UI", Roboto, sans-serif;
+}
+.fpe-note { color: #5b6573; }
+.fpe-error { color: #8a1c12; background: #fdecea; border: 1px solid #e0a59f; white-space: pre-wrap; overflow-wrap: anywhere; }
+@media (prefers-color-scheme: dark) {
+  .fpe-note { color: #a3acb9; }
+  .fpe-error { color: #ffd2cc; background: #3a1d1a; border-color: #8a3b31; }
+}`;
+let hostSheet;
+function hostStyles() {
+  if (!hostSheet) {
+    hostSheet = new CSSStyleSheet();
+    hostSheet.replaceSync(HOST_CSS);
+  }
+  return hostSheet;
+}
+
+/** `true` for a present boolean attribute, except the explicit text "false". */
+function flag(el, name) {
+  const v = el.getAttribute(name);
+  return v !== null && v.trim().toLowerCase() !== 'false';
+}
+
+/** A CSS length for the `height` attribute, or an error message. */
+export function parseHeight(raw) {
+  const text = raw.trim();
+  const value = /^\d+(\.\d+)?$/.test(text) ? `${text}px` : text;
+  if (value && CSS.supports('height', value) && !/^(auto|inherit|initial|unset|revert)/i.test(value)) {
+    return { value };
+  }
+  return { error: `height: expected a CSS length such as 600px or 70vh, got ${JSON.stringify(raw)}` };
+}
+
+/**
+ * The options for mount() from the attributes, and every problem found on the way. Problems
+ * that mount() itself finds (an unknown preset, a scenario that fails validation) come later.
+ */
+export function readAttributes(el) {
+  const problems = [];
+  const options = { readonly: flag(el, 'readonly'), compact: flag(el, 'compact') };
+  const scenario = el.getAttribute('scenario');
+  const preset = el.getAttribute('preset');
+  if (scenario !== null) {
+    try {
+      options.scenario = JSON.parse(scenario);
+    } catch (e) {
+      const instead = preset === null ? 'the default scenario' : `preset ${JSON.stringify(preset)}`;
+      problems.push(`scenario: not valid JSON (${e.message}). Showing ${instead} instead.`);
+    }
+  }
+  if (options.scenario === undefined && preset !== null) options.preset = preset.trim();
+  let theme = (el.getAttribute('theme') ?? 'auto').trim().toLowerCase();
+  if (!THEMES.includes(theme)) {
+    problems.push(`theme: expected light, dark or auto, got ${JSON.stringify(el.getAttribute('theme'))}`);
+    theme = 'auto';
+  }
+  let height = null;
+  if (el.hasAttribute('height')) {
+    const h = parseHeight(el.getAttribute('height'));
+    if (h.error) problems.push(h.error);
+    else height = h.value;
+  }
+  return { options, theme, height, problems };
+}
+
+export class FencingPlayground extends HTMLElement {
+  static observedAttributes = OBSERVED;
+
+  #shadow;
+  #frame = null;
+  #mountedKey = null;
+  #pending = false;
+
+  constructor() {
+    super();
+    this.#shadow = this.attachShadow({ mode: 'open' });
+    this.#shadow.adoptedStyleSheets = [hostStyles()];
+  }
+
+  connectedCallback() {
+    this.#schedule();
+  }
+
+  attributeChangedCallback() {
+    if (this.isConnected) this.#schedule();
+  }
+
+  // Attributes set one after another in the same task cause one render.
+  #schedule() {
+    if (this.#pending) return;
+    this.#pending = true;
+    queueMicrotask(() => {
+      this.#pending = false;
+      this.#render().catch((err) => this.#showProblems([`the playground failed to start: ${err.message}`]));
+    });
+  }
+
+  async #render() {
+    if (!this.#frame) this.#showNote('Loading the playground…');
+    const glue = await loadPlayground();
+    // From here on nothing awaits, so the attributes cannot change under this render.
+    const { options, theme, height, problems } = readAttributes(this);
+    const key = JSON.stringify(options);
+    if (key === this.#mountedKey) {
+      // Only the look changed: keep the reader's edits.
+      this.#style(theme, height);
+      this.#showProblems(problems);
+      return;
+    }
+    this.#mountedKey = key;
+    // A fresh container per mount, attached before mounting (the playground adopts its style
+    // sheet into the container's root node), so a failed mount leaves nothing half-built behind.
+    const attempt = (opts) => {
+      const frame = document.createElement('div');
+      frame.className = 'fpe-frame';
+      frame.part = 'playground';
+      this.#shadow.replaceChildren(frame);
+      glue.mount(frame, opts);
+      return frame;
+    };
+    let frame;
+    try {
+      frame = attempt(options);
+    } catch (err) {
+      // mount() prefixes its messages for API callers; a writer needs only the attribute's part.
+      problems.push(`${err.message.replace(/^mount: (options\.)?/, '')}. Showing the default scenario instead.`);
+      frame = attempt({ ...options, scenario: undefined, preset: DEFAULT_PRESET });
+    }
+    this.#frame = frame;
+    this.#style(theme, height);
+    this.#showProblems(problems);
+  }
+
+  #style(theme, height) {
+    if (!this.#frame) return;
+    this.#frame.dataset.theme = theme;
+    this.#frame.classList.toggle('fpe-fixed', height !== null);
+    if (height !== null) this.#frame.style.setProperty('--fpe-height', height);
+    else this.#frame.style.removeProperty('--fpe-height');
+  }
+
+  #showNote(text) {
+    const note = document.createElement('p');
+    note.className = 'fpe-note';
+    note.textContent = text;
+    this.#shadow.replaceChildren(note);
+  }
+
+  // Problems are text, never markup: attribute values are echoed back in them.
+  #showProblems(problems) {
+    this.#shadow.querySelector('.fpe-error')?.remove();
+    if (!problems.length) return;
+    const box = document.createElement('p');
+    box.className = 'fpe-error';
+    box.setAttribute('role', 'alert');
+    box.dataset.testid = 'embed-error';
+    box.textContent = `<fencing-playground>: ${problems.join('\n')}`;
+    this.#shadow.prepend(box);
+  }
+}
+
+if (!customElements.get('fencing-playground')) {
+  customElements.define('fencing-playground', FencingPlayground);
+}

@@ -1,4 +1,10 @@
 //! A playground that shows why a lease lock is not mutual exclusion and how fencing tokens fix
-//! it. `sim` is the pure core; the browser-facing modules exist only on wasm32.
+//! it. `sim` is the pure core; `ui` holds the Yew front end (its state and geometry are plain
+//! Rust and build everywhere); `api` is the JavaScript surface, compiled only for wasm32.
 
+pub mod link;
 pub mod sim;
+pub mod ui;
+
+#[cfg(target_arch = "wasm32")]
+mod api;

@@ -90,7 +90,7 @@ fn gc_pause_unfenced_is_unsafe_and_fenced_is_safe() {
 }
 
 #[test]
-fn a_pause_shorter_than_the_ttl_keeps_b_out() {
+fn a_pause_shorter_than_the_ttl_lets_the_watchdog_keep_b_out() {
     let mut s = preset("gc-pause-fenced").unwrap();
     s.clients[0].events[1] = fencing_playground::sim::Event::Pause {
         at_ms: 1,
@@ -98,8 +98,26 @@ fn a_pause_shorter_than_the_ttl_keeps_b_out() {
         cause: fencing_playground::sim::PauseCause::Gc,
     };
     check_scenario(
-        "short pause",
+        "short pause, watchdog",
         &s,
+        Expect {
+            safe: true,
+            balance: 90,
+            steps: &[
+                "A@21: accepted, balance 90",
+                "A@21: watchdog renewed until 51 ms",
+                "B@31: denied lock_held by A",
+                "B@32: skipped: B does not hold the lock, so it does not write",
+            ],
+            violations: &[],
+        },
+    );
+    // Without renewal the lease is a lease: it ends at 30 ms however short the pause.
+    let mut bare = s.clone();
+    bare.lock.watchdog = false;
+    check_scenario(
+        "short pause, no watchdog",
+        &bare,
         Expect {
             safe: true,
             balance: 80,
@@ -110,19 +128,20 @@ fn a_pause_shorter_than_the_ttl_keeps_b_out() {
             violations: &[],
         },
     );
-    let mut s2 = s.clone();
-    s2.clients[1].events[0] = fencing_playground::sim::Event::Acquire { at_ms: 25 };
-    check_scenario(
-        "B too early",
-        &s2,
+}
+
+#[test]
+fn the_watchdog_cannot_save_a_lease_that_ran_out_during_the_pause() {
+    check(
+        "gc-pause-fenced",
         Expect {
             safe: true,
             balance: 90,
             steps: &[
-                "B@25: denied lock_held by A",
-                "B@32: skipped: B does not hold the lock, so it does not write",
+                "A@45: rejected stale_fence: 33 ≤ 34",
+                "A@45: renew denied: B holds the lock",
             ],
-            violations: &[ViolationKind::StaleWriteAccepted][..0],
+            violations: &[],
         },
     );
 }

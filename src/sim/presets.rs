@@ -71,25 +71,23 @@ fn pause(at_ms: u64, duration_ms: u64, cause: PauseCause) -> Event {
 }
 
 /// The well-known story: A pauses past its TTL, B acquires and debits, A wakes and debits.
+/// The contract presets replay it bare, with the seeds' numbers.
 fn gc_pause(rule: FenceRule) -> Scenario {
     let fenced = rule != FenceRule::Off;
     let mut s = scenario(
         if fenced {
-            "GC pause, fenced storage"
+            "Contract 4: fenced storage rejects the stale debit"
         } else {
-            "GC pause, no fencing"
+            "Contract 3: without fencing both debits land"
         },
         if fenced {
-            "A takes the lock with fence 33 and is frozen by a garbage-collection pause. Its lease \
-             runs out at 30 ms; B takes the lock with fence 34 and debits 10. When A wakes it still \
-             thinks it holds the lock and sends its debit with fence 33. The storage has already \
-             seen 34, so it rejects 33: the balance stays at 90. Drag A's pause shorter than the \
-             TTL and watch B get lock_held instead."
+            "A takes fence 33 and is frozen past its 30 ms TTL. B takes fence 34 at 31 ms and \
+             debits 10. A wakes and debits 10 with fence 33; the storage has seen 34, so it \
+             rejects 33 as stale_fence. The balance stays at 90 and the last fence is 34."
         } else {
             "The same schedule against storage that checks nothing. B debits 10 with fence 34; A \
              wakes from its pause and debits 10 with fence 33, and both are accepted: the balance \
-             is 80 and the last write came from a lock that had already expired. Holding the lock \
-             once is not the same as holding it now."
+             is 80 and the last write came from a lock that had already expired."
         },
         vec![
             client(
@@ -100,6 +98,34 @@ fn gc_pause(rule: FenceRule) -> Scenario {
         ],
     );
     s.storage.fence_rule = rule;
+    s
+}
+
+/// The playground's opening story: the same pause, with a watchdog renewing A's lease, so that
+/// a pause shorter than the TTL keeps B out and a longer one does not.
+fn gc_pause_with_watchdog(rule: FenceRule) -> Scenario {
+    let fenced = rule != FenceRule::Off;
+    let mut s = gc_pause(rule);
+    s.lock.watchdog = true;
+    s.name = if fenced {
+        "GC pause, fenced storage".to_string()
+    } else {
+        "GC pause, no fencing".to_string()
+    };
+    s.caption = if fenced {
+        "A takes the lock with fence 33, and a watchdog in A's process renews it every 15 ms. \
+         A garbage-collection pause freezes A, watchdog and all, so the lease runs out at 30 ms. \
+         B takes fence 34 and debits 10. A wakes still sure it holds the lock and sends its \
+         debit with fence 33; the storage has already seen 34 and rejects it. The balance stays \
+         at 90. Drag the end of A's pause left of 30 ms: the watchdog renews in time, B gets \
+         lock_held, and A's debit is accepted."
+    } else {
+        "The same schedule against storage that checks nothing. The watchdog cannot renew a \
+         lease that ran out while A was frozen, B debits 10 with fence 34, and A's late debit \
+         with fence 33 is accepted too: the balance is 80. Holding the lock once is not the \
+         same as holding it now."
+    }
+    .to_string();
     s
 }
 
@@ -173,11 +199,11 @@ pub fn presets() -> Vec<Preset> {
         },
         Preset {
             id: DEFAULT_PRESET,
-            scenario: gc_pause(FenceRule::Strict),
+            scenario: gc_pause_with_watchdog(FenceRule::Strict),
         },
         Preset {
             id: "gc-pause-unfenced",
-            scenario: gc_pause(FenceRule::Off),
+            scenario: gc_pause_with_watchdog(FenceRule::Off),
         },
     ];
     list.extend(stories());

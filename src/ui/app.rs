@@ -1,0 +1,173 @@
+//! The root component: owns the one `State` through `use_reducer`, derives the traces from the
+//! scenario (the run and its ghost without fencing), routes keys, and keeps the focus on the
+//! selected event after a key press moved it. Everything else is drawn by child components.
+
+use super::banner::Banner;
+use super::dom;
+use super::hint::Hint;
+use super::narration::Narration;
+use super::palette::Palette;
+use super::preset_picker::PresetPicker;
+use super::readout::Readout;
+use super::settings::Settings;
+use super::state::{apply, key_action, Action, State};
+use super::timeline::Timeline;
+use crate::sim::{self, FenceRule, Scenario, Trace};
+use std::rc::Rc;
+use wasm_bindgen::JsCast;
+use yew::prelude::*;
+
+impl Reducible for State {
+    type Action = Action;
+    fn reduce(self: Rc<Self>, action: Action) -> Rc<Self> {
+        Rc::new(apply(&self, action))
+    }
+}
+
+#[derive(Properties, PartialEq)]
+pub struct AppProps {
+    pub initial: Rc<State>,
+    pub compact: bool,
+    /// Makes the SVG ids of this mount unique on the page.
+    pub uid: u32,
+}
+
+/// The run, and the same schedule with the storage's fence check flipped (off when the
+/// scenario fences, strict when it does not), computed once per scenario.
+#[derive(PartialEq)]
+pub struct Runs {
+    pub trace: Rc<Trace>,
+    pub ghost: Rc<Trace>,
+    /// Whether the ghost is the fenced one (the scenario itself does not fence).
+    pub ghost_fenced: bool,
+}
+
+fn runs(s: &Scenario) -> Runs {
+    let mut other = s.clone();
+    let ghost_fenced = s.storage.fence_rule == FenceRule::Off;
+    other.storage.fence_rule = if ghost_fenced {
+        FenceRule::Strict
+    } else {
+        FenceRule::Off
+    };
+    Runs {
+        trace: Rc::new(sim::run(s)),
+        ghost: Rc::new(sim::run(&other)),
+        ghost_fenced,
+    }
+}
+
+#[component]
+pub fn App(props: &AppProps) -> Html {
+    let state = use_reducer_eq({
+        let initial = props.initial.clone();
+        move || (*initial).clone()
+    });
+    let dispatch = {
+        let d = state.dispatcher();
+        use_callback((), move |a: Action, _| d.dispatch(a))
+    };
+    let runs = use_memo(state.scenario.clone(), runs);
+    let root = use_node_ref();
+
+    // Keys move the selected event; when that re-created its element, put the focus back.
+    {
+        let root = root.clone();
+        let selected = state.selected;
+        use_effect_with(state.focus_ticket, move |ticket| {
+            if *ticket > 0 {
+                refocus(&root, selected);
+            }
+        });
+    }
+
+    let onkeydown = {
+        let dispatch = dispatch.clone();
+        let dragging = state.drag.is_some();
+        Callback::from(move |e: KeyboardEvent| {
+            let target = dom::target_element(&e);
+            if let Some(t) = &target {
+                if matches!(t.tag_name().as_str(), "INPUT" | "SELECT" | "TEXTAREA") {
+                    return;
+                }
+            }
+            let focus = target.as_ref().and_then(dom::event_part);
+            let ctrl = e.ctrl_key() || e.meta_key();
+            if let Some(action) = key_action(&e.key(), e.shift_key(), ctrl, dragging, focus) {
+                e.prevent_default();
+                dispatch.emit(action);
+            }
+        })
+    };
+
+    let scenario = Rc::new(state.scenario.clone());
+    let class = classes!(
+        "fp-root",
+        props.compact.then_some("fp-compact"),
+        state.readonly.then_some("fp-readonly")
+    );
+    let uid: AttrValue = format!("fp{}", props.uid).into();
+    html! {
+        <div {class} ref={root} {onkeydown} data-testid="playground">
+            <div class="fp-head">
+                <h2 data-testid="title">{ state.scenario.name.clone() }</h2>
+                if !state.readonly {
+                    <PresetPicker current={state.preset_id.clone().map(AttrValue::from)}
+                        on_pick={dispatch.reform(Action::LoadPreset)} />
+                }
+            </div>
+            <p class="fp-caption" data-testid="caption">{ state.scenario.caption.clone() }</p>
+            <Banner trace={runs.trace.clone()} ghost={runs.ghost.clone()} ghost_fenced={runs.ghost_fenced} />
+            <Hint scenario={scenario.clone()} readonly={state.readonly} notice={state.notice.clone().map(AttrValue::from)} />
+            if !state.readonly && !props.compact {
+                <div class="fp-row">
+                    <Palette tool={state.tool} selected={state.selected} clients={scenario.clients.len()}
+                        playhead_ms={state.playhead_ms} on_add={dispatch.clone()} />
+                </div>
+                <div class="fp-row">
+                    <Settings lock={Rc::new(scenario.lock.clone())} fence_rule={scenario.storage.fence_rule}
+                        clients={Rc::new(scenario.clients.iter().map(|c| c.name.clone()).collect::<Vec<_>>())}
+                        uid={uid.clone()} can_undo={!state.undo.is_empty()}
+                        can_redo={!state.redo.is_empty()} on_change={dispatch.clone()} />
+                </div>
+            }
+            <Timeline scenario={scenario.clone()} trace={runs.trace.clone()} ghost={runs.ghost.clone()}
+                ghost_fenced={runs.ghost_fenced} selected={state.selected} playhead_ms={state.playhead_ms}
+                frozen_axis_ms={state.drag.as_ref().map(|d| d.axis_end_ms)}
+                dragging={state.drag.is_some()} readonly={state.readonly} tool={state.tool} width_px={state.width_px}
+                uid={uid} on_action={dispatch.clone()} />
+            <Readout trace={runs.trace.clone()} at_ms={state.playhead_ms} on_move={dispatch.reform(Action::SetPlayhead)} />
+            <p class="fp-keys">
+                <kbd>{"Tab"}</kbd>{" moves between events · "}<kbd>{"←"}</kbd><kbd>{"→"}</kbd>
+                {" move the focused event or pause edge (with "}<kbd>{"Shift"}</kbd>{": 10 ms) · "}
+                <kbd>{"↑"}</kbd><kbd>{"↓"}</kbd>{" change client · "}<kbd>{"Delete"}</kbd>{" removes · "}
+                <kbd>{"Ctrl+Z"}</kbd>{" / "}<kbd>{"Ctrl+Shift+Z"}</kbd>{" undo / redo · double-click a lane to add the chosen event"}
+            </p>
+            <Narration lines={Rc::new(runs.trace.narration.clone())} />
+        </div>
+    }
+}
+
+fn refocus(root: &NodeRef, selected: Option<super::state::EventRef>) {
+    let Some(root) = root.cast::<web_sys::Element>() else {
+        return;
+    };
+    let doc = root.owner_document();
+    let active = doc.as_ref().and_then(|d| d.active_element());
+    let lost = match &active {
+        None => true,
+        Some(a) => !root.contains(Some(a)) || a.tag_name() == "BODY",
+    };
+    if !lost {
+        return;
+    }
+    let selector = match selected {
+        Some(r) => format!("[data-ev=\"{}\"][data-part=\"body\"]", r.attr()),
+        None => "[data-testid=\"timeline\"]".to_string(),
+    };
+    if let Ok(Some(el)) = root.query_selector(&selector) {
+        if let Ok(el) = el.dyn_into::<web_sys::SvgElement>() {
+            let _ = el.focus();
+        }
+    }
+}

@@ -1,0 +1,322 @@
+//! Words for the screen, read off the scenario and the trace: what an event is ("GC pause
+//! 44 ms"), which step's text its badge shows, whether that outcome is good news (✓) or bad
+//! (✗), and the state at the playhead. Nothing here judges a run: every verdict is a step the
+//! core already wrote, and this module only picks which one to show and how to mark it.
+
+use crate::sim::account::DebitVerdict;
+use crate::sim::trace::{Outcome, Step, Trace};
+use crate::sim::{Event, ReleaseKind};
+
+/// How a badge is marked. Never colour alone: each mark has its own glyph.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Mark {
+    Good,
+    Bad,
+    Neutral,
+}
+
+impl Mark {
+    pub fn glyph(self) -> &'static str {
+        match self {
+            Mark::Good => "✓",
+            Mark::Bad => "✗",
+            Mark::Neutral => "•",
+        }
+    }
+
+    pub fn class(self) -> &'static str {
+        match self {
+            Mark::Good => "good",
+            Mark::Bad => "bad",
+            Mark::Neutral => "neutral",
+        }
+    }
+}
+
+/// A short name for an event, as its marker's label.
+pub fn event_label(e: &Event) -> String {
+    match e {
+        Event::Acquire { .. } => "acquire".to_string(),
+        Event::Debit {
+            amount, delay_ms, ..
+        } => {
+            if *delay_ms > 0 {
+                format!("debit {amount}, {delay_ms} ms in flight")
+            } else {
+                format!("debit {amount}")
+            }
+        }
+        Event::Pause {
+            duration_ms, cause, ..
+        } => format!("{} pause {duration_ms} ms", cause.label()),
+        Event::CheckThenWrite { amount, .. } => format!("isHeld() then debit {amount}"),
+        Event::Renew { .. } => "renew".to_string(),
+        Event::Watchdog { .. } => "start watchdog".to_string(),
+        Event::Release {
+            mode: ReleaseKind::BareDel,
+            ..
+        } => "bare DEL".to_string(),
+        Event::Release { .. } => "release".to_string(),
+        Event::Crash { .. } => "crash".to_string(),
+        Event::ClockJump { by_ms, .. } => format!("clock jump {by_ms:+} ms"),
+        #[allow(unreachable_patterns)]
+        other => other.kind().replace('_', " "),
+    }
+}
+
+/// The step an event's badge shows: the storage's verdict for a write, the pause itself for a
+/// pause, otherwise the event's last step.
+pub fn badge_step(steps: &[Step], client: usize, event: usize) -> Option<&Step> {
+    let mut steps = steps
+        .iter()
+        .filter(|s| s.client == client && s.event == Some(event));
+    let mut chosen: Option<&Step> = None;
+    for s in steps.by_ref() {
+        match s.outcome {
+            Outcome::Stored { .. } | Outcome::Paused { .. } | Outcome::CheckFailed => {
+                return Some(s)
+            }
+            Outcome::Woke => {}
+            _ => chosen = Some(s),
+        }
+    }
+    chosen
+}
+
+/// Whether an outcome is good news, bad news or neither, for its mark.
+pub fn mark(outcome: &Outcome) -> Mark {
+    match outcome {
+        Outcome::Granted { .. } | Outcome::Renewed { .. } | Outcome::CheckPassed => Mark::Good,
+        Outcome::Released { own: true, .. } => Mark::Good,
+        Outcome::Stored { verdict, .. } => match verdict {
+            DebitVerdict::Accepted { .. } => Mark::Good,
+            DebitVerdict::Duplicate { .. } => Mark::Neutral,
+            DebitVerdict::Rejected { .. } => Mark::Bad,
+        },
+        Outcome::Denied { .. }
+        | Outcome::RenewDenied { .. }
+        | Outcome::CheckFailed
+        | Outcome::Crashed
+        | Outcome::Skipped { .. } => Mark::Bad,
+        Outcome::Released {
+            deleted: Some(_), ..
+        } => Mark::Bad,
+        _ => Mark::Neutral,
+    }
+}
+
+/// The screen-reader name of an event's marker: what it is, when, and what came of it.
+pub fn aria_label(client_name: &str, e: &Event, outcome: Option<&str>) -> String {
+    let mut s = format!("{client_name}: {} at {} ms", event_label(e), e.at_ms());
+    if let Some(text) = outcome {
+        s.push_str(": ");
+        s.push_str(text);
+    }
+    s.push_str(". Arrow keys move it (Shift: 10 ms), Up/Down change client, Delete removes.");
+    s
+}
+
+/// One client's belief at an instant.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Belief {
+    pub client: usize,
+    pub fence: Option<u64>,
+    /// The lease behind the belief has already ended.
+    pub stale: bool,
+}
+
+/// What the playhead reads at one instant, taken from the trace's spans.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Instant {
+    pub at_ms: u64,
+    /// The lease holder and its fence.
+    pub holder: Option<(usize, Option<u64>)>,
+    pub believers: Vec<Belief>,
+    pub paused: Vec<usize>,
+    pub balance: i64,
+    /// The highest fence the storage had accepted by then (`None` if it keeps none).
+    pub last_fence: Option<u64>,
+}
+
+/// The state of the run at `t`: spans are half-open, `[start, end)`; a debit counts from the
+/// instant it arrived.
+pub fn instant(trace: &Trace, t: u64) -> Instant {
+    let holder = trace
+        .leases
+        .iter()
+        .find(|l| l.start_ms <= t && t < l.end_ms)
+        .map(|l| (l.holder, l.fence));
+    let believers = trace
+        .beliefs
+        .iter()
+        .filter(|b| b.start_ms <= t && t < b.end_ms)
+        .map(|b| Belief {
+            client: b.client,
+            fence: b.fence,
+            stale: b.stale_from_ms.is_some_and(|s| s <= t),
+        })
+        .collect();
+    let mut paused: Vec<usize> = trace
+        .pauses
+        .iter()
+        .filter(|p| p.start_ms <= t && t < p.end_ms)
+        .map(|p| p.client)
+        .collect();
+    paused.dedup();
+    let balance = trace
+        .balance
+        .iter()
+        .take_while(|b| b.at_ms <= t)
+        .last()
+        .or(trace.balance.first())
+        .map_or(trace.final_balance, |b| b.balance);
+    let last_fence = trace.last_fence.and_then(|_| {
+        trace
+            .writes
+            .iter()
+            .filter(|w| w.arrived_ms <= t)
+            .filter(|w| matches!(w.verdict, Some(DebitVerdict::Accepted { .. })))
+            .filter_map(|w| w.token)
+            .max()
+    });
+    Instant {
+        at_ms: t,
+        holder,
+        believers,
+        paused,
+        balance,
+        last_fence,
+    }
+}
+
+/// The playhead's reading in one line, e.g. "At 40 ms: B holds the lease (fence 34). A and B
+/// believe they hold it; A's belief is stale. A is paused. Balance 90, last fence 34."
+pub fn instant_text(trace: &Trace, at: &Instant) -> String {
+    let name = |c: usize| trace.clients.get(c).map_or("?", String::as_str);
+    let fence = |f: Option<u64>| f.map_or(String::new(), |f| format!(" (fence {f})"));
+    let mut s = format!("At {} ms: ", at.at_ms);
+    match at.holder {
+        Some((c, f)) => s.push_str(&format!("{} holds the lease{}.", name(c), fence(f))),
+        None => s.push_str("nobody holds the lease."),
+    }
+    let names: Vec<&str> = at.believers.iter().map(|b| name(b.client)).collect();
+    match names.len() {
+        0 => s.push_str(" Nobody believes it holds the lock."),
+        1 => s.push_str(&format!(" {} believes it holds the lock.", names[0])),
+        _ => s.push_str(&format!(" {} believe they hold it.", join(&names))),
+    }
+    for b in at.believers.iter().filter(|b| b.stale) {
+        s.push_str(&format!(
+            " {}'s belief is stale: its lease has ended.",
+            name(b.client)
+        ));
+    }
+    if !at.paused.is_empty() {
+        let p: Vec<&str> = at.paused.iter().map(|&c| name(c)).collect();
+        s.push_str(&format!(" {} paused.", verb(&p)));
+    }
+    s.push_str(&format!(" Balance {}", at.balance));
+    match at.last_fence {
+        Some(f) => s.push_str(&format!(", last fence {f}.")),
+        None => s.push('.'),
+    }
+    s
+}
+
+fn join(names: &[&str]) -> String {
+    match names {
+        [] => String::new(),
+        [one] => one.to_string(),
+        [init @ .., last] => format!("{} and {last}", init.join(", ")),
+    }
+}
+
+fn verb(names: &[&str]) -> String {
+    if names.len() == 1 {
+        format!("{} is", names[0])
+    } else {
+        format!("{} are", join(names))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::sim::presets::preset;
+    use crate::sim::run;
+
+    fn gc_trace(pause_ms: u64) -> Trace {
+        let mut s = preset("gc-pause-fenced").unwrap();
+        if let Event::Pause { duration_ms, .. } = &mut s.clients[0].events[1] {
+            *duration_ms = pause_ms;
+        }
+        run(&s)
+    }
+
+    #[test]
+    fn badges_show_the_storage_verdict_for_writes() {
+        let t = gc_trace(44);
+        let text = |c, e| badge_step(&t.steps, c, e).map(|s| s.text.as_str());
+        assert_eq!(text(0, 0), Some("granted fence 33, lease until 30 ms"));
+        assert_eq!(text(0, 1), Some("paused by GC until 45 ms"));
+        assert_eq!(text(0, 2), Some("rejected stale_fence: 33 ≤ 34"));
+        assert_eq!(text(1, 1), Some("accepted, balance 90"));
+        assert_eq!(text(1, 9), None);
+        let marks: Vec<Mark> = [(0, 2), (1, 1)]
+            .iter()
+            .map(|&(c, e)| mark(&badge_step(&t.steps, c, e).unwrap().outcome))
+            .collect();
+        assert_eq!(marks, [Mark::Bad, Mark::Good]);
+        // A short pause: A's debit lands while its lease is live.
+        let t = gc_trace(20);
+        assert_eq!(
+            badge_step(&t.steps, 0, 2).map(|s| s.text.as_str()),
+            Some("accepted, balance 90")
+        );
+    }
+
+    #[test]
+    fn the_playhead_reads_the_spans() {
+        let t = gc_trace(44);
+        let cases: &[(u64, &str)] = &[
+            (
+                0,
+                "At 0 ms: A holds the lease (fence 33). A believes it holds the lock. Balance 100.",
+            ),
+            (
+                40,
+                "At 40 ms: B holds the lease (fence 34). A and B believe they hold it. A's belief \
+                 is stale: its lease has ended. A is paused. Balance 90, last fence 34.",
+            ),
+            (
+                30,
+                "At 30 ms: nobody holds the lease. A believes it holds the lock. A's belief is \
+                 stale: its lease has ended. A is paused. Balance 100.",
+            ),
+            (
+                70,
+                "At 70 ms: nobody holds the lease. Nobody believes it holds the lock. Balance 90, \
+                 last fence 34.",
+            ),
+        ];
+        for &(at, want) in cases {
+            assert_eq!(instant_text(&t, &instant(&t, at)), want, "at {at}");
+        }
+        let unfenced = run(&preset("gc-pause-unfenced").unwrap());
+        let late = instant(&unfenced, 70);
+        assert_eq!((late.balance, late.last_fence), (80, None));
+    }
+
+    #[test]
+    fn labels_name_the_event() {
+        let s = preset("delayed-packet").unwrap();
+        assert_eq!(
+            event_label(&s.clients[0].events[1]),
+            "debit 10, 40 ms in flight"
+        );
+        let g = preset("gc-pause-fenced").unwrap();
+        assert_eq!(event_label(&g.clients[0].events[1]), "GC pause 44 ms");
+        assert!(aria_label("A", &g.clients[0].events[1], Some("paused"))
+            .starts_with("A: GC pause 44 ms at 1 ms: paused."));
+    }
+}

@@ -1,0 +1,50 @@
+//! The few places the view touches the DOM directly: a per-mount id for SVG `<defs>`, the
+//! pointer's position in SVG coordinates, and which event part a focused element stands for.
+
+use super::geometry::{svg_x, svg_y, Layout};
+use super::state::{EventRef, Part};
+use std::cell::Cell;
+use wasm_bindgen::JsCast;
+use web_sys::Element;
+use yew::NodeRef;
+
+thread_local! {
+    static NEXT_UID: Cell<u32> = const { Cell::new(1) };
+}
+
+/// A number no other mount on this page has, for ids inside the SVG.
+pub fn next_uid() -> u32 {
+    NEXT_UID.with(|n| {
+        let id = n.get();
+        n.set(id.wrapping_add(1));
+        id
+    })
+}
+
+/// The pointer at `(client_x, client_y)` as an instant on the axis and a y in the SVG.
+pub fn pointer(svg: &NodeRef, layout: &Layout, client_x: i32, client_y: i32) -> Option<(u64, i32)> {
+    let el = svg.cast::<Element>()?;
+    let r = el.get_bounding_client_rect();
+    let x = svg_x(f64::from(client_x), r.left(), r.width(), layout.width_px);
+    let y = svg_y(f64::from(client_y), r.top(), r.height(), layout.height_px);
+    Some((layout.axis.time_at(x), y))
+}
+
+/// The event part an element stands for, from its `data-ev` and `data-part` attributes.
+pub fn event_part(el: &Element) -> Option<(EventRef, Part)> {
+    let r = EventRef::from_attr(&el.get_attribute("data-ev")?)?;
+    let part = Part::from_attr(&el.get_attribute("data-part")?)?;
+    Some((r, part))
+}
+
+/// The element an event's target is, if it is one.
+pub fn target_element(e: &web_sys::Event) -> Option<Element> {
+    e.target()?.dyn_into::<Element>().ok()
+}
+
+/// The closest ancestor-or-self of the event's target that stands for an event part.
+pub fn grabbed(e: &web_sys::Event) -> Option<(Element, EventRef, Part)> {
+    let el = target_element(e)?.closest("[data-ev]").ok()??;
+    let (r, part) = event_part(&el)?;
+    Some((el, r, part))
+}

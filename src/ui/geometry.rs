@@ -1,0 +1,339 @@
+//! Screen coordinates vs simulation time, and where each lane sits. One small pure module
+//! converts both ways so the drag math and the layout are tested natively. Everything is in
+//! whole CSS pixels and whole milliseconds: integers keep the SVG attributes short and keep
+//! float formatting out of the wasm.
+
+use crate::sim::scenario::MAX_TIME_MS;
+
+/// Height of the time axis above the lanes.
+pub const HEADER_PX: i32 = 34;
+pub const LOCK_LANE_PX: i32 = 64;
+pub const CLIENT_LANE_PX: i32 = 100;
+pub const STORAGE_LANE_PX: i32 = 96;
+pub const GHOST_LANE_PX: i32 = 76;
+pub const FOOT_PX: i32 = 6;
+/// The approximate advance of one character of the 12 px label font.
+pub const CHAR_PX: i32 = 7;
+/// Ticks are spaced at least this far apart.
+const MIN_TICK_GAP_PX: i64 = 75;
+
+/// A linear map between `[0, end_ms]` and `[left_px, right_px]`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Axis {
+    pub end_ms: u64,
+    pub left_px: i32,
+    pub right_px: i32,
+}
+
+impl Axis {
+    pub fn new(end_ms: u64, left_px: i32, right_px: i32) -> Axis {
+        Axis {
+            end_ms: end_ms.max(1),
+            left_px,
+            right_px: right_px.max(left_px + 1),
+        }
+    }
+
+    fn span_px(&self) -> i64 {
+        i64::from(self.right_px - self.left_px)
+    }
+
+    /// The x of an instant (rounded to the nearest pixel; instants past the end lie past it).
+    pub fn x(&self, t_ms: u64) -> i32 {
+        let t = t_ms.min(MAX_TIME_MS.saturating_mul(4)) as i64;
+        let end = self.end_ms as i64;
+        let offset = (t * self.span_px() + end / 2) / end;
+        (i64::from(self.left_px) + offset).clamp(i32::MIN as i64 / 2, i32::MAX as i64 / 2) as i32
+    }
+
+    /// The instant under an x (rounded to the nearest ms, never below 0 nor past the limit).
+    pub fn time_at(&self, x_px: i32) -> u64 {
+        let dx = i64::from(x_px) - i64::from(self.left_px);
+        if dx <= 0 {
+            return 0;
+        }
+        let span = self.span_px();
+        let t = (dx * self.end_ms as i64 + span / 2) / span;
+        (t as u64).min(MAX_TIME_MS)
+    }
+
+    /// Pixels per millisecond, at least 1 when the axis is zoomed in (for keyboard hints).
+    pub fn width_of(&self, d_ms: u64) -> i32 {
+        (self.x(d_ms) - self.left_px).max(0)
+    }
+
+    /// Round instants for the tick marks: every 1, 2 or 5 × 10ⁿ ms, far enough apart to read.
+    pub fn ticks(&self) -> Vec<u64> {
+        let step = tick_step(self.end_ms, self.span_px());
+        (0..=self.end_ms / step).map(|i| i * step).collect()
+    }
+}
+
+/// The smallest 1-2-5 step that keeps ticks `MIN_TICK_GAP_PX` apart.
+pub fn tick_step(end_ms: u64, span_px: i64) -> u64 {
+    let mut base: u64 = 1;
+    loop {
+        for m in [1, 2, 5] {
+            let step = base.saturating_mul(m);
+            if (step as i64).saturating_mul(span_px)
+                >= MIN_TICK_GAP_PX.saturating_mul(end_ms as i64)
+                || step >= MAX_TIME_MS
+            {
+                return step;
+            }
+        }
+        base = base.saturating_mul(10);
+    }
+}
+
+/// How far the axis reaches: everything the run touched, rounded up to a multiple of 10 ms.
+pub fn axis_end_ms(trace_end_ms: u64, horizon_ms: u64) -> u64 {
+    let end = trace_end_ms.max(horizon_ms).max(10);
+    end.div_ceil(10).saturating_mul(10)
+}
+
+/// A pointer's client x turned into the SVG's own x. The SVG's view box is as wide as the
+/// element, but a zoomed or transformed page can make the two differ.
+pub fn svg_x(client_x: f64, rect_left: f64, rect_width: f64, view_width_px: i32) -> i32 {
+    let usable = rect_width > 0.0 && client_x.is_finite() && rect_left.is_finite();
+    if !usable {
+        return 0;
+    }
+    let x = (client_x - rect_left) * f64::from(view_width_px) / rect_width;
+    x.round().clamp(-1.0e6, 1.0e6) as i32
+}
+
+/// Same for y, with the view box's height.
+pub fn svg_y(client_y: f64, rect_top: f64, rect_height: f64, view_height_px: i32) -> i32 {
+    svg_x(client_y, rect_top, rect_height, view_height_px)
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum LaneKind {
+    Lock,
+    Client(usize),
+    Storage,
+    /// The same schedule's storage without fencing (or with it, when fencing is off).
+    Ghost,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Lane {
+    pub kind: LaneKind,
+    pub top_px: i32,
+    pub height_px: i32,
+}
+
+impl Lane {
+    pub fn bottom_px(&self) -> i32 {
+        self.top_px + self.height_px
+    }
+}
+
+/// Where everything goes for one width and one number of clients.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Layout {
+    pub width_px: i32,
+    pub height_px: i32,
+    /// Width of the lane names on the left.
+    pub gutter_px: i32,
+    pub lanes: Vec<Lane>,
+    pub axis: Axis,
+}
+
+impl Layout {
+    pub fn new(width_px: u32, clients: usize, ghost: bool, axis_end_ms: u64) -> Layout {
+        let width_px = (width_px as i32).clamp(240, 4096);
+        let gutter_px = if width_px < 560 { 58 } else { 96 };
+        let right_pad_px = if width_px < 560 { 12 } else { 24 };
+        let mut lanes = Vec::with_capacity(clients + 3);
+        let mut top_px = HEADER_PX;
+        let mut push = |kind, height_px| {
+            lanes.push(Lane {
+                kind,
+                top_px,
+                height_px,
+            });
+            top_px += height_px;
+        };
+        push(LaneKind::Lock, LOCK_LANE_PX);
+        for c in 0..clients {
+            push(LaneKind::Client(c), CLIENT_LANE_PX);
+        }
+        push(LaneKind::Storage, STORAGE_LANE_PX);
+        if ghost {
+            push(LaneKind::Ghost, GHOST_LANE_PX);
+        }
+        Layout {
+            width_px,
+            height_px: top_px + FOOT_PX,
+            gutter_px,
+            lanes,
+            axis: Axis::new(axis_end_ms, gutter_px + 8, width_px - right_pad_px),
+        }
+    }
+
+    pub fn lane(&self, kind: LaneKind) -> Option<Lane> {
+        self.lanes.iter().copied().find(|l| l.kind == kind)
+    }
+
+    pub fn lane_at(&self, y_px: i32) -> Option<LaneKind> {
+        self.lanes
+            .iter()
+            .find(|l| l.top_px <= y_px && y_px < l.bottom_px())
+            .map(|l| l.kind)
+    }
+
+    /// The client whose lane is under `y_px`, if any.
+    pub fn client_at(&self, y_px: i32) -> Option<usize> {
+        match self.lane_at(y_px) {
+            Some(LaneKind::Client(c)) => Some(c),
+            _ => None,
+        }
+    }
+}
+
+/// The approximate width of a label in the 12 px font.
+pub fn text_width_px(text: &str) -> i32 {
+    (text.chars().count() as i32).saturating_mul(CHAR_PX)
+}
+
+/// The approximate width of a label in the 11 px font.
+pub fn small_text_width_px(text: &str) -> i32 {
+    (text.chars().count() as i32).saturating_mul(63) / 10
+}
+
+/// Where a label of `width_px` that wants to start at `x_px` starts so that it stays inside
+/// `[left_px, right_px]` (it slides left at the right edge).
+pub fn fit_label(x_px: i32, width_px: i32, left_px: i32, right_px: i32) -> i32 {
+    x_px.min(right_px - width_px).max(left_px)
+}
+
+/// Greedy row assignment for labels given as `(start_px, end_px)` in the order they should
+/// claim space: each goes to the first row where it does not overlap, or, if none is free, to
+/// the row that frees up first.
+pub fn place_rows(spans: &[(i32, i32)], rows: usize) -> Vec<usize> {
+    const GAP_PX: i32 = 6;
+    let rows = rows.max(1);
+    let mut ends = vec![i32::MIN; rows];
+    spans
+        .iter()
+        .map(|&(start, end)| {
+            let row = (0..rows)
+                .find(|&r| ends[r].saturating_add(GAP_PX) <= start)
+                .unwrap_or_else(|| (0..rows).min_by_key(|&r| ends[r]).unwrap_or(0));
+            ends[row] = ends[row].max(end);
+            row
+        })
+        .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn time_and_x_round_trip() {
+        let axis = Axis::new(80, 100, 1260);
+        assert_eq!(axis.x(0), 100);
+        assert_eq!(axis.x(80), 1260);
+        assert_eq!(axis.x(40), 680);
+        for t in 0..=80 {
+            assert_eq!(axis.time_at(axis.x(t)), t, "t={t}");
+        }
+        // Left of the axis is 0 ms; right of it keeps counting, up to the limit.
+        assert_eq!(axis.time_at(-500), 0);
+        assert_eq!(axis.time_at(1260 + 145), 90);
+        assert_eq!(axis.time_at(i32::MAX), MAX_TIME_MS);
+        // A pixel between two instants goes to the nearer one.
+        assert_eq!(axis.time_at(100 + 7), 0);
+        assert_eq!(axis.time_at(100 + 8), 1);
+    }
+
+    #[test]
+    fn narrow_axes_still_map_and_never_divide_by_zero() {
+        let axis = Axis::new(0, 50, 50);
+        assert_eq!(axis.time_at(51), 1);
+        assert_eq!(axis.x(1), 51);
+        let phone = Layout::new(390, 2, true, 80);
+        assert_eq!(phone.gutter_px, 58);
+        assert!(phone.axis.right_px <= 390);
+        assert!(phone.axis.x(80) > phone.axis.x(79));
+    }
+
+    #[test]
+    fn ticks_are_round_and_readable() {
+        let cases = [
+            (80, 1160, 10),
+            (80, 300, 20),
+            (1000, 1160, 100),
+            (7, 1160, 1),
+            (10_000_000, 1160, 1_000_000),
+        ];
+        for (end, span, want) in cases {
+            assert_eq!(tick_step(end, span), want, "end {end} over {span} px");
+        }
+        assert_eq!(
+            Axis::new(80, 0, 1160).ticks(),
+            [0, 10, 20, 30, 40, 50, 60, 70, 80]
+        );
+    }
+
+    #[test]
+    fn the_axis_covers_the_run() {
+        assert_eq!(axis_end_ms(61, 80), 80);
+        assert_eq!(axis_end_ms(95, 80), 100);
+        assert_eq!(axis_end_ms(0, 0), 10);
+    }
+
+    #[test]
+    fn pointer_to_svg_scales_with_the_element() {
+        assert_eq!(svg_x(150.0, 50.0, 1000.0, 1000), 100);
+        // The element is drawn at half size: one CSS pixel is two view-box pixels.
+        assert_eq!(svg_x(150.0, 50.0, 500.0, 1000), 200);
+        assert_eq!(svg_x(150.0, 50.0, 0.0, 1000), 0);
+        assert_eq!(svg_x(f64::NAN, 50.0, 10.0, 1000), 0);
+    }
+
+    #[test]
+    fn lanes_stack_and_are_found_by_y() {
+        let l = Layout::new(1280, 2, true, 80);
+        let kinds: Vec<LaneKind> = l.lanes.iter().map(|l| l.kind).collect();
+        assert_eq!(
+            kinds,
+            [
+                LaneKind::Lock,
+                LaneKind::Client(0),
+                LaneKind::Client(1),
+                LaneKind::Storage,
+                LaneKind::Ghost
+            ]
+        );
+        let b = l.lane(LaneKind::Client(1)).unwrap();
+        assert_eq!(b.top_px, HEADER_PX + LOCK_LANE_PX + CLIENT_LANE_PX);
+        assert_eq!(l.client_at(b.top_px), Some(1));
+        assert_eq!(l.client_at(b.bottom_px() - 1), Some(1));
+        assert_eq!(l.client_at(b.bottom_px()), None);
+        assert_eq!(l.lane_at(0), None);
+        assert_eq!(
+            l.height_px,
+            b.bottom_px() + STORAGE_LANE_PX + GHOST_LANE_PX + FOOT_PX
+        );
+    }
+
+    #[test]
+    fn labels_take_free_rows_and_stay_inside() {
+        assert_eq!(
+            place_rows(
+                &[(0, 100), (50, 120), (110, 200), (130, 150), (160, 170)],
+                2
+            ),
+            [0, 1, 0, 1, 1]
+        );
+        // With every row taken, the row that frees up first is reused.
+        assert_eq!(place_rows(&[(0, 100), (0, 50), (10, 20)], 2), [0, 1, 1]);
+        assert_eq!(fit_label(1200, 100, 96, 1256), 1156);
+        assert_eq!(fit_label(20, 100, 96, 1256), 96);
+        assert_eq!(text_width_px("33 ≤ 34"), 49);
+    }
+}

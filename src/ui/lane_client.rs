@@ -1,0 +1,284 @@
+//! One client's lane. On top, when the client believes it holds the lock, with the stretch
+//! where it believes so after its lease ended drawn hatched in red and labelled: that gap is
+//! the whole lesson. Below: each event as a focusable marker (pauses as hatched bars with
+//! edge handles), and under them a badge per event with the step text the core wrote for it.
+
+use super::describe::{aria_label, badge_step, event_label, mark};
+use super::geometry::{
+    fit_label, place_rows, small_text_width_px, text_width_px, LaneKind, Layout,
+};
+use crate::sim::trace::{BeliefSpan, Step};
+use crate::sim::{Event, ReleaseKind};
+use std::rc::Rc;
+use yew::prelude::*;
+
+#[derive(Properties, PartialEq)]
+pub struct ClientLaneProps {
+    pub client: usize,
+    pub name: AttrValue,
+    pub events: Rc<Vec<Event>>,
+    /// This client's steps and beliefs only, so a lane whose part of the run did not change
+    /// is not drawn again.
+    pub steps: Rc<Vec<Step>>,
+    pub beliefs: Rc<Vec<BeliefSpan>>,
+    pub layout: Rc<Layout>,
+    pub readonly: bool,
+    pub uid: AttrValue,
+    /// The selected event of this lane, if the selection is here.
+    pub selected: Option<usize>,
+}
+
+const BELIEF_Y: i32 = 4;
+const BELIEF_H: i32 = 14;
+const MARK_Y: i32 = 31;
+const PAUSE_Y: i32 = 45;
+const PAUSE_H: i32 = 18;
+const BADGE_Y: [i32; 2] = [80, 95];
+
+/// A marker's outline, centred on the origin: never colour alone, each kind has a shape.
+fn shape(e: &Event) -> &'static str {
+    match e {
+        Event::Acquire { .. } => "M0,-8 L8,6 L-8,6 Z",
+        Event::Debit { .. } => "M0,-8 L8,0 L0,8 L-8,0 Z",
+        Event::CheckThenWrite { .. } => "M-7,-7 H7 V7 H-7 Z",
+        Event::Release {
+            mode: ReleaseKind::BareDel,
+            ..
+        } => "M-8,-6 L8,-6 L0,8 Z M-3,-3 L3,-3 L0,2 Z",
+        Event::Release { .. } => "M-8,-6 L8,-6 L0,8 Z",
+        Event::Crash { .. } => {
+            "M-7,-5 L-5,-7 L0,-2 L5,-7 L7,-5 L2,0 L7,5 L5,7 L0,2 L-5,7 L-7,5 L-2,0 Z"
+        }
+        Event::ClockJump { .. } => "M-7,-7 H7 L-7,7 H7 Z",
+        _ => "M-7,0 a7,7 0 1,0 14,0 a7,7 0 1,0 -14,0 Z",
+    }
+}
+
+/// When the event actually ran: a step due during a pause runs when the client wakes.
+fn ran_at(steps: &[Step], client: usize, event: usize, at_ms: u64) -> u64 {
+    steps
+        .iter()
+        .find(|s| {
+            s.client == client
+                && s.event == Some(event)
+                && !matches!(s.outcome, crate::sim::trace::Outcome::Woke)
+        })
+        .map_or(at_ms, |s| s.at_ms)
+}
+
+#[component]
+pub fn ClientLane(props: &ClientLaneProps) -> Html {
+    let l = &props.layout;
+    let c = props.client;
+    let Some(lane) = l.lane(LaneKind::Client(c)) else {
+        return html! {};
+    };
+    let top = lane.top_px;
+    let name = props.name.as_str();
+    let t = props.steps.as_slice();
+    let colour = format!("fp-c{}", c % 6);
+    let events = &props.events;
+    let mut order: Vec<usize> = (0..events.len()).collect();
+    order.sort_by_key(|&i| (events[i].at_ms(), i));
+
+    // Where each point marker sits, to know how much room its label has.
+    let points: Vec<(usize, i32)> = order
+        .iter()
+        .filter(|&&i| !matches!(events[i], Event::Pause { .. }))
+        .map(|&i| (i, l.axis.x(events[i].at_ms())))
+        .collect();
+
+    let beliefs = props.beliefs.iter().enumerate().map(|(i, b)| {
+        let x0 = l.axis.x(b.start_ms);
+        let x_end = l.axis.x(b.end_ms).max(x0 + 2);
+        let x_stale = b.stale_from_ms.map(|s| l.axis.x(s).clamp(x0, x_end));
+        let held_end = x_stale.unwrap_or(x_end);
+        let y = top + BELIEF_Y;
+        let held_label = match b.fence {
+            Some(f) => format!("believes it holds fence {f}"),
+            None => "believes it holds the lock".to_string(),
+        };
+        let held_label = (small_text_width_px(&held_label) + 8 < held_end - x0).then_some(held_label);
+        html! {
+            <g class={classes!("fp-belief", colour.clone())} data-testid={format!("belief-{name}-{i}")}>
+                <rect class="held" x={x0.to_string()} y={y.to_string()} width={(held_end - x0).max(0).to_string()}
+                    height={BELIEF_H.to_string()} rx="3" />
+                if let Some(text) = held_label {
+                    <text class="small" x={(x0 + 5).to_string()} y={(y + 11).to_string()}>{ text }</text>
+                }
+                if let Some(xs) = x_stale {
+                    <rect class="stale" x={xs.to_string()} y={y.to_string()} width={(x_end - xs).max(1).to_string()}
+                        height={BELIEF_H.to_string()} fill={format!("url(#{}-hatch-stale)", props.uid)}
+                        data-testid={format!("stale-{name}-{i}")}>
+                        <title>{ format!("{name} still believes it holds the lock, but its lease ended at {} ms", b.stale_from_ms.unwrap_or(0)) }</title>
+                    </rect>
+                    { stale_label(xs, x_end, y) }
+                }
+            </g>
+        }
+    });
+
+    let items = order.iter().map(|&i| {
+        let e = &events[i];
+        let selected = props.selected == Some(i);
+        let ev_attr = format!("{c}-{i}");
+        let step = badge_step(t, c, i);
+        let aria = aria_label(name, e, step.map(|s| s.text.as_str()));
+        let x = l.axis.x(e.at_ms());
+        match e {
+            Event::Pause { cause, .. } => {
+                let x1 = l.axis.x(e.end_ms()).max(x + 2);
+                let y = top + PAUSE_Y;
+                let full = event_label(e);
+                let label = [full.as_str(), cause.label()]
+                    .into_iter()
+                    .find(|s| small_text_width_px(s) + 12 < x1 - x)
+                    .map(str::to_string);
+                let handle = |part: &'static str, hx: i32, at: u64| html! {
+                    <g class={classes!("fp-handle", colour.clone(), selected.then_some("selected"))}
+                        data-ev={ev_attr.clone()} data-part={part} tabindex="0" role="slider"
+                        aria-label={format!("{} of {name}'s {} pause", if part == "start" { "Start" } else { "End" }, cause.label())}
+                        aria-valuemin="0" aria-valuemax={l.axis.end_ms.to_string()} aria-valuenow={at.to_string()}
+                        aria-valuetext={format!("{at} ms")}
+                        data-testid={format!("pause-{name}-{i}-{part}")}>
+                        <rect class="hit" x={(hx - 8).to_string()} y={(y - 7).to_string()} width="16" height={(PAUSE_H + 14).to_string()} />
+                        <rect class="ring" x={(hx - 6).to_string()} y={(y - 5).to_string()} width="12" height={(PAUSE_H + 10).to_string()} rx="3" />
+                        <rect class="grip" x={(hx - 3).to_string()} y={(y - 3).to_string()} width="6" height={(PAUSE_H + 6).to_string()} rx="2" />
+                    </g>
+                };
+                html! {
+                    <g key={format!("p{i}")}>
+                        <g class={classes!("fp-ev", "fp-pause", colour.clone(), selected.then_some("selected"))}
+                            data-ev={ev_attr.clone()} data-part="body" tabindex="0" role="button"
+                            aria-label={aria} data-testid={format!("pause-{name}-{i}")}>
+                            <rect class="ring" x={(x - 3).to_string()} y={(y - 3).to_string()} width={(x1 - x + 6).to_string()}
+                                height={(PAUSE_H + 6).to_string()} rx="4" />
+                            <rect class="bar" x={x.to_string()} y={y.to_string()} width={(x1 - x).to_string()}
+                                height={PAUSE_H.to_string()} rx="3" fill={format!("url(#{}-hatch-pause)", props.uid)} />
+                            if let Some(text) = label {
+                                <text class="small halo" x={(x + 8).to_string()} y={(y + 13).to_string()}>{ text }</text>
+                            }
+                        </g>
+                        if !props.readonly {
+                            { handle("start", x, e.at_ms()) }
+                            { handle("end", x1, e.end_ms()) }
+                        }
+                    </g>
+                }
+            }
+            _ => {
+                let y = top + MARK_Y;
+                let next_x = points
+                    .iter()
+                    .skip_while(|(j, _)| *j != i)
+                    .nth(1)
+                    .map_or(l.axis.right_px + 40, |(_, nx)| *nx);
+                let label = event_label(e);
+                let show_label = small_text_width_px(&label) + 14 < next_x - x;
+                let ran = ran_at(t, c, i, e.at_ms());
+                let x_ran = l.axis.x(ran);
+                let flight = match e {
+                    Event::Debit { delay_ms, .. } if *delay_ms > 0 => Some(l.axis.x(e.end_ms())),
+                    _ => None,
+                };
+                html! {
+                    <g key={format!("m{i}")}>
+                        if x_ran > x + 8 {
+                            <line class="fp-wait" x1={(x + 8).to_string()} x2={x_ran.to_string()}
+                                y1={y.to_string()} y2={y.to_string()} />
+                            <circle class="fp-wait" cx={x_ran.to_string()} cy={y.to_string()} r="3" fill="none" />
+                        }
+                        if let Some(fx) = flight {
+                            <line class={classes!("fp-flight", colour.clone())} x1={x.to_string()} x2={fx.to_string()}
+                                y1={(y + 10).to_string()} y2={(y + 10).to_string()} />
+                        }
+                        <g class={classes!("fp-ev", colour.clone(), selected.then_some("selected"))}
+                            data-ev={ev_attr.clone()} data-part="body" tabindex="0" role="button"
+                            aria-label={aria} data-testid={format!("event-{name}-{i}")}
+                            transform={format!("translate({x},{y})")}>
+                            <rect class="hit" x="-10" y="-11" width="20" height="22" />
+                            <rect class="ring" x="-11" y="-11" width="22" height="22" rx="4" />
+                            <path class="shape" d={shape(e)} />
+                            if show_label {
+                                <text class="small muted" x="11" y="4">{ label }</text>
+                            }
+                        </g>
+                        if let (Some(fx), false) = (flight, props.readonly) {
+                            <g class={classes!("fp-handle", colour.clone(), selected.then_some("selected"))}
+                                data-ev={ev_attr.clone()} data-part="end" tabindex="0" role="slider"
+                                aria-label={format!("Arrival of {name}'s debit")} aria-valuemin="0"
+                                aria-valuemax={l.axis.end_ms.to_string()} aria-valuenow={e.end_ms().to_string()}
+                                aria-valuetext={format!("{} ms", e.end_ms())}
+                                data-testid={format!("debit-{name}-{i}-end")}>
+                                <rect class="hit" x={(fx - 8).to_string()} y={(y + 2).to_string()} width="16" height="16" />
+                                <rect class="ring" x={(fx - 7).to_string()} y={(y + 3).to_string()} width="14" height="14" rx="3" />
+                                <circle class="grip" cx={fx.to_string()} cy={(y + 10).to_string()} r="4" />
+                            </g>
+                        }
+                    </g>
+                }
+            }
+        }
+    });
+
+    // Badges: the step text for every event but pauses, in two rows that avoid each other.
+    let mut badges: Vec<(i32, usize, String, &'static str)> = order
+        .iter()
+        .filter(|&&i| !matches!(events[i], Event::Pause { .. }))
+        .filter_map(|&i| {
+            let s = badge_step(t, c, i)?;
+            let m = mark(&s.outcome);
+            let x = l.axis.x(ran_at(t, c, i, events[i].at_ms()));
+            Some((x - 6, i, format!("{} {}", m.glyph(), s.text), m.class()))
+        })
+        .collect();
+    badges.sort_by_key(|b| b.0);
+    let spans: Vec<(i32, i32)> = badges
+        .iter()
+        .map(|(x, _, text, _)| {
+            let w = text_width_px(text);
+            let x = fit_label(*x, w, l.gutter_px + 4, l.axis.right_px + 8);
+            (x, x + w)
+        })
+        .collect();
+    let rows = place_rows(&spans, BADGE_Y.len());
+
+    html! {
+        <g class="fp-lane fp-client-lane" data-testid={format!("lane-{name}")} data-lane={c.to_string()}>
+            <rect class={classes!("fp-lane-bg", (c % 2 == 1).then_some("alt"))} x="0" y={top.to_string()}
+                width={l.width_px.to_string()} height={lane.height_px.to_string()} />
+            <line class="fp-lane-sep" x1="0" x2={l.width_px.to_string()} y1={top.to_string()} y2={top.to_string()} />
+            <g class={colour.clone()}>
+                <circle class="fp-swatch" cx="16" cy={(top + 24).to_string()} r="6" />
+            </g>
+            <text class="lane-name" x="28" y={(top + 29).to_string()}>{ name.to_string() }</text>
+            <text class="muted small" x="10" y={(top + 46).to_string()}>{ "client" }</text>
+            { for beliefs }
+            { for items }
+            { for badges.iter().zip(spans.iter()).zip(rows.iter()).map(|(((_, i, text, class), (x, _)), row)| html! {
+                <g class={classes!("fp-badge", *class)} data-testid={format!("step-{name}-{i}")}>
+                    <text x={x.to_string()} y={(top + BADGE_Y[*row]).to_string()}>{ text.clone() }</text>
+                </g>
+            }) }
+        </g>
+    }
+}
+
+/// The label on the stale stretch, as long as fits.
+fn stale_label(x0: i32, x1: i32, y: i32) -> Html {
+    let room = x1 - x0 - 8;
+    let text = [
+        "✗ still believes it holds the lock",
+        "✗ believes it holds the lock",
+        "✗ stale belief",
+        "✗",
+    ]
+    .into_iter()
+    .find(|s| small_text_width_px(s) <= room);
+    match text {
+        Some(text) => html! {
+            <text class="small stale halo" x={(x0 + 4).to_string()} y={(y + 11).to_string()}>{ text }</text>
+        },
+        None => html! {},
+    }
+}

@@ -1,0 +1,80 @@
+//! The lock service's lane: each lease as a bar labelled with its holder and fence, from the
+//! grant to the instant the TTL ran out by the lock's clock (or a release or DEL ended it),
+//! with a tick at every renewal.
+
+use super::geometry::{text_width_px, LaneKind, Layout};
+use crate::sim::trace::SpanEnd;
+use crate::sim::Trace;
+use std::rc::Rc;
+use yew::prelude::*;
+
+#[derive(Properties, PartialEq)]
+pub struct LockLaneProps {
+    pub trace: Rc<Trace>,
+    pub layout: Rc<Layout>,
+}
+
+fn end_words(end: &SpanEnd) -> &'static str {
+    match end {
+        SpanEnd::Expired => "TTL ran out",
+        SpanEnd::Released => "released",
+        SpanEnd::Deleted => "deleted by DEL",
+        SpanEnd::Crashed => "holder crashed",
+        SpanEnd::Replaced => "replaced",
+        SpanEnd::Open => "still held",
+        #[allow(unreachable_patterns)]
+        _ => "ended",
+    }
+}
+
+#[component]
+pub fn LockLane(props: &LockLaneProps) -> Html {
+    let l = &props.layout;
+    let Some(lane) = l.lane(LaneKind::Lock) else {
+        return html! {};
+    };
+    let t = &props.trace;
+    let top = lane.top_px;
+    let bar_y = top + 12;
+    let bar_h = 24;
+    html! {
+        <g class="fp-lane fp-lock-lane" data-testid="lane-lock">
+            <rect class="fp-lane-bg alt" x="0" y={top.to_string()} width={l.width_px.to_string()}
+                height={lane.height_px.to_string()} />
+            <line class="fp-lane-sep" x1="0" x2={l.width_px.to_string()} y1={top.to_string()} y2={top.to_string()} />
+            <text class="lane-name" x="10" y={(top + 28).to_string()}>{ "lock" }</text>
+            <text class="muted small" x="10" y={(top + 44).to_string()}>{ "service" }</text>
+            { for t.leases.iter().enumerate().map(|(i, lease)| {
+                let x0 = l.axis.x(lease.start_ms);
+                let x1 = l.axis.x(lease.end_ms).max(x0 + 2);
+                let who = t.clients.get(lease.holder).map_or("?", String::as_str);
+                let mut label = match lease.fence {
+                    Some(f) => format!("{who} · fence {f}"),
+                    None => format!("{who} · no fence"),
+                };
+                if text_width_px(&label) + 10 > x1 - x0 {
+                    label = who.to_string();
+                }
+                let end_label = format!("{} at {} ms", end_words(&lease.end), lease.end_ms);
+                let show_end = text_width_px(&end_label) < x1 - x0 + 20;
+                html! {
+                    <g class={classes!("fp-lease", format!("fp-c{}", lease.holder % 6))}
+                        data-testid={format!("lease-{i}")}>
+                        <rect x={x0.to_string()} y={bar_y.to_string()} width={(x1 - x0).to_string()}
+                            height={bar_h.to_string()} rx="4" />
+                        <text x={(x0 + 6).to_string()} y={(bar_y + 17).to_string()}>{ label }</text>
+                        { for lease.renewals_ms.iter().map(|&r| {
+                            let x = l.axis.x(r).to_string();
+                            html! { <line class="renewal" x1={x.clone()} x2={x} y1={(bar_y - 4).to_string()}
+                                y2={(bar_y + bar_h + 4).to_string()} /> }
+                        }) }
+                        if show_end {
+                            <text class="muted small" x={x1.to_string()} y={(bar_y + bar_h + 14).to_string()}
+                                text-anchor="end">{ end_label }</text>
+                        }
+                    </g>
+                }
+            }) }
+        </g>
+    }
+}

@@ -1,0 +1,43 @@
+//! Messages as arrows from a client to the lock service or the storage, from the instant they
+//! were sent to the instant they arrived, so a delayed packet is visibly long.
+
+use super::geometry::{LaneKind, Layout};
+use crate::sim::trace::Target;
+use crate::sim::Trace;
+use std::rc::Rc;
+use yew::prelude::*;
+
+#[derive(Properties, PartialEq)]
+pub struct MessagesProps {
+    pub trace: Rc<Trace>,
+    pub layout: Rc<Layout>,
+    pub uid: AttrValue,
+}
+
+#[component]
+pub fn Messages(props: &MessagesProps) -> Html {
+    let l = &props.layout;
+    let (Some(lock), Some(storage)) = (l.lane(LaneKind::Lock), l.lane(LaneKind::Storage)) else {
+        return html! {};
+    };
+    let arrow = format!("url(#{}-arrow)", props.uid);
+    html! {
+        <g class="fp-messages" aria-hidden="true" pointer-events="none">
+            { for props.trace.messages.iter().filter_map(|m| {
+                let from = l.lane(LaneKind::Client(m.client))?;
+                let (x1, x2) = (l.axis.x(m.sent_ms), l.axis.x(m.arrived_ms));
+                let (y1, y2) = match m.target {
+                    Target::Lock => (from.top_px + 22, lock.top_px + 38),
+                    Target::Storage => (from.top_px + 40, storage.top_px + 8),
+                };
+                Some(html! {
+                    <line class={classes!("fp-msg", format!("fp-c{}", m.client % 6))}
+                        x1={x1.to_string()} y1={y1.to_string()} x2={x2.to_string()} y2={y2.to_string()}
+                        marker-end={arrow.clone()}>
+                        <title>{ format!("{} at {} ms, arrived {} ms", m.label, m.sent_ms, m.arrived_ms) }</title>
+                    </line>
+                })
+            }) }
+        </g>
+    }
+}

@@ -1,0 +1,39 @@
+//! The palette: one button per kind of event. A click adds that event to the selected event's
+//! client (or the first client) at the playhead, and makes it the kind a double-click on a
+//! lane adds.
+
+use super::state::{Action, EventRef, Tool};
+use yew::prelude::*;
+
+#[derive(Properties, PartialEq)]
+pub struct PaletteProps {
+    pub tool: Tool,
+    pub selected: Option<EventRef>,
+    pub clients: usize,
+    pub playhead_ms: u64,
+    pub on_add: Callback<Action>,
+}
+
+#[component]
+pub fn Palette(props: &PaletteProps) -> Html {
+    let client = props.selected.map_or(0, |r| r.client);
+    html! {
+        <div class="fp-group" role="group" aria-label="Add an event" data-testid="palette">
+            <span class="fp-group-name">{ "Add at playhead" }</span>
+            { for Tool::ALL.iter().map(|&tool| {
+                let on_add = props.on_add.clone();
+                let at_ms = props.playhead_ms;
+                let onclick = Callback::from(move |_: MouseEvent| on_add.emit(Action::Add { client, tool, at_ms }));
+                let pressed = if tool == props.tool { "true" } else { "false" };
+                html! {
+                    <button type="button" class="fp-tool" aria-pressed={pressed} {onclick}
+                        data-testid={format!("tool-{}", tool.label().replace(' ', "-"))}>
+                        { tool.label() }
+                    </button>
+                }
+            }) }
+            <button type="button" onclick={props.on_add.reform(|_: MouseEvent| Action::AddClient)}
+                data-testid="add-client">{ "+ client" }</button>
+        </div>
+    }
+}

@@ -1,0 +1,99 @@
+//! The settings: the storage's fence rule, the TTL, the first fence, the watchdog, the client
+//! list, and undo/redo buttons. Each change is one undoable edit.
+
+use super::state::Action;
+use crate::sim::scenario::LockSettings;
+use crate::sim::FenceRule;
+use std::rc::Rc;
+use wasm_bindgen::JsCast;
+use yew::prelude::*;
+
+#[derive(Properties, PartialEq)]
+pub struct SettingsProps {
+    pub lock: Rc<LockSettings>,
+    pub fence_rule: FenceRule,
+    pub clients: Rc<Vec<String>>,
+    /// Makes the radio group's name unique on the page.
+    pub uid: AttrValue,
+    pub can_undo: bool,
+    pub can_redo: bool,
+    pub on_change: Callback<Action>,
+}
+
+fn input_of(e: &Event) -> Option<web_sys::HtmlInputElement> {
+    e.target()?.dyn_into().ok()
+}
+
+#[component]
+pub fn Settings(props: &SettingsProps) -> Html {
+    let lock = &props.lock;
+    let on = &props.on_change;
+    let rule = on.reform(|e: Event| {
+        let v = e
+            .target()
+            .and_then(|t| t.dyn_into::<web_sys::HtmlSelectElement>().ok())
+            .map(|s| s.value())
+            .unwrap_or_default();
+        Action::SetFenceRule(match v.as_str() {
+            "off" => FenceRule::Off,
+            "non_decreasing" => FenceRule::NonDecreasing,
+            _ => FenceRule::Strict,
+        })
+    });
+    let ttl = {
+        let on = on.clone();
+        let current = lock.ttl_ms;
+        Callback::from(move |e: Event| {
+            let v = input_of(&e).and_then(|i| i.value().parse::<u64>().ok());
+            on.emit(Action::SetTtl(v.unwrap_or(current)));
+        })
+    };
+    let first = on.reform(|e: Event| {
+        let v = input_of(&e).map(|i| i.value()).unwrap_or_default();
+        Action::SetFirstFence(if v == "1" { 1 } else { 33 })
+    });
+    let watchdog =
+        on.reform(|e: Event| Action::SetWatchdog(input_of(&e).is_some_and(|i| i.checked())));
+    let r = props.fence_rule;
+    html! {
+        <div class="fp-group" role="group" aria-label="Settings" data-testid="settings">
+            <label>
+                <span class="fp-group-name">{ "Storage fencing" }</span>
+                <select onchange={rule} data-testid="fence-rule">
+                    <option value="off" selected={r == FenceRule::Off}>{ "off (trusts any writer)" }</option>
+                    <option value="strict" selected={r == FenceRule::Strict}>{ "strict: token > last" }</option>
+                    <option value="non_decreasing" selected={r == FenceRule::NonDecreasing}>{ "non-decreasing: token ≥ last" }</option>
+                </select>
+            </label>
+            <label>
+                <span class="fp-group-name">{ "TTL ms" }</span>
+                <input type="number" min="1" max="60000" value={lock.ttl_ms.to_string()} onchange={ttl} data-testid="ttl" />
+            </label>
+            <span class="fp-group" role="radiogroup" aria-label="First fence">
+                <span class="fp-group-name">{ "First fence" }</span>
+                { for [33u64, 1].iter().map(|&f| html! {
+                    <label><input type="radio" name={format!("{}-first-fence", props.uid)} value={f.to_string()}
+                        checked={lock.first_fence == f} onchange={first.clone()}
+                        data-testid={format!("first-fence-{f}")} />{ f }</label>
+                }) }
+            </span>
+            <label>
+                <input type="checkbox" checked={lock.watchdog} onchange={watchdog} data-testid="watchdog" />
+                { "watchdog renews every TTL/2" }
+            </label>
+            <span class="fp-group" aria-label="Clients">
+                <span class="fp-group-name">{ "Clients" }</span>
+                { for props.clients.iter().enumerate().map(|(i, c)| html! {
+                    <button type="button" disabled={props.clients.len() <= 1}
+                        aria-label={format!("Remove client {c}")}
+                        data-testid={format!("remove-client-{c}")}
+                        onclick={on.reform(move |_: MouseEvent| Action::RemoveClient(i))}>
+                        { format!("{c} ×") }
+                    </button>
+                }) }
+            </span>
+            <button type="button" disabled={!props.can_undo} onclick={on.reform(|_: MouseEvent| Action::Undo)} data-testid="undo">{ "↶ Undo" }</button>
+            <button type="button" disabled={!props.can_redo} onclick={on.reform(|_: MouseEvent| Action::Redo)} data-testid="redo">{ "↷ Redo" }</button>
+        </div>
+    }
+}

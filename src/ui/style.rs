@@ -1,0 +1,169 @@
+//! All of the playground's CSS, in one place, scoped under `.fp-root` so it neither leaks into
+//! nor leans on the host page. The page runs under a CSP without `'unsafe-inline'` styles, so
+//! the sheet is a constructed `CSSStyleSheet` adopted by the element's root (the document now,
+//! a shadow root later), never a `<style>` element or a `style` attribute.
+
+pub const CSS: &str = r#"
+.fp-root {
+  --bg: #ffffff; --fg: #1d232b; --muted: #5b6573; --faint: #e7eaee; --lane: #f6f7f9;
+  --line: #c9ced6; --good: #007a5a; --bad: #c2410c; --pause: #6b7280; --accent: #0b63b6;
+  --chip: #eef2f7; --focus: #0b63b6;
+  --c0: #0072b2; --c1: #b4498c; --c2: #b57600; --c3: #2a8fc7; --c4: #007a5a; --c5: #6a4c93;
+  color: var(--fg); background: var(--bg); color-scheme: light dark;
+  font: 14px/1.45 system-ui, -apple-system, "Segoe UI", Roboto, "DejaVu Sans", sans-serif;
+  max-width: 1400px; margin: 0 auto; padding: 14px 16px 24px; box-sizing: border-box;
+}
+@media (prefers-color-scheme: dark) {
+  .fp-root {
+    --bg: #15191e; --fg: #e6e9ee; --muted: #a3acb9; --faint: #262c34; --lane: #1b2027;
+    --line: #3a424d; --good: #3fc79a; --bad: #ff8a5b; --pause: #9aa3af; --accent: #6cb6ff;
+    --chip: #242a33; --focus: #6cb6ff;
+    --c0: #56b4e9; --c1: #e58fc6; --c2: #f0b448; --c3: #8fd0f5; --c4: #3fc79a; --c5: #b39ddb;
+  }
+}
+.fp-root *, .fp-root *::before, .fp-root *::after { box-sizing: inherit; }
+.fp-root h2 { font-size: 1.25rem; margin: 0; line-height: 1.3; }
+.fp-root p { margin: 0; }
+.fp-head { display: flex; flex-wrap: wrap; gap: 6px 16px; align-items: baseline; justify-content: space-between; }
+.fp-caption { color: var(--muted); margin-top: 4px; max-width: 72rem; }
+.fp-row { display: flex; flex-wrap: wrap; gap: 8px 14px; align-items: center; margin-top: 8px; }
+.fp-root select, .fp-root input, .fp-root button {
+  font: inherit; color: var(--fg); background: var(--bg); border: 1px solid var(--line);
+  border-radius: 6px; padding: 3px 8px;
+}
+.fp-root button { background: var(--chip); cursor: pointer; }
+.fp-root button:hover { border-color: var(--accent); }
+.fp-root button:disabled { opacity: .5; cursor: default; }
+.fp-root input[type=number] { width: 5.5em; }
+.fp-root select { max-width: 100%; }
+.fp-preset { min-width: 0; max-width: 100%; }
+.fp-preset select { max-width: calc(100vw - 110px); }
+.fp-root label { display: inline-flex; gap: 6px; align-items: center; }
+.fp-root :focus-visible { outline: 2px solid var(--focus); outline-offset: 2px; }
+.fp-group { display: inline-flex; flex-wrap: wrap; gap: 6px; align-items: center; }
+.fp-group-name { color: var(--muted); font-size: 12px; text-transform: uppercase; letter-spacing: .04em; }
+.fp-tool[aria-pressed=true] { border-color: var(--accent); box-shadow: inset 0 0 0 1px var(--accent); }
+.fp-verdict { display: flex; flex-wrap: wrap; gap: 4px 18px; align-items: baseline; margin-top: 8px;
+  padding: 6px 12px; border-radius: 8px; border: 2px solid var(--good); }
+.fp-verdict.unsafe { border-color: var(--bad); }
+.fp-verdict-word { font-weight: 700; font-size: 1.1rem; }
+.fp-verdict.safe .fp-verdict-word { color: var(--good); }
+.fp-verdict.unsafe .fp-verdict-word { color: var(--bad); }
+.fp-verdict ul { margin: 0; padding-left: 1.1em; }
+.fp-ghost-sum { color: var(--muted); }
+.fp-ghost-sum b { color: var(--fg); }
+.fp-hint { margin-top: 6px; color: var(--muted); }
+.fp-hint b { color: var(--fg); }
+.fp-notice { color: var(--bad); }
+.fp-timeline-wrap { margin-top: 8px; width: 100%; overflow: hidden; border: 1px solid var(--faint); border-radius: 8px; }
+.fp-timeline { display: block; touch-action: pan-y; user-select: none; -webkit-user-select: none; }
+.fp-timeline text { font-size: 12px; fill: var(--fg); }
+.fp-timeline .muted { fill: var(--muted); }
+.fp-timeline .small { font-size: 11px; }
+.fp-timeline .lane-name { font-size: 13px; font-weight: 600; }
+.fp-lane-bg { fill: var(--lane); }
+.fp-lane-bg.alt { fill: var(--bg); }
+.fp-lane-sep { stroke: var(--faint); }
+.fp-grid line { stroke: var(--faint); }
+.fp-axis text { fill: var(--muted); font-size: 11px; }
+.fp-axis-hit { fill: transparent; cursor: ew-resize; }
+.fp-c0 { --cc: var(--c0); } .fp-c1 { --cc: var(--c1); } .fp-c2 { --cc: var(--c2); }
+.fp-c3 { --cc: var(--c3); } .fp-c4 { --cc: var(--c4); } .fp-c5 { --cc: var(--c5); }
+.fp-swatch { fill: var(--cc); }
+.fp-lease rect { fill: var(--cc); fill-opacity: .22; stroke: var(--cc); stroke-width: 1.5; }
+.fp-lease text { font-weight: 600; }
+.fp-lease .renewal { stroke: var(--cc); stroke-width: 2; }
+.fp-belief rect.held { fill: var(--cc); fill-opacity: .35; }
+.fp-belief rect.stale { stroke: var(--bad); stroke-width: 1.5; }
+.fp-belief text.stale { fill: var(--bad); font-weight: 600; }
+.fp-hatch-pause { stroke: var(--pause); stroke-width: 2; stroke-opacity: .55; }
+.fp-hatch-stale { stroke: var(--bad); stroke-width: 2; stroke-opacity: .45; }
+.fp-pause .bar { stroke: var(--pause); stroke-width: 1; }
+.fp-pause text { font-weight: 600; }
+.fp-ev { cursor: grab; outline: none; }
+.fp-readonly .fp-ev, .fp-readonly .fp-handle { cursor: default; }
+.fp-ev .shape { fill: var(--cc); stroke: var(--bg); stroke-width: 1.5; }
+.fp-ev .hit { fill: transparent; }
+.fp-ev:focus-visible .ring, .fp-ev.selected .ring, .fp-handle:focus-visible .ring, .fp-handle.selected .ring {
+  stroke: var(--focus); stroke-width: 2; fill: none; stroke-dasharray: 3 2; }
+.fp-ev .ring, .fp-handle .ring { fill: none; stroke: none; }
+.fp-handle { cursor: ew-resize; outline: none; }
+.fp-handle .grip { fill: var(--bg); stroke: var(--fg); stroke-width: 1.5; }
+.fp-handle .hit { fill: transparent; }
+.fp-wait { stroke: var(--muted); stroke-dasharray: 2 3; }
+.fp-flight { stroke: var(--cc); stroke-width: 2; stroke-dasharray: 6 3; }
+.fp-badge.good text { fill: var(--good); }
+.fp-badge.bad text { fill: var(--bad); font-weight: 600; }
+.fp-badge.neutral text { fill: var(--muted); }
+.fp-msg { stroke: var(--cc); stroke-opacity: .6; stroke-width: 1.5; fill: none; }
+.fp-arrowhead { fill: var(--muted); }
+.fp-write .good { fill: var(--good); }
+.fp-write .bad { fill: var(--bad); }
+.fp-write .neutral { fill: var(--muted); }
+.fp-write text.good { fill: var(--good); } .fp-write text.bad { fill: var(--bad); font-weight: 600; }
+.fp-balance { stroke: var(--fg); stroke-width: 1.5; fill: none; }
+.fp-ghost .fp-balance { stroke: var(--muted); stroke-dasharray: 4 3; }
+.fp-ghost-bg { fill: var(--bg); }
+.fp-playhead line { stroke: var(--accent); stroke-width: 1.5; }
+.fp-playhead path { fill: var(--accent); }
+.fp-remove { cursor: pointer; }
+.fp-remove circle { fill: var(--chip); stroke: var(--line); }
+.fp-remove text { fill: var(--muted); font-size: 12px; }
+.fp-remove:hover circle, .fp-remove:focus-visible circle { stroke: var(--bad); }
+.fp-readout { margin-top: 6px; display: grid; grid-template-columns: auto 1fr; gap: 4px 12px; align-items: center; }
+.fp-readout input[type=range] { width: 100%; }
+.fp-readout-text { grid-column: 1 / -1; }
+.fp-narration { margin-top: 14px; }
+.fp-narration h3 { font-size: 1rem; margin: 0 0 4px; }
+.fp-narration ol { margin: 0; padding-left: 1.4em; }
+.fp-narration li { margin: 1px 0; }
+.fp-keys { color: var(--muted); font-size: 12px; margin-top: 6px; }
+.fp-keys kbd { font: 11px ui-monospace, monospace; border: 1px solid var(--line); border-radius: 4px; padding: 0 4px; }
+.fp-compact .fp-caption, .fp-compact .fp-narration, .fp-compact .fp-keys { display: none; }
+@media (max-width: 600px) {
+  .fp-root { padding: 10px 8px 20px; font-size: 13px; }
+  .fp-root h2 { font-size: 1.05rem; }
+}
+"#;
+
+#[cfg(target_arch = "wasm32")]
+mod adopt {
+    use js_sys::{Array, Reflect};
+    use wasm_bindgen::{JsCast, JsValue};
+
+    thread_local! {
+        static SHEET: Option<web_sys::CssStyleSheet> = {
+            let sheet = web_sys::CssStyleSheet::new().ok();
+            if let Some(s) = &sheet {
+                let _ = s.replace_sync(super::CSS);
+            }
+            sheet
+        };
+    }
+
+    /// Adds the sheet to the document or shadow root that holds `element`, once per root.
+    pub fn adopt(element: &web_sys::Element) -> Result<(), String> {
+        let root: JsValue = element.get_root_node().into();
+        let key = JsValue::from_str("adoptedStyleSheets");
+        SHEET.with(|sheet| {
+            let Some(sheet) = sheet else {
+                return Err("this browser cannot construct style sheets".to_string());
+            };
+            let current = Reflect::get(&root, &key)
+                .ok()
+                .and_then(|v| v.dyn_into::<Array>().ok())
+                .ok_or("this browser cannot adopt style sheets")?;
+            if current.includes(sheet, 0) {
+                return Ok(());
+            }
+            let next = Array::from(&current);
+            next.push(sheet);
+            Reflect::set(&root, &key, &next)
+                .map(|_| ())
+                .map_err(|_| "could not adopt the style sheet".to_string())
+        })
+    }
+}
+
+#[cfg(target_arch = "wasm32")]
+pub use adopt::adopt;

@@ -1,0 +1,259 @@
+//! The timeline SVG: axis, lanes, arrows and playhead, plus the pointer handling for all of
+//! them. One handler on the SVG finds what was grabbed from the target's `data-ev` and
+//! `data-part` attributes and captures the pointer on the SVG, so a drag keeps going when the
+//! pointer leaves the element (and touch works); every move re-runs the simulation.
+
+use super::axis::Axis;
+use super::dom;
+use super::geometry::{axis_end_ms, Layout, HEADER_PX};
+use super::lane_client::ClientLane;
+use super::lane_lock::LockLane;
+use super::lane_storage::StorageLane;
+use super::messages::Messages;
+use super::playhead::Playhead;
+use super::state::{Action, DragTarget, EventRef, Tool};
+use crate::sim::{Scenario, Trace};
+use std::rc::Rc;
+use wasm_bindgen::prelude::*;
+use wasm_bindgen::JsCast;
+use yew::prelude::*;
+
+#[derive(Properties, PartialEq)]
+pub struct TimelineProps {
+    pub scenario: Rc<Scenario>,
+    pub trace: Rc<Trace>,
+    pub ghost: Rc<Trace>,
+    pub ghost_fenced: bool,
+    pub selected: Option<EventRef>,
+    pub playhead_ms: u64,
+    /// The axis end while a drag is in progress, so the scale does not move under the pointer.
+    pub frozen_axis_ms: Option<u64>,
+    pub dragging: bool,
+    pub readonly: bool,
+    /// What a double-click on a client lane adds.
+    pub tool: Tool,
+    pub width_px: u32,
+    pub uid: AttrValue,
+    pub on_action: Callback<Action>,
+}
+
+#[component]
+pub fn Timeline(props: &TimelineProps) -> Html {
+    let wrap = use_node_ref();
+    let svg = use_node_ref();
+    let end_ms = props
+        .frozen_axis_ms
+        .unwrap_or_else(|| axis_end_ms(props.trace.end_ms, props.scenario.horizon_ms()));
+    let layout = use_memo(
+        (props.width_px, props.scenario.clients.len(), end_ms),
+        |&(w, n, end)| Layout::new(w, n, true, end),
+    );
+
+    // Measure the width the timeline has, now and whenever it changes.
+    {
+        let wrap = wrap.clone();
+        let on_action = props.on_action.clone();
+        use_effect_with((), move |_| {
+            let observer = watch_width(&wrap, on_action);
+            move || {
+                if let Some((o, _)) = observer {
+                    o.disconnect();
+                }
+            }
+        });
+    }
+
+    let onpointerdown = {
+        let (svg, layout, on_action) = (svg.clone(), layout.clone(), props.on_action.clone());
+        let readonly = props.readonly;
+        Callback::from(move |e: PointerEvent| {
+            if e.button() != 0 {
+                return;
+            }
+            let Some((t, y)) = dom::pointer(&svg, &layout, e.client_x(), e.client_y()) else {
+                return;
+            };
+            let target = match dom::grabbed(&e) {
+                Some((el, r, part)) if !readonly => {
+                    if let Ok(el) = el.dyn_into::<web_sys::SvgElement>() {
+                        let _ = el.focus();
+                    }
+                    DragTarget::Event(r, part)
+                }
+                Some(_) => return,
+                None if y < HEADER_PX => DragTarget::Playhead,
+                None => {
+                    on_action.emit(Action::Select(None));
+                    return;
+                }
+            };
+            e.prevent_default();
+            if let Some(el) = svg.cast::<web_sys::Element>() {
+                let _ = el.set_pointer_capture(e.pointer_id());
+            }
+            on_action.emit(Action::DragStart {
+                target,
+                pointer_ms: t,
+                axis_end_ms: layout.axis.end_ms,
+            });
+        })
+    };
+    // Pointer moves come faster than frames: keep only the latest and apply it once per frame,
+    // so a burst of moves costs one simulation and one render.
+    let pending = use_mut_ref(|| None::<(i32, i32)>);
+    let frame_requested = use_mut_ref(|| false);
+    let move_to = {
+        let (svg, layout, on_action) = (svg.clone(), layout.clone(), props.on_action.clone());
+        Rc::new(move |(x, y): (i32, i32)| {
+            if let Some((pointer_ms, y)) = dom::pointer(&svg, &layout, x, y) {
+                on_action.emit(Action::DragMove {
+                    pointer_ms,
+                    client: layout.client_at(y),
+                });
+            }
+        })
+    };
+    let onpointermove = {
+        let (pending, frame_requested, move_to) =
+            (pending.clone(), frame_requested.clone(), move_to.clone());
+        let dragging = props.dragging;
+        Callback::from(move |e: PointerEvent| {
+            if !dragging {
+                return;
+            }
+            *pending.borrow_mut() = Some((e.client_x(), e.client_y()));
+            if *frame_requested.borrow() {
+                return;
+            }
+            let on_frame = {
+                let (pending, frame_requested, move_to) =
+                    (pending.clone(), frame_requested.clone(), move_to.clone());
+                move || {
+                    *frame_requested.borrow_mut() = false;
+                    let latest = pending.borrow_mut().take();
+                    if let Some(p) = latest {
+                        move_to(p);
+                    }
+                }
+            };
+            match web_sys::window() {
+                Some(w) => {
+                    let f = Closure::once_into_js(on_frame);
+                    *frame_requested.borrow_mut() =
+                        w.request_animation_frame(f.unchecked_ref()).is_ok();
+                }
+                None => on_frame(),
+            }
+        })
+    };
+    let end_drag = {
+        let on_action = props.on_action.clone();
+        let dragging = props.dragging;
+        Callback::from(move |_: PointerEvent| {
+            if dragging {
+                // The last move may still wait for its frame: apply it before the drop.
+                let latest = pending.borrow_mut().take();
+                if let Some(p) = latest {
+                    move_to(p);
+                }
+                on_action.emit(Action::DragEnd);
+            }
+        })
+    };
+    let ondblclick = {
+        let (svg, layout, on_action) = (svg.clone(), layout.clone(), props.on_action.clone());
+        let (readonly, tool) = (props.readonly, props.tool);
+        Callback::from(move |e: MouseEvent| {
+            if readonly || dom::grabbed(&e).is_some() {
+                return;
+            }
+            if let Some((t, y)) = dom::pointer(&svg, &layout, e.client_x(), e.client_y()) {
+                if let Some(client) = layout.client_at(y) {
+                    on_action.emit(Action::Add {
+                        client,
+                        tool,
+                        at_ms: t,
+                    });
+                }
+            }
+        })
+    };
+    let onfocusin = {
+        let on_action = props.on_action.clone();
+        let selected = props.selected;
+        Callback::from(move |e: FocusEvent| {
+            if let Some((_, r, _)) = dom::grabbed(&e) {
+                if selected != Some(r) {
+                    on_action.emit(Action::Select(Some(r)));
+                }
+            }
+        })
+    };
+
+    let uid = &props.uid;
+    let (w, h) = (layout.width_px, layout.height_px);
+    html! {
+        <div class="fp-timeline-wrap" ref={wrap}>
+            <svg class="fp-timeline" ref={svg} data-testid="timeline" role="group"
+                aria-label="Timeline: lock service, clients and storage over time"
+                viewBox={format!("0 0 {w} {h}")} width={w.to_string()} height={h.to_string()}
+                {onpointerdown} {onpointermove} onpointerup={end_drag.clone()}
+                onpointercancel={end_drag} {ondblclick} {onfocusin} tabindex="-1">
+                <defs>
+                    <pattern id={format!("{uid}-hatch-pause")} patternUnits="userSpaceOnUse" width="7" height="7"
+                        patternTransform="rotate(45)">
+                        <line x1="0" y1="0" x2="0" y2="7" class="fp-hatch-pause" />
+                    </pattern>
+                    <pattern id={format!("{uid}-hatch-stale")} patternUnits="userSpaceOnUse" width="6" height="6"
+                        patternTransform="rotate(-45)">
+                        <line x1="0" y1="0" x2="0" y2="6" class="fp-hatch-stale" />
+                    </pattern>
+                    <marker id={format!("{uid}-arrow")} viewBox="0 0 8 8" refX="7" refY="4" markerWidth="7"
+                        markerHeight="7" orient="auto-start-reverse">
+                        <path d="M0,0 L8,4 L0,8 z" class="fp-arrowhead" />
+                    </marker>
+                </defs>
+                <Axis layout={layout.clone()} />
+                <LockLane trace={props.trace.clone()} layout={layout.clone()} />
+                { for props.scenario.clients.iter().enumerate().map(|(c, client)| html! {
+                    <ClientLane key={c} client={c} name={AttrValue::from(client.name.clone())}
+                        events={Rc::new(client.events.clone())}
+                        steps={Rc::new(props.trace.steps.iter().filter(|s| s.client == c).cloned().collect::<Vec<_>>())}
+                        beliefs={Rc::new(props.trace.beliefs.iter().filter(|b| b.client == c).cloned().collect::<Vec<_>>())}
+                        layout={layout.clone()} readonly={props.readonly} uid={uid.clone()}
+                        selected={props.selected.filter(|r| r.client == c).map(|r| r.event)} />
+                }) }
+                <StorageLane trace={props.trace.clone()} layout={layout.clone()} ghost={false} ghost_fenced={props.ghost_fenced} />
+                <StorageLane trace={props.ghost.clone()} layout={layout.clone()} ghost={true} ghost_fenced={props.ghost_fenced} />
+                <Messages trace={props.trace.clone()} layout={layout.clone()} uid={uid.clone()} />
+                <Playhead layout={layout.clone()} at_ms={props.playhead_ms} />
+            </svg>
+        </div>
+    }
+}
+
+/// A resize observer and the callback it calls.
+type WidthWatch = (web_sys::ResizeObserver, Closure<dyn FnMut(js_sys::Array)>);
+
+/// Observes the wrapper's width and reports it; returns the observer and its callback, which
+/// must live as long as the observation.
+fn watch_width(wrap: &NodeRef, on_action: Callback<Action>) -> Option<WidthWatch> {
+    let el = wrap.cast::<web_sys::Element>()?;
+    let report = {
+        let on_action = on_action.clone();
+        move |el: &web_sys::Element| {
+            let w = el.client_width();
+            if w > 0 {
+                on_action.emit(Action::Resize(w as u32));
+            }
+        }
+    };
+    report(&el);
+    let watched = el.clone();
+    let closure = Closure::<dyn FnMut(js_sys::Array)>::new(move |_entries: js_sys::Array| {
+        report(&watched);
+    });
+    let observer = web_sys::ResizeObserver::new(closure.as_ref().unchecked_ref()).ok()?;
+    observer.observe(&el);
+    Some((observer, closure))
+}

@@ -1,0 +1,224 @@
+// The timeline playground with a real mouse and a real keyboard, against the release build.
+// A newcomer's one gesture: shorten A's GC pause so A wakes before its lease runs out, and
+// watch the stale debit disappear; lengthen it again and watch it come back.
+//
+// About the watchdog: a lease is a lease. Without renewal A's lease ends at 30 ms however short
+// its pause, so B, which asks at 31 ms, is always granted fence 34. B is refused with lock_held
+// only if A's lease is still alive at 31 ms, and that takes a renewal. The GC-pause preset has
+// A's watchdog on (it renews every TTL/2 while A runs, and stalls while A is paused), so a
+// short pause keeps B out; a separate test switches the watchdog off to show the bare lease.
+import { test, before, after } from 'node:test';
+import assert from 'node:assert/strict';
+import { startEnv, openPage, assertClean } from './helpers.mjs';
+
+let env;
+before(async () => {
+  env = await startEnv();
+});
+after(async () => {
+  await env?.close();
+});
+
+const tid = (id) => `[data-testid="${id}"]`;
+
+async function boot(rec) {
+  const { page } = rec;
+  await page.goto(env.url);
+  const bootError = page.locator(tid('boot-error'));
+  await page.locator(tid('timeline')).or(bootError).first().waitFor({ timeout: 20_000 });
+  if (await bootError.count()) assert.fail(await bootError.innerText());
+  // Load the preset explicitly (it is also the default) and make sure fencing is on.
+  await page.selectOption(tid('preset'), 'gc-pause-fenced');
+  assert.equal(await page.locator(tid('fence-rule')).inputValue(), 'strict');
+  assert.equal(await page.locator(tid('watchdog')).isChecked(), true);
+}
+
+const text = (page, id) => page.locator(tid(id)).textContent();
+
+/** Polls until the step badge's text contains `want` (renders are asynchronous). */
+async function expectText(page, id, want) {
+  const deadline = Date.now() + 5_000;
+  let got;
+  while (Date.now() < deadline) {
+    got = await text(page, id).catch(() => null);
+    if (got?.includes(want)) return got;
+    await page.waitForTimeout(20);
+  }
+  assert.fail(`${id}: expected text containing ${JSON.stringify(want)}, got ${JSON.stringify(got)}`);
+}
+
+async function centre(page, id) {
+  const box = await page.locator(tid(id)).boundingBox();
+  assert.ok(box, `${id} is not on screen`);
+  return { x: box.x + box.width / 2, y: box.y + box.height / 2 };
+}
+
+/** The page x of instant `ms`, read off the axis grid lines (data-testid grid-<ms>). */
+async function xOf(page, ms) {
+  const lines = await page.locator('[data-testid^="grid-"]').evaluateAll((els) =>
+    els.map((e) => [Number(e.dataset.testid.slice(5)), e.getBoundingClientRect().x]));
+  assert.ok(lines.length >= 2, 'the axis has fewer than two grid lines');
+  const [[t0, x0], [t1, x1]] = [lines[0], lines[lines.length - 1]];
+  return x0 + ((x1 - x0) * (ms - t0)) / (t1 - t0);
+}
+
+/** Drags the end handle of A's pause to the instant `ms`, in small steps. */
+async function dragPauseEndTo(page, ms) {
+  const from = await centre(page, 'pause-A-1-end');
+  const toX = await xOf(page, ms);
+  await page.mouse.move(from.x, from.y);
+  await page.mouse.down();
+  const steps = 12;
+  for (let i = 1; i <= steps; i++) {
+    // Wander off the handle vertically too: pointer capture must keep the drag alive.
+    await page.mouse.move(from.x + ((toX - from.x) * i) / steps, from.y + (i % 3) * 25);
+  }
+  await page.mouse.up();
+}
+
+/** The pause ends within a millisecond of where the pointer let go. */
+async function expectEndNear(page, ms) {
+  const end = Number(await page.locator(tid('pause-A-1-end')).getAttribute('aria-valuenow'));
+  assert.ok(Math.abs(end - ms) <= 1, `the pause ends at ${end} ms, not near ${ms} ms`);
+}
+
+async function expectShortPause(page, { watchdog }) {
+  await expectText(page, 'step-A-2', 'accepted, balance 90');
+  if (watchdog) {
+    await expectText(page, 'step-B-0', 'lock_held');
+    await expectText(page, 'verdict', 'Balance 90');
+  } else {
+    await expectText(page, 'step-B-0', 'granted fence 34');
+    await expectText(page, 'verdict', 'Balance 80');
+  }
+  await expectText(page, 'verdict-word', 'Safe');
+  assert.equal(await page.locator(tid('stale-A-0')).count(), 0, 'no stale belief is left');
+}
+
+async function expectLongPause(page) {
+  await expectText(page, 'step-A-2', 'rejected stale_fence: 33 ≤ 34');
+  await expectText(page, 'step-B-0', 'granted fence 34');
+  await expectText(page, 'write-A-2', '33 ≤ 34');
+  await expectText(page, 'ghost-summary', 'Without fencing: balance 80, ✗ unsafe');
+  await expectText(page, 'verdict-word', 'Safe');
+  assert.equal(await page.locator(tid('stale-A-0')).count(), 1, 'A believes past its lease');
+}
+
+test('mouse: shortening the GC pause below the TTL flips the verdicts, and back', { timeout: 60_000 }, async (t) => {
+  const rec = await openPage(env, t);
+  const { page } = rec;
+  await boot(rec);
+  await expectLongPause(page);
+
+  await dragPauseEndTo(page, 20);
+  await expectEndNear(page, 20);
+  await expectShortPause(page, { watchdog: true });
+
+  await dragPauseEndTo(page, 50);
+  await expectEndNear(page, 50);
+  await expectLongPause(page);
+  assertClean(rec);
+});
+
+test('mouse: the default page as a newcomer finds it', { timeout: 60_000 }, async (t) => {
+  const rec = await openPage(env, t);
+  const { page } = rec;
+  await boot(rec);
+  await expectText(page, 'hint', "drag the right edge of A's GC pause to the left");
+  await expectLongPause(page);
+  await dragPauseEndTo(page, 20);
+  await expectShortPause(page, { watchdog: true });
+  // One drag is one undo step.
+  await page.locator(tid('undo')).click();
+  await expectLongPause(page);
+  assertClean(rec);
+});
+
+test('mouse: without the watchdog a short pause cannot keep B out', { timeout: 60_000 }, async (t) => {
+  const rec = await openPage(env, t);
+  const { page } = rec;
+  await boot(rec);
+  await page.locator(tid('watchdog')).click();
+  assert.equal(await page.locator(tid('watchdog')).isChecked(), false);
+  await dragPauseEndTo(page, 20);
+  await expectShortPause(page, { watchdog: false });
+  assertClean(rec);
+});
+
+/** Presses Tab until the focused element is `id` (at most `limit` presses). */
+async function tabTo(page, id, limit = 60) {
+  for (let i = 0; i < limit; i++) {
+    await page.keyboard.press('Tab');
+    if ((await page.evaluate(() => document.activeElement?.getAttribute('data-testid'))) === id) return;
+  }
+  assert.fail(`Tab never reached ${id}`);
+}
+
+test('keyboard only: Tab to the pause edge, Shift+arrows resize it, Ctrl+Z undoes', { timeout: 60_000 }, async (t) => {
+  const rec = await openPage(env, t);
+  const { page } = rec;
+  await boot(rec);
+  await page.locator(tid('preset')).focus();
+  await expectLongPause(page);
+
+  // The pause body comes first, then its start and end handles.
+  await tabTo(page, 'pause-A-1');
+  await tabTo(page, 'pause-A-1-end', 3);
+  for (let i = 0; i < 2; i++) await page.keyboard.press('Shift+ArrowLeft');
+  await page.keyboard.press('ArrowLeft');
+  assert.equal(await page.locator(tid('pause-A-1-end')).getAttribute('aria-valuenow'), '24');
+  await expectShortPause(page, { watchdog: true });
+
+  for (let i = 0; i < 2; i++) await page.keyboard.press('Shift+ArrowRight');
+  await page.keyboard.press('ArrowRight');
+  assert.equal(await page.locator(tid('pause-A-1-end')).getAttribute('aria-valuenow'), '45');
+  await expectLongPause(page);
+
+  // Undo the last three key presses: back to the short pause; redo all of them again.
+  for (let i = 0; i < 3; i++) await page.keyboard.press('Control+z');
+  await expectShortPause(page, { watchdog: true });
+  for (let i = 0; i < 3; i++) await page.keyboard.press('Control+Shift+z');
+  await expectLongPause(page);
+
+  // Moving the whole pause: Tab back to its body; arrows move it, the focus stays on it.
+  await page.keyboard.press('Shift+Tab');
+  await page.keyboard.press('Shift+Tab');
+  assert.equal(await page.evaluate(() => document.activeElement?.getAttribute('data-testid')), 'pause-A-1');
+  await page.keyboard.press('Shift+ArrowRight');
+  assert.match(await page.locator(tid('pause-A-1')).getAttribute('aria-label'), /GC pause 44 ms at 11 ms/);
+  assertClean(rec);
+});
+
+test('the default page at 1280×800 shows the story without scrolling', { timeout: 60_000 }, async (t) => {
+  const rec = await openPage(env, t);
+  const { page } = rec;
+  await page.goto(env.url);
+  await page.locator(tid('timeline')).waitFor({ timeout: 20_000 });
+  const box = await page.locator(tid('timeline')).boundingBox();
+  assert.ok(box.y + box.height <= 800, `timeline ends at ${box.y + box.height}px, below the fold`);
+  assert.ok(box.width >= 1000, `timeline is only ${box.width}px wide`);
+  await expectText(page, 'verdict', 'Safe');
+  await expectText(page, 'hint', "drag the right edge of A's GC pause");
+  // The whole story is above the fold: the verdict, the stale belief and both storages.
+  for (const id of ['verdict', 'stale-A-0', 'write-A-2', 'ghost-write-A-2', 'readout']) {
+    const b = await page.locator(tid(id)).boundingBox();
+    assert.ok(b && b.y + b.height <= 800, `${id} is below the fold`);
+  }
+  assertClean(rec);
+});
+
+test('at 390 px wide the timeline fits and an event can still be dragged', { timeout: 60_000 }, async (t) => {
+  const rec = await openPage(env, t, { viewport: { width: 390, height: 844 } });
+  const { page } = rec;
+  await boot(rec);
+  const box = await page.locator(tid('timeline')).boundingBox();
+  assert.ok(box.x >= 0 && box.x + box.width <= 390, `timeline spans ${box.x}..${box.x + box.width}`);
+  const overflow = await page.evaluate(() => document.documentElement.scrollWidth);
+  assert.ok(overflow <= 390, `the page scrolls sideways (${overflow}px)`);
+  await page.locator(tid('timeline')).scrollIntoViewIfNeeded();
+  await dragPauseEndTo(page, 20);
+  await expectShortPause(page, { watchdog: true });
+  await dragPauseEndTo(page, 45);
+  await expectLongPause(page);
+  assertClean(rec);
+});

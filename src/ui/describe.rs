@@ -294,8 +294,9 @@ mod tests {
                  stale: its lease has ended. A is paused. Balance 100.",
             ),
             (
+                // B's watchdog keeps renewing while B runs.
                 70,
-                "At 70 ms: nobody holds the lease. Nobody believes it holds the lock. Balance 90, \
+                "At 70 ms: B holds the lease (fence 34). B believes it holds the lock. Balance 90, \
                  last fence 34.",
             ),
         ];

@@ -152,7 +152,9 @@ async fn dragging_the_pause_end_flips_the_debit_and_back() {
     assert_eq!(text(&root, "step-A-2"), "✓ accepted, balance 90");
     assert!(find(&root, "stale-A-0").is_none());
     assert_ne!(bar(), long_bar, "the bar got shorter");
-    assert!(text(&root, "verdict").contains("Balance 80"));
+    // A's watchdog renewed in time, so B was refused and never wrote.
+    assert!(text(&root, "step-B-0").contains("lock_held"));
+    assert!(text(&root, "verdict").contains("Balance 90"));
 
     drag_to(&root, "pause-A-1-end", 45).await;
     assert_eq!(pause_end_ms(&root), "45");
@@ -317,7 +319,7 @@ async fn the_playhead_follows_the_axis_and_reads_the_spans() {
     yew::scheduler::flush().await;
     assert_eq!(
         text(&root, "readout"),
-        "At 70 ms: nobody holds the lease. Nobody believes it holds the lock. Balance 90, last fence 34."
+        "At 70 ms: B holds the lease (fence 34). B believes it holds the lock. Balance 90, last fence 34."
     );
 }
 

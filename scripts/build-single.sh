@@ -68,7 +68,7 @@ const boot = `
     wasm_bindgen({ module_or_path: bytes }).then(function () {
       var loading = document.getElementById('boot-loading');
       if (loading) loading.remove();
-      wasm_bindgen.mount(app, {});
+      wasm_bindgen.mount(app, { share: true, autosave: true });
     }).catch(showError);
   } catch (err) {
     showError(err);

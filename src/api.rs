@@ -15,7 +15,7 @@ export interface Trace { clients: string[]; endMs: number; steps: object[]; verd
 export interface Verdict { safe: boolean; violations: { kind: string; atMs: number; clients: number[]; text: string }[]; notes: string[] }
 export type AcquireResult = { ok: true; fence: number | null } | { ok: false; error: "lock_held"; holder: string };
 export type DebitResult = { ok: true; balance: number; duplicate?: true } | { ok: false; error: "stale_fence" | "missing_token"; lastFence: number; token: number | null };
-export interface MountOptions { preset?: string; scenario?: Scenario | string; readonly?: boolean; compact?: boolean }
+export interface MountOptions { preset?: string; scenario?: Scenario | string; readonly?: boolean; compact?: boolean; share?: boolean; autosave?: boolean; theme?: "light" | "dark" | "auto" }
 "#;
 
 fn error(message: impl std::fmt::Display) -> JsError {
@@ -104,17 +104,34 @@ pub fn decode_link(hash: JsValue) -> Result<JsValue, JsError> {
     to_js(&scenario)
 }
 
+/// A mounted playground, as `mount` returns it.
+#[wasm_bindgen]
+pub struct Playground {
+    app: Option<crate::ui::Mounted>,
+}
+
+#[wasm_bindgen]
+impl Playground {
+    /// Unmounts the playground and empties its element; calling it again does nothing.
+    pub fn destroy(&mut self) {
+        if let Some(app) = self.app.take() {
+            app.destroy();
+        }
+    }
+}
+
 /// Mounts one playground into `element`. Nothing is mounted when the module loads.
 #[wasm_bindgen]
 pub fn mount(
     element: JsValue,
     #[wasm_bindgen(unchecked_param_type = "MountOptions | undefined")] options: JsValue,
-) -> Result<(), JsError> {
+) -> Result<Playground, JsError> {
     let element: web_sys::Element = element
         .dyn_into()
         .map_err(|_| error("mount: element: expected a DOM element"))?;
     let opts = mount_options(&options)?;
-    crate::ui::mount(element, opts).map_err(|e| error(format!("mount: {e}")))
+    let app = crate::ui::mount(element, opts).map_err(|e| error(format!("mount: {e}")))?;
+    Ok(Playground { app: Some(app) })
 }
 
 fn mount_options(options: &JsValue) -> Result<crate::ui::MountOptions, JsError> {
@@ -140,6 +157,19 @@ fn mount_options(options: &JsValue) -> Result<crate::ui::MountOptions, JsError> 
     }
     out.readonly = flag(options, "readonly")?;
     out.compact = flag(options, "compact")?;
+    out.share = flag(options, "share")?;
+    out.autosave = flag(options, "autosave")?;
+    let theme = get(options, "theme");
+    if !theme.is_undefined() && !theme.is_null() {
+        match theme.as_string().as_deref() {
+            Some(t @ ("light" | "dark" | "auto")) => out.theme = Some(t.to_string()),
+            _ => {
+                return Err(error(
+                    "mount: options.theme: expected \"light\", \"dark\" or \"auto\"",
+                ))
+            }
+        }
+    }
     Ok(out)
 }
 
@@ -165,7 +195,7 @@ fn flag(options: &JsValue, field: &str) -> Result<bool, JsError> {
         return Ok(false);
     }
     v.as_bool()
-        .ok_or_else(|| error(format!("options.{field}: expected true or false")))
+        .ok_or_else(|| error(format!("mount: options.{field}: expected true or false")))
 }
 
 /// A whole number from JS, in `0..=max`, or an error naming the argument.

@@ -106,6 +106,7 @@ export class FencingPlayground extends HTMLElement {
 
   #shadow;
   #frame = null;
+  #app = null; // what mount() returned; destroy() unmounts it before a remount
   #mountedKey = null;
   #pending = false;
 
@@ -152,8 +153,10 @@ export class FencingPlayground extends HTMLElement {
       const frame = document.createElement('div');
       frame.className = 'fpe-frame';
       frame.part = 'playground';
+      this.#app?.destroy();
+      this.#app = null;
       this.#shadow.replaceChildren(frame);
-      glue.mount(frame, opts);
+      this.#app = glue.mount(frame, opts);
       return frame;
     };
     let frame;

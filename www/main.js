@@ -22,7 +22,7 @@ try {
   if (typeof mount !== 'function') throw new Error('the wasm module does not export mount()');
   await init();
   document.getElementById('boot-loading')?.remove();
-  mount(app, {});
+  mount(app, { share: true, autosave: true });
 } catch (err) {
   showError(err);
 }

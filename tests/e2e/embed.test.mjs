@@ -111,7 +111,8 @@ test('sample post: three embeds, editing the second leaves the first and third u
     [await second.elementHandle(), before],
   );
   const afterDrag = await verdict.innerText();
-  assert.match(afterDrag, /Balance 80/, 'both debits land in turn once the pause is short');
+  // A's watchdog renews in time, so B is refused and A's debit with fence 33 is the one that lands.
+  assert.match(afterDrag, /Balance 90, last fence 33/, 'the short pause lets A keep its lease');
 
   // Keys on a focused event of the same embed move it too.
   const acquireB = second.locator('[data-testid="event-B-0"]');
@@ -290,7 +291,7 @@ test('the single file opens from file:// with no network and responds to a real 
   const before = await verdict.innerText();
   await dragPauseEnd(page, page, 0.4);
   await page.waitForFunction((text) => document.querySelector('[data-testid="verdict"]').innerText !== text, before);
-  assert.match(await verdict.innerText(), /Balance 80/);
+  assert.match(await verdict.innerText(), /Balance 90, last fence 33/);
 
   // The page itself and inline data only: no script, wasm or style fetched from anywhere.
   assert.deepEqual(rec.requests.filter((u) => !u.startsWith('data:')), [fileUrl]);

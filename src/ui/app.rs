@@ -5,13 +5,20 @@
 use super::banner::Banner;
 use super::dom;
 use super::hint::Hint;
+use super::inspector::Inspector;
+use super::instance_edit::{self, InstanceRef};
 use super::narration::Narration;
 use super::palette::Palette;
+use super::palette_instance::InstancePalette;
 use super::preset_picker::PresetPicker;
 use super::readout::Readout;
 use super::settings::Settings;
+use super::redlock_options::RedlockOptions;
+use super::settings_service::ServiceSettings;
 use super::state::{apply, key_action, Action, State};
+use super::sync::use_sync;
 use super::timeline::Timeline;
+use super::toolbar::Toolbar;
 use crate::sim::{self, FenceRule, Scenario, Trace};
 use std::rc::Rc;
 use wasm_bindgen::JsCast;
@@ -28,6 +35,10 @@ impl Reducible for State {
 pub struct AppProps {
     pub initial: Rc<State>,
     pub compact: bool,
+    /// Keep the page's URL hash in step with the scenario (see `MountOptions::share`).
+    pub share: bool,
+    /// Keep the scenario in localStorage (see `MountOptions::autosave`).
+    pub autosave: bool,
     /// Makes the SVG ids of this mount unique on the page.
     pub uid: u32,
 }
@@ -73,10 +84,10 @@ pub fn App(props: &AppProps) -> Html {
     // Keys move the selected event; when that re-created its element, put the focus back.
     {
         let root = root.clone();
-        let selected = state.selected;
+        let selected = (state.selected, state.selected_instance);
         use_effect_with(state.focus_ticket, move |ticket| {
             if *ticket > 0 {
-                refocus(&root, selected);
+                refocus(&root, selected.0, selected.1);
             }
         });
     }
@@ -93,7 +104,10 @@ pub fn App(props: &AppProps) -> Html {
             }
             let focus = target.as_ref().and_then(dom::event_part);
             let ctrl = e.ctrl_key() || e.meta_key();
-            if let Some(action) = key_action(&e.key(), e.shift_key(), ctrl, dragging, focus) {
+            let on_instance = target.as_ref().and_then(dom::instance_part);
+            let action = key_action(&e.key(), e.shift_key(), ctrl, dragging, focus)
+                .or_else(|| instance_edit::key_action(&e.key(), e.shift_key(), on_instance));
+            if let Some(action) = action {
                 e.prevent_default();
                 dispatch.emit(action);
             }
@@ -101,6 +115,13 @@ pub fn App(props: &AppProps) -> Html {
     };
 
     let scenario = Rc::new(state.scenario.clone());
+    use_sync(
+        scenario.clone(),
+        state.drag.is_some(),
+        props.share,
+        props.autosave,
+        dispatch.clone(),
+    );
     let class = classes!(
         "fp-root",
         props.compact.then_some("fp-compact"),
@@ -108,15 +129,26 @@ pub fn App(props: &AppProps) -> Html {
     );
     let uid: AttrValue = format!("fp{}", props.uid).into();
     html! {
-        <div {class} ref={root} {onkeydown} data-testid="playground">
+        <div {class} ref={root.clone()} {onkeydown} data-testid="playground">
             <div class="fp-head">
                 <h2 data-testid="title">{ state.scenario.name.clone() }</h2>
                 if !state.readonly {
-                    <PresetPicker current={state.preset_id.clone().map(AttrValue::from)}
-                        on_pick={dispatch.reform(Action::LoadPreset)} />
+                    <Toolbar scenario={scenario.clone()} share={props.share} root={root.clone()} on_action={dispatch.clone()} />
+                    <span class="fp-group">
+                        <PresetPicker current={state.preset_id.clone().map(AttrValue::from)}
+                            on_pick={dispatch.reform(Action::LoadPreset)} />
+                        <ServiceSettings instances={scenario.lock.redlock.as_ref().map_or(0, |r| r.instances.len())}
+                            on_change={dispatch.clone()} />
+                    </span>
                 }
             </div>
             <p class="fp-caption" data-testid="caption">{ state.scenario.caption.clone() }</p>
+            if let Some(p) = state.problem.clone() {
+                <p class="fp-problem" role="alert"><span data-testid="problem">{ p }</span>
+                    <button type="button" aria-label="Dismiss" data-testid="dismiss-problem"
+                        onclick={dispatch.reform(|_| Action::Problem(None))}>{ "×" }</button>
+                </p>
+            }
             <Banner trace={runs.trace.clone()} ghost={runs.ghost.clone()} ghost_fenced={runs.ghost_fenced} />
             <Hint scenario={scenario.clone()} readonly={state.readonly} notice={state.notice.clone().map(AttrValue::from)} />
             if !state.readonly && !props.compact {
@@ -130,12 +162,38 @@ pub fn App(props: &AppProps) -> Html {
                         uid={uid.clone()} can_undo={!state.undo.is_empty()}
                         can_redo={!state.redo.is_empty()} on_change={dispatch.clone()} />
                 </div>
+                if let Some(r) = &scenario.lock.redlock {
+                    <div class="fp-row">
+                        <InstancePalette names={Rc::new(r.instances.iter().map(|i| i.name.clone()).collect::<Vec<_>>())}
+                            tool={state.instance_tool} playhead_ms={state.playhead_ms} on_add={dispatch.clone()} />
+                        <RedlockOptions parallel={r.parallel} fence={r.fence} collapsed={state.collapsed}
+                            on_change={dispatch.clone()} />
+                    </div>
+                }
+                // Always there for Redlock, so selecting or deselecting never moves the timeline.
+                if scenario.lock.redlock.is_some() {
+                    <div class="fp-row fp-inspector-row">
+                        if let Some((target, name, event)) = state.selected_instance.and_then(|r| {
+                            let inst = scenario.lock.redlock.as_ref()?.instances.get(r.instance)?;
+                            Some((r, inst.name.clone(), inst.events.get(r.event)?.clone()))
+                        }) {
+                            <Inspector {target} name={AttrValue::from(name)} event={Rc::new(event)}
+                                clients={Rc::new(scenario.clients.iter().map(|c| c.name.clone()).collect::<Vec<_>>())}
+                                on_change={dispatch.clone()} />
+                        } else {
+                            <span class="fp-hint" data-testid="inspector-hint">
+                                { "Select a clock jump, crash or partition to set how far, whether keys survive, or whom it cuts off. Double-click an instance lane to add one." }
+                            </span>
+                        }
+                    </div>
+                }
             }
             <Timeline scenario={scenario.clone()} trace={runs.trace.clone()} ghost={runs.ghost.clone()}
                 ghost_fenced={runs.ghost_fenced} selected={state.selected} playhead_ms={state.playhead_ms}
                 frozen_axis_ms={state.drag.as_ref().map(|d| d.axis_end_ms)}
                 dragging={state.drag.is_some()} readonly={state.readonly} tool={state.tool} width_px={state.width_px}
-                uid={uid} on_action={dispatch.clone()} />
+                uid={uid} on_action={dispatch.clone()} selected_instance={state.selected_instance}
+                instance_tool={state.instance_tool} collapsed={state.collapsed} />
             <Readout trace={runs.trace.clone()} at_ms={state.playhead_ms} on_move={dispatch.reform(Action::SetPlayhead)} />
             <p class="fp-keys">
                 <kbd>{"Tab"}</kbd>{" moves between events · "}<kbd>{"←"}</kbd><kbd>{"→"}</kbd>
@@ -148,12 +206,18 @@ pub fn App(props: &AppProps) -> Html {
     }
 }
 
-fn refocus(root: &NodeRef, selected: Option<super::state::EventRef>) {
+fn refocus(
+    root: &NodeRef,
+    selected: Option<super::state::EventRef>,
+    instance: Option<InstanceRef>,
+) {
     let Some(root) = root.cast::<web_sys::Element>() else {
         return;
     };
-    let doc = root.owner_document();
-    let active = doc.as_ref().and_then(|d| d.active_element());
+    // Inside a shadow root, document.activeElement is the host: ask the root the app lives in.
+    let active = js_sys::Reflect::get(&root.get_root_node(), &"activeElement".into())
+        .ok()
+        .and_then(|a| a.dyn_into::<web_sys::Element>().ok());
     let lost = match &active {
         None => true,
         Some(a) => !root.contains(Some(a)) || a.tag_name() == "BODY",
@@ -161,9 +225,10 @@ fn refocus(root: &NodeRef, selected: Option<super::state::EventRef>) {
     if !lost {
         return;
     }
-    let selector = match selected {
-        Some(r) => format!("[data-ev=\"{}\"][data-part=\"body\"]", r.attr()),
-        None => "[data-testid=\"timeline\"]".to_string(),
+    let selector = match (selected, instance) {
+        (Some(r), _) => format!("[data-ev=\"{}\"][data-part=\"body\"]", r.attr()),
+        (None, Some(r)) => format!("[data-iev=\"{}\"][data-part=\"body\"]", r.attr()),
+        (None, None) => "[data-testid=\"timeline\"]".to_string(),
     };
     if let Ok(Some(el)) = root.query_selector(&selector) {
         if let Ok(el) = el.dyn_into::<web_sys::SvgElement>() {

@@ -87,6 +87,13 @@ pub fn badge_step(steps: &[Step], client: usize, event: usize) -> Option<&Step> 
 pub fn mark(outcome: &Outcome) -> Mark {
     match outcome {
         Outcome::Granted { .. } | Outcome::Renewed { .. } | Outcome::CheckPassed => Mark::Good,
+        Outcome::Redlock { ok, .. } => {
+            if *ok {
+                Mark::Good
+            } else {
+                Mark::Bad
+            }
+        }
         Outcome::Released { own: true, .. } => Mark::Good,
         Outcome::Stored { verdict, .. } => match verdict {
             DebitVerdict::Accepted { .. } => Mark::Good,

@@ -2,7 +2,8 @@
 //! pointer's position in SVG coordinates, and which event part a focused element stands for.
 
 use super::geometry::{svg_x, svg_y, Layout};
-use super::state::{EventRef, Part};
+use super::instance_edit::InstanceRef;
+use super::state::{DragTarget, EventRef, Part};
 use std::cell::Cell;
 use wasm_bindgen::JsCast;
 use web_sys::Element;
@@ -42,9 +43,19 @@ pub fn target_element(e: &web_sys::Event) -> Option<Element> {
     e.target()?.dyn_into::<Element>().ok()
 }
 
-/// The closest ancestor-or-self of the event's target that stands for an event part.
-pub fn grabbed(e: &web_sys::Event) -> Option<(Element, EventRef, Part)> {
-    let el = target_element(e)?.closest("[data-ev]").ok()??;
-    let (r, part) = event_part(&el)?;
-    Some((el, r, part))
+/// The instance event part an element stands for, from its `data-iev` and `data-part`.
+pub fn instance_part(el: &Element) -> Option<(InstanceRef, Part)> {
+    let r = InstanceRef::from_attr(&el.get_attribute("data-iev")?)?;
+    let part = Part::from_attr(&el.get_attribute("data-part")?)?;
+    Some((r, part))
+}
+
+/// What a pointer on the event's target grabs: a client event's part or an instance event's.
+pub fn grab(e: &web_sys::Event) -> Option<(Element, DragTarget)> {
+    let el = target_element(e)?.closest("[data-ev], [data-iev]").ok()??;
+    if let Some((r, part)) = event_part(&el) {
+        return Some((el, DragTarget::Event(r, part)));
+    }
+    let (r, part) = instance_part(&el)?;
+    Some((el, DragTarget::Instance(r, part)))
 }

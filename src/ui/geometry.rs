@@ -12,6 +12,10 @@ pub const CLIENT_LANE_PX: i32 = 100;
 pub const STORAGE_LANE_PX: i32 = 96;
 pub const GHOST_LANE_PX: i32 = 76;
 pub const FOOT_PX: i32 = 6;
+/// One Redlock instance's lane: its keys on top, its clock jumps, crashes and partitions below.
+pub const INSTANCE_LANE_PX: i32 = 48;
+/// Extra room at the bottom of a client lane for its Redlock attempts.
+pub const ATTEMPT_ROW_PX: i32 = 22;
 /// The approximate advance of one character of the 12 px label font.
 pub const CHAR_PX: i32 = 7;
 /// Ticks are spaced at least this far apart.
@@ -111,6 +115,8 @@ pub fn svg_y(client_y: f64, rect_top: f64, rect_height: f64, view_height_px: i32
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum LaneKind {
     Lock,
+    /// One instance of a Redlock service.
+    Instance(usize),
     Client(usize),
     Storage,
     /// The same schedule's storage without fencing (or with it, when fencing is off).
@@ -139,10 +145,34 @@ pub struct Layout {
     pub gutter_px: i32,
     pub lanes: Vec<Lane>,
     pub axis: Axis,
+    /// Client lanes have a row for Redlock attempts at the bottom.
+    pub attempt_rows: bool,
+}
+
+/// How the lock service is drawn.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum LockView {
+    /// A single Redis: one lane.
+    Single,
+    /// Redlock as one "lock service" lane.
+    Collapsed,
+    /// Redlock with a lane per instance.
+    Instances(usize),
 }
 
 impl Layout {
     pub fn new(width_px: u32, clients: usize, ghost: bool, axis_end_ms: u64) -> Layout {
+        Layout::with_lock(width_px, clients, LockView::Single, ghost, axis_end_ms)
+    }
+
+    /// The layout with the lock service drawn as `lock` says.
+    pub fn with_lock(
+        width_px: u32,
+        clients: usize,
+        lock: LockView,
+        ghost: bool,
+        axis_end_ms: u64,
+    ) -> Layout {
         let width_px = (width_px as i32).clamp(240, 4096);
         let gutter_px = if width_px < 560 { 58 } else { 96 };
         let right_pad_px = if width_px < 560 { 12 } else { 24 };
@@ -156,9 +186,18 @@ impl Layout {
             });
             top_px += height_px;
         };
-        push(LaneKind::Lock, LOCK_LANE_PX);
+        match lock {
+            LockView::Instances(n) => {
+                for i in 0..n {
+                    push(LaneKind::Instance(i), INSTANCE_LANE_PX);
+                }
+            }
+            _ => push(LaneKind::Lock, LOCK_LANE_PX),
+        }
+        let attempt_rows = lock != LockView::Single;
+        let client_px = CLIENT_LANE_PX + if attempt_rows { ATTEMPT_ROW_PX } else { 0 };
         for c in 0..clients {
-            push(LaneKind::Client(c), CLIENT_LANE_PX);
+            push(LaneKind::Client(c), client_px);
         }
         push(LaneKind::Storage, STORAGE_LANE_PX);
         if ghost {
@@ -170,6 +209,7 @@ impl Layout {
             gutter_px,
             lanes,
             axis: Axis::new(axis_end_ms, gutter_px + 8, width_px - right_pad_px),
+            attempt_rows,
         }
     }
 
@@ -182,6 +222,22 @@ impl Layout {
             .iter()
             .find(|l| l.top_px <= y_px && y_px < l.bottom_px())
             .map(|l| l.kind)
+    }
+
+    /// The instance whose lane is under `y_px`, if any.
+    pub fn instance_at(&self, y_px: i32) -> Option<usize> {
+        match self.lane_at(y_px) {
+            Some(LaneKind::Instance(i)) => Some(i),
+            _ => None,
+        }
+    }
+
+    /// The top of a client's attempt row, if client lanes have one.
+    pub fn attempt_row_top(&self, client: usize) -> Option<i32> {
+        let lane = self
+            .lane(LaneKind::Client(client))
+            .filter(|_| self.attempt_rows)?;
+        Some(lane.bottom_px() - ATTEMPT_ROW_PX)
     }
 
     /// The client whose lane is under `y_px`, if any.
@@ -319,6 +375,32 @@ mod tests {
             l.height_px,
             b.bottom_px() + STORAGE_LANE_PX + GHOST_LANE_PX + FOOT_PX
         );
+    }
+
+    #[test]
+    fn redlock_instances_get_a_lane_each_and_clients_an_attempt_row() {
+        let l = Layout::with_lock(1280, 2, LockView::Instances(5), true, 140);
+        assert_eq!(l.lane(LaneKind::Lock), None);
+        let r3 = l.lane(LaneKind::Instance(2)).unwrap();
+        assert_eq!(r3.top_px, HEADER_PX + 2 * INSTANCE_LANE_PX);
+        assert_eq!(l.instance_at(r3.top_px + 1), Some(2));
+        assert_eq!(l.instance_at(r3.bottom_px()), Some(3));
+        assert_eq!(l.client_at(r3.top_px), None);
+        let a = l.lane(LaneKind::Client(0)).unwrap();
+        assert_eq!(a.top_px, HEADER_PX + 5 * INSTANCE_LANE_PX);
+        assert_eq!(a.height_px, CLIENT_LANE_PX + ATTEMPT_ROW_PX);
+        assert_eq!(l.attempt_row_top(0), Some(a.top_px + CLIENT_LANE_PX));
+        assert_eq!(l.attempt_row_top(2), None);
+        // Collapsed: one lock lane, still with attempt rows.
+        let c = Layout::with_lock(1280, 2, LockView::Collapsed, true, 140);
+        assert!(c.lane(LaneKind::Lock).is_some() && c.attempt_rows);
+        assert_eq!(c.instance_at(HEADER_PX + 1), None);
+        // A single Redis looks exactly as before.
+        assert_eq!(
+            Layout::with_lock(1280, 2, LockView::Single, true, 80),
+            Layout::new(1280, 2, true, 80)
+        );
+        assert_eq!(Layout::new(1280, 2, true, 80).attempt_row_top(0), None);
     }
 
     #[test]

@@ -17,9 +17,10 @@ pub struct MessagesProps {
 #[component]
 pub fn Messages(props: &MessagesProps) -> Html {
     let l = &props.layout;
-    let (Some(lock), Some(storage)) = (l.lane(LaneKind::Lock), l.lane(LaneKind::Storage)) else {
+    let Some(storage) = l.lane(LaneKind::Storage) else {
         return html! {};
     };
+    let lock = l.lane(LaneKind::Lock);
     let arrow = format!("url(#{}-arrow)", props.uid);
     html! {
         <g class="fp-messages" aria-hidden="true" pointer-events="none">
@@ -27,14 +28,19 @@ pub fn Messages(props: &MessagesProps) -> Html {
                 let from = l.lane(LaneKind::Client(m.client))?;
                 let (x1, x2) = (l.axis.x(m.sent_ms), l.axis.x(m.arrived_ms));
                 let (y1, y2) = match m.target {
-                    Target::Lock => (from.top_px + 22, lock.top_px + 38),
+                    // Redlock with a lane per instance: to the addressed instance's keys.
+                    Target::Lock => match m.instance.and_then(|i| l.lane(LaneKind::Instance(i))) {
+                        Some(inst) => (from.top_px + 22, inst.top_px + 23),
+                        None => (from.top_px + 22, lock?.top_px + 38),
+                    },
                     Target::Storage => (from.top_px + 40, storage.top_px + 8),
                 };
                 Some(html! {
-                    <line class={classes!("fp-msg", format!("fp-c{}", m.client % 6))}
+                    <line class={classes!("fp-msg", format!("fp-c{}", m.client % 6), m.lost.then_some("lost"))}
                         x1={x1.to_string()} y1={y1.to_string()} x2={x2.to_string()} y2={y2.to_string()}
-                        marker-end={arrow.clone()}>
-                        <title>{ format!("{} at {} ms, arrived {} ms", m.label, m.sent_ms, m.arrived_ms) }</title>
+                        marker-end={(!m.lost).then(|| arrow.clone())}>
+                        <title>{ format!("{} at {} ms, {} {} ms", m.label, m.sent_ms,
+                            if m.lost { "lost at" } else { "arrived" }, m.arrived_ms) }</title>
                     </line>
                 })
             }) }

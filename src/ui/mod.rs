@@ -5,11 +5,16 @@
 
 pub mod describe;
 pub mod geometry;
+pub mod instance_edit;
+pub mod persist;
+pub mod redlock_view;
 pub mod state;
 pub mod style;
 
 #[cfg(target_arch = "wasm32")]
 mod app;
+#[cfg(target_arch = "wasm32")]
+mod attempts;
 #[cfg(target_arch = "wasm32")]
 mod axis;
 #[cfg(target_arch = "wasm32")]
@@ -17,13 +22,23 @@ mod banner;
 #[cfg(target_arch = "wasm32")]
 mod dom;
 #[cfg(target_arch = "wasm32")]
+mod export;
+#[cfg(target_arch = "wasm32")]
 mod hint;
+#[cfg(target_arch = "wasm32")]
+mod inspector;
 #[cfg(target_arch = "wasm32")]
 mod lane_client;
 #[cfg(target_arch = "wasm32")]
+mod lane_instance;
+#[cfg(target_arch = "wasm32")]
 mod lane_lock;
 #[cfg(target_arch = "wasm32")]
+mod lane_service;
+#[cfg(target_arch = "wasm32")]
 mod lane_storage;
+#[cfg(target_arch = "wasm32")]
+mod lock_service;
 #[cfg(target_arch = "wasm32")]
 mod messages;
 #[cfg(target_arch = "wasm32")]
@@ -31,15 +46,27 @@ mod narration;
 #[cfg(target_arch = "wasm32")]
 mod palette;
 #[cfg(target_arch = "wasm32")]
+mod palette_instance;
+#[cfg(target_arch = "wasm32")]
 mod playhead;
 #[cfg(target_arch = "wasm32")]
 mod preset_picker;
 #[cfg(target_arch = "wasm32")]
+mod raster;
+#[cfg(target_arch = "wasm32")]
 mod readout;
+#[cfg(target_arch = "wasm32")]
+mod redlock_options;
 #[cfg(target_arch = "wasm32")]
 mod settings;
 #[cfg(target_arch = "wasm32")]
+mod settings_service;
+#[cfg(target_arch = "wasm32")]
+mod sync;
+#[cfg(target_arch = "wasm32")]
 mod timeline;
+#[cfg(target_arch = "wasm32")]
+mod toolbar;
 
 use crate::sim::Scenario;
 
@@ -54,6 +81,13 @@ pub struct MountOptions {
     pub readonly: bool,
     /// Leave out the caption, the narration and the key help.
     pub compact: bool,
+    /// Read the scenario from the page's URL hash and keep the hash in step with it (the main
+    /// page only: an embed must not touch its host's address).
+    pub share: bool,
+    /// Restore the last scenario from localStorage and save every change there (main page only).
+    pub autosave: bool,
+    /// `light`, `dark` or `auto`; set as `data-theme` on the mount element, which the CSS reads.
+    pub theme: Option<String>,
 }
 
 /// The first state a mount shows, or why the options cannot be shown.
@@ -85,19 +119,50 @@ pub fn initial_state(options: &MountOptions) -> Result<state::State, String> {
     Ok(state::State::new(scenario, preset_id, options.readonly))
 }
 
-/// Mounts an independent playground into `element`. Several mounts on one page share nothing
-/// but the style sheet.
+/// A mounted playground.
 #[cfg(target_arch = "wasm32")]
-pub fn mount(element: web_sys::Element, options: MountOptions) -> Result<(), String> {
-    let initial = initial_state(&options)?;
+pub struct Mounted(yew::AppHandle<app::App>);
+
+#[cfg(target_arch = "wasm32")]
+impl std::fmt::Debug for Mounted {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("Mounted")
+    }
+}
+
+#[cfg(target_arch = "wasm32")]
+impl Mounted {
+    /// Unmounts the app, empties its element and stops listening to the page.
+    pub fn destroy(self) {
+        self.0.destroy();
+    }
+}
+
+/// Mounts an independent playground into `element`. Several mounts on one page share nothing
+/// but the style sheet (and, for the one mount with `share`/`autosave`, the hash and storage).
+#[cfg(target_arch = "wasm32")]
+pub fn mount(element: web_sys::Element, options: MountOptions) -> Result<Mounted, String> {
+    if !element.is_connected() {
+        return Err("mount the element into a document first".to_string());
+    }
+    let hash = options.share.then(sync::page_hash).flatten();
+    let saved = options.autosave.then(sync::saved).flatten();
+    let initial = persist::startup(&options, hash.as_deref(), saved.as_deref())?;
     style::adopt(&element)?;
+    if let Some(theme) = &options.theme {
+        element
+            .set_attribute("data-theme", theme)
+            .map_err(|_| "could not set data-theme on the element".to_string())?;
+    }
     let props = app::AppProps {
         initial: std::rc::Rc::new(initial),
         compact: options.compact,
+        share: options.share,
+        autosave: options.autosave,
         uid: dom::next_uid(),
     };
-    yew::Renderer::<app::App>::with_root_and_props(element, props).render();
-    Ok(())
+    let handle = yew::Renderer::<app::App>::with_root_and_props(element, props).render();
+    Ok(Mounted(handle))
 }
 
 #[cfg(test)]

@@ -3,6 +3,9 @@
 //! add, delete, undo) is tested natively. The trace is never stored here: the view derives it
 //! from `scenario` with `sim::run`, so the two cannot disagree.
 
+use super::instance_edit::{
+    apply_instance, instance_event, InstanceAction, InstanceRef, InstanceTool,
+};
 use crate::sim::account::FenceRule;
 use crate::sim::presets::{preset, presets, DEFAULT_PRESET};
 use crate::sim::scenario::{Client, MAX_CLIENTS, MAX_TIME_MS};
@@ -119,6 +122,8 @@ impl Tool {
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum DragTarget {
     Event(EventRef, Part),
+    /// An event of a Redlock instance.
+    Instance(InstanceRef, Part),
     Playhead,
 }
 
@@ -154,6 +159,15 @@ pub struct State {
     pub focus_ticket: u32,
     /// Why the last edit was refused, in words.
     pub notice: Option<String>,
+    /// The selected instance event; never set together with `selected`.
+    pub selected_instance: Option<InstanceRef>,
+    /// What a double-click on an instance lane adds.
+    pub instance_tool: InstanceTool,
+    /// Redlock's instances drawn as one "lock service" lane instead of a lane each.
+    pub collapsed: bool,
+    /// A link, saved scenario or file that could not be loaded, in words; it stays until a
+    /// scenario loads or it is dismissed.
+    pub problem: Option<String>,
 }
 
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -199,6 +213,13 @@ pub enum Action {
     Resize(u32),
     Undo,
     Redo,
+    /// Edits of a Redlock service and its instances' events (see `instance_edit`).
+    Instance(InstanceAction),
+    SetCollapsed(bool),
+    /// A whole scenario from a link or a file, as one undo step.
+    LoadScenario(Box<Scenario>),
+    /// Shows (or, with `None`, dismisses) why a link, saved scenario or file was not loaded.
+    Problem(Option<String>),
 }
 
 impl State {
@@ -217,6 +238,10 @@ impl State {
             width_px: 960,
             focus_ticket: 0,
             notice: None,
+            selected_instance: None,
+            instance_tool: InstanceTool::ClockJump,
+            collapsed: false,
+            problem: None,
         }
     }
 
@@ -275,21 +300,29 @@ pub fn apply(state: &State, action: Action) -> State {
             | Action::DragMove { .. }
             | Action::DragEnd
             | Action::DragCancel
+            | Action::Problem(_)
+            | Action::SetCollapsed(_)
+            | Action::Instance(InstanceAction::Select(_))
     );
     if state.readonly && !looks_only {
         return next;
     }
     match action {
-        Action::LoadPreset(id) => match preset(&id) {
+        Action::LoadPreset(id) => match super::instance_edit::ui_preset(&id) {
             Some(s) => {
                 commit(&mut next, s);
+                next.problem = None;
                 next.playhead_ms = next.scenario.end_ms / 2;
                 next.preset_id = Some(id);
                 next.selected = None;
+                next.selected_instance = None;
             }
             None => next.notice = Some(format!("unknown preset {id:?}")),
         },
-        Action::Select(r) => next.selected = r.filter(|r| state.event(*r).is_some()),
+        Action::Select(r) => {
+            next.selected = r.filter(|r| state.event(*r).is_some());
+            next.selected_instance = None;
+        }
         Action::DragStart {
             target,
             pointer_ms,
@@ -413,6 +446,19 @@ pub fn apply(state: &State, action: Action) -> State {
             s.lock.watchdog = on;
             edit(&mut next, s, state.selected);
         }
+        Action::LoadScenario(s) => match s.validate() {
+            Ok(()) => {
+                next.preset_id = super::persist::matching_preset(&s);
+                commit(&mut next, *s);
+                next.playhead_ms = next.scenario.end_ms / 2;
+                next.selected = None;
+                next.problem = None;
+            }
+            Err(e) => next.problem = Some(format!("scenario: {e}")),
+        },
+        Action::Problem(p) => next.problem = p,
+        Action::Instance(a) => apply_instance(&mut next, a),
+        Action::SetCollapsed(on) => next.collapsed = on,
         Action::SetPlayhead(t) => next.playhead_ms = t.min(MAX_TIME_MS),
         Action::Resize(w) => next.width_px = w.clamp(240, 4096),
         Action::Undo => {
@@ -436,11 +482,18 @@ pub fn apply(state: &State, action: Action) -> State {
             }
         }
     }
+    // One selection at a time, and never one of an event that no longer exists (after an undo).
+    if next.selected.is_some() {
+        next.selected_instance = None;
+    }
+    next.selected_instance = next
+        .selected_instance
+        .filter(|r| instance_event(&next.scenario, *r).is_some());
     next
 }
 
 /// Replaces the scenario with `s` if it is valid, as one undo step (or as part of a drag).
-fn edit(next: &mut State, s: Scenario, selected: Option<EventRef>) {
+pub(super) fn edit(next: &mut State, s: Scenario, selected: Option<EventRef>) {
     if s == next.scenario {
         return;
     }
@@ -478,6 +531,15 @@ fn push_undo(next: &mut State, before: Scenario) {
 fn drag_start(next: &mut State, target: DragTarget, pointer_ms: u64, axis_end_ms: u64) {
     let grab_offset_ms = match target {
         DragTarget::Playhead => 0,
+        DragTarget::Instance(r, part) => {
+            match super::instance_edit::grab_offset(&next.scenario, r, part, pointer_ms) {
+                Some(offset) if !next.readonly => {
+                    apply_instance(next, InstanceAction::Select(Some(r)));
+                    offset
+                }
+                _ => return,
+            }
+        }
         DragTarget::Event(r, part) => {
             if next.readonly {
                 return;
@@ -508,6 +570,10 @@ fn drag_move(next: &mut State, pointer_ms: u64, client: Option<usize>) {
     };
     match drag.target {
         DragTarget::Playhead => next.playhead_ms = pointer_ms.min(MAX_TIME_MS),
+        DragTarget::Instance(r, part) => {
+            let to_ms = pointer_ms as i64 - drag.grab_offset_ms;
+            super::instance_edit::drag_to(next, r, part, to_ms);
+        }
         DragTarget::Event(r, part) => {
             let mut s = next.scenario.clone();
             let edge = pointer_ms as i64 - drag.grab_offset_ms;

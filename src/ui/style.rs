@@ -3,7 +3,19 @@
 //! the sheet is a constructed `CSSStyleSheet` adopted by the element's root (the document now,
 //! a shadow root later), never a `<style>` element or a `style` attribute.
 
-pub const CSS: &str = r#"
+/// The dark palette, written once and used twice: for `data-theme="dark"` on the mount element,
+/// and for `prefers-color-scheme: dark` unless the mount element says `data-theme="light"`.
+macro_rules! dark_vars {
+    () => {
+        "--bg: #15191e; --fg: #e6e9ee; --muted: #a3acb9; --faint: #262c34; --lane: #1b2027;
+    --line: #3a424d; --good: #3fc79a; --bad: #ff8a5b; --pause: #9aa3af; --accent: #6cb6ff;
+    --chip: #242a33; --focus: #6cb6ff;
+    --c0: #56b4e9; --c1: #e58fc6; --c2: #f0b448; --c3: #8fd0f5; --c4: #3fc79a; --c5: #b39ddb;"
+    };
+}
+
+pub const CSS: &str = concat!(
+    r#"
 .fp-root {
   --bg: #ffffff; --fg: #1d232b; --muted: #5b6573; --faint: #e7eaee; --lane: #f6f7f9;
   --line: #c9ced6; --good: #007a5a; --bad: #c2410c; --pause: #6b7280; --accent: #0b63b6;
@@ -13,13 +25,14 @@ pub const CSS: &str = r#"
   font: 14px/1.45 system-ui, -apple-system, "Segoe UI", Roboto, "DejaVu Sans", sans-serif;
   max-width: 1400px; margin: 0 auto; padding: 14px 16px 24px; box-sizing: border-box;
 }
+[data-theme=light] > .fp-root { color-scheme: light; }
+[data-theme=dark] > .fp-root { color-scheme: dark; "#,
+    dark_vars!(),
+    r#" }
 @media (prefers-color-scheme: dark) {
-  .fp-root {
-    --bg: #15191e; --fg: #e6e9ee; --muted: #a3acb9; --faint: #262c34; --lane: #1b2027;
-    --line: #3a424d; --good: #3fc79a; --bad: #ff8a5b; --pause: #9aa3af; --accent: #6cb6ff;
-    --chip: #242a33; --focus: #6cb6ff;
-    --c0: #56b4e9; --c1: #e58fc6; --c2: #f0b448; --c3: #8fd0f5; --c4: #3fc79a; --c5: #b39ddb;
-  }
+  :not([data-theme=light]) > .fp-root { "#,
+    dark_vars!(),
+    r#" }
 }
 .fp-root *, .fp-root *::before, .fp-root *::after { box-sizing: inherit; }
 .fp-root h2 { font-size: 1.25rem; margin: 0; line-height: 1.3; }
@@ -55,6 +68,12 @@ pub const CSS: &str = r#"
 .fp-hint { margin-top: 6px; color: var(--muted); }
 .fp-hint b { color: var(--fg); }
 .fp-notice { color: var(--bad); }
+.fp-problem { margin-top: 6px; padding: 6px 10px; border: 1px solid var(--bad); border-radius: 6px; color: var(--bad); overflow-wrap: anywhere; }
+.fp-problem button { margin-left: 8px; padding: 0 6px; }
+.fp-toolbar { display: flex; flex-wrap: wrap; gap: 6px 8px; align-items: center; margin-left: auto; }
+.fp-toolbar .fp-file { display: none; }
+.fp-copied { color: var(--good); font-weight: 600; }
+.fp-share-url input { width: min(36rem, 70vw); }
 .fp-timeline-wrap { margin-top: 8px; width: 100%; overflow: hidden; border: 1px solid var(--faint); border-radius: 8px; }
 .fp-timeline { display: block; touch-action: pan-y; user-select: none; -webkit-user-select: none; }
 .fp-timeline text { font-size: 12px; fill: var(--fg); }
@@ -110,6 +129,27 @@ pub const CSS: &str = r#"
 .fp-remove circle { fill: var(--chip); stroke: var(--line); }
 .fp-remove text { fill: var(--muted); font-size: 12px; }
 .fp-remove:hover circle, .fp-remove:focus-visible circle { stroke: var(--bad); }
+.fp-key rect { fill: var(--cc); fill-opacity: .22; stroke: var(--cc); stroke-width: 1.2; }
+.fp-key text { font-weight: 600; }
+.fp-key.forgotten rect { stroke: var(--bad); stroke-dasharray: 3 2; }
+.fp-timeline text.bad { fill: var(--bad); font-weight: 600; }
+.fp-iev { cursor: grab; outline: none; }
+.fp-readonly .fp-iev { cursor: default; }
+.fp-iev .hit { fill: transparent; }
+.fp-iev text.halo { paint-order: stroke; stroke: var(--bg); stroke-width: 3px; }
+.fp-iev .ring { fill: none; stroke: none; }
+.fp-iev:focus-visible .ring, .fp-iev.selected .ring { stroke: var(--focus); stroke-width: 2; stroke-dasharray: 3 2; }
+.fp-jump .shape { fill: none; stroke: var(--accent); stroke-width: 2.5; stroke-linejoin: round; }
+.fp-slew { stroke: var(--accent); stroke-width: 2; stroke-dasharray: 1 3; }
+.fp-crash .bar { stroke: var(--pause); stroke-width: 1; }
+.fp-cut .bar { fill: var(--bad); fill-opacity: .08; stroke: var(--bad); stroke-width: 1.5; stroke-dasharray: 5 3; }
+.fp-attempt .bracket { fill: none; stroke: var(--muted); stroke-width: 1.5; }
+.fp-attempt.good text { fill: var(--good); }
+.fp-attempt.bad text { fill: var(--bad); font-weight: 600; }
+.fp-imark path { fill: var(--muted); }
+.fp-inspector-row { min-height: 32px; }
+.fp-inspector-row .fp-hint { margin-top: 0; }
+.fp-msg.lost { stroke-dasharray: 2 3; stroke-opacity: .45; }
 .fp-readout { margin-top: 6px; display: grid; grid-template-columns: auto 1fr; gap: 4px 12px; align-items: center; }
 .fp-readout input[type=range] { width: 100%; }
 .fp-readout-text { grid-column: 1 / -1; }
@@ -124,7 +164,8 @@ pub const CSS: &str = r#"
   .fp-root { padding: 10px 8px 20px; font-size: 13px; }
   .fp-root h2 { font-size: 1.05rem; }
 }
-"#;
+"#
+);
 
 #[cfg(target_arch = "wasm32")]
 mod adopt {

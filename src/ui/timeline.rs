@@ -3,14 +3,17 @@
 //! `data-part` attributes and captures the pointer on the SVG, so a drag keeps going when the
 //! pointer leaves the element (and touch works); every move re-runs the simulation.
 
+use super::attempts::Attempts;
 use super::axis::Axis;
 use super::dom;
 use super::geometry::{axis_end_ms, Layout, HEADER_PX};
+use super::instance_edit::{InstanceAction, InstanceRef, InstanceTool};
 use super::lane_client::ClientLane;
-use super::lane_lock::LockLane;
 use super::lane_storage::StorageLane;
+use super::lock_service::LockService;
 use super::messages::Messages;
 use super::playhead::Playhead;
+use super::redlock_view::lock_view;
 use super::state::{Action, DragTarget, EventRef, Tool};
 use crate::sim::{Scenario, Trace};
 use std::rc::Rc;
@@ -35,6 +38,14 @@ pub struct TimelineProps {
     pub width_px: u32,
     pub uid: AttrValue,
     pub on_action: Callback<Action>,
+    /// Redlock: the selected instance event, what a double-click on an instance lane adds,
+    /// and whether the instances share one lane.
+    #[prop_or_default]
+    pub selected_instance: Option<InstanceRef>,
+    #[prop_or(InstanceTool::ClockJump)]
+    pub instance_tool: InstanceTool,
+    #[prop_or_default]
+    pub collapsed: bool,
 }
 
 #[component]
@@ -44,9 +55,10 @@ pub fn Timeline(props: &TimelineProps) -> Html {
     let end_ms = props
         .frozen_axis_ms
         .unwrap_or_else(|| axis_end_ms(props.trace.end_ms, props.scenario.horizon_ms()));
+    let lock = lock_view(&props.scenario, props.collapsed);
     let layout = use_memo(
-        (props.width_px, props.scenario.clients.len(), end_ms),
-        |&(w, n, end)| Layout::new(w, n, true, end),
+        (props.width_px, props.scenario.clients.len(), lock, end_ms),
+        |&(w, n, lock, end)| Layout::with_lock(w, n, lock, true, end),
     );
 
     // Measure the width the timeline has, now and whenever it changes.
@@ -73,12 +85,12 @@ pub fn Timeline(props: &TimelineProps) -> Html {
             let Some((t, y)) = dom::pointer(&svg, &layout, e.client_x(), e.client_y()) else {
                 return;
             };
-            let target = match dom::grabbed(&e) {
-                Some((el, r, part)) if !readonly => {
+            let target = match dom::grab(&e) {
+                Some((el, target)) if !readonly => {
                     if let Ok(el) = el.dyn_into::<web_sys::SvgElement>() {
                         let _ = el.focus();
                     }
-                    DragTarget::Event(r, part)
+                    target
                 }
                 Some(_) => return,
                 None if y < HEADER_PX => DragTarget::Playhead,
@@ -162,9 +174,9 @@ pub fn Timeline(props: &TimelineProps) -> Html {
     };
     let ondblclick = {
         let (svg, layout, on_action) = (svg.clone(), layout.clone(), props.on_action.clone());
-        let (readonly, tool) = (props.readonly, props.tool);
+        let (readonly, tool, itool) = (props.readonly, props.tool, props.instance_tool);
         Callback::from(move |e: MouseEvent| {
-            if readonly || dom::grabbed(&e).is_some() {
+            if readonly || dom::grab(&e).is_some() {
                 return;
             }
             if let Some((t, y)) = dom::pointer(&svg, &layout, e.client_x(), e.client_y()) {
@@ -174,19 +186,27 @@ pub fn Timeline(props: &TimelineProps) -> Html {
                         tool,
                         at_ms: t,
                     });
+                } else if let Some(instance) = layout.instance_at(y) {
+                    on_action.emit(Action::Instance(InstanceAction::Add {
+                        instance,
+                        tool: itool,
+                        at_ms: t,
+                    }));
                 }
             }
         })
     };
     let onfocusin = {
         let on_action = props.on_action.clone();
-        let selected = props.selected;
-        Callback::from(move |e: FocusEvent| {
-            if let Some((_, r, _)) = dom::grabbed(&e) {
-                if selected != Some(r) {
-                    on_action.emit(Action::Select(Some(r)));
-                }
+        let (selected, selected_instance) = (props.selected, props.selected_instance);
+        Callback::from(move |e: FocusEvent| match dom::grab(&e) {
+            Some((_, DragTarget::Event(r, _))) if selected != Some(r) => {
+                on_action.emit(Action::Select(Some(r)));
             }
+            Some((_, DragTarget::Instance(r, _))) if selected_instance != Some(r) => {
+                on_action.emit(Action::Instance(InstanceAction::Select(Some(r))));
+            }
+            _ => {}
         })
     };
 
@@ -214,7 +234,9 @@ pub fn Timeline(props: &TimelineProps) -> Html {
                     </marker>
                 </defs>
                 <Axis layout={layout.clone()} />
-                <LockLane trace={props.trace.clone()} layout={layout.clone()} />
+                <LockService scenario={props.scenario.clone()} trace={props.trace.clone()} layout={layout.clone()}
+                    playhead_ms={props.playhead_ms} selected={props.selected_instance} readonly={props.readonly}
+                    uid={uid.clone()} />
                 { for props.scenario.clients.iter().enumerate().map(|(c, client)| html! {
                     <ClientLane key={c} client={c} name={AttrValue::from(client.name.clone())}
                         events={Rc::new(client.events.clone())}
@@ -223,6 +245,7 @@ pub fn Timeline(props: &TimelineProps) -> Html {
                         layout={layout.clone()} readonly={props.readonly} uid={uid.clone()}
                         selected={props.selected.filter(|r| r.client == c).map(|r| r.event)} />
                 }) }
+                <Attempts trace={props.trace.clone()} layout={layout.clone()} />
                 <StorageLane trace={props.trace.clone()} layout={layout.clone()} ghost={false} ghost_fenced={props.ghost_fenced} />
                 <StorageLane trace={props.ghost.clone()} layout={layout.clone()} ghost={true} ghost_fenced={props.ghost_fenced} />
                 <Messages trace={props.trace.clone()} layout={layout.clone()} uid={uid.clone()} />

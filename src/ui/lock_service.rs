@@ -1,0 +1,43 @@
+//! The lock service's lanes: the single Redis lane as it always was, or, for Redlock, a lane
+//! per instance or one collapsed "lock service" lane, whichever the layout made room for.
+
+use super::geometry::{LaneKind, Layout};
+use super::instance_edit::InstanceRef;
+use super::lane_instance::InstanceLane;
+use super::lane_lock::LockLane;
+use super::lane_service::ServiceLane;
+use crate::sim::{Scenario, Trace};
+use std::rc::Rc;
+use yew::prelude::*;
+
+#[derive(Properties, PartialEq)]
+pub struct LockServiceProps {
+    pub scenario: Rc<Scenario>,
+    pub trace: Rc<Trace>,
+    pub layout: Rc<Layout>,
+    pub playhead_ms: u64,
+    pub selected: Option<InstanceRef>,
+    pub readonly: bool,
+    pub uid: AttrValue,
+}
+
+#[component]
+pub fn LockService(props: &LockServiceProps) -> Html {
+    let (trace, layout) = (props.trace.clone(), props.layout.clone());
+    let Some(r) = &props.scenario.lock.redlock else {
+        return html! { <LockLane {trace} {layout} /> };
+    };
+    if layout.lane(LaneKind::Lock).is_some() {
+        return html! { <ServiceLane {trace} {layout} /> };
+    }
+    let clients = Rc::new(props.trace.clients.clone());
+    html! {
+        { for r.instances.iter().enumerate().map(|(i, inst)| html! {
+            <InstanceLane key={i} index={i} instance={Rc::new(inst.clone())}
+                keys={Rc::new(trace.leases.iter().filter(|k| k.instance == i).cloned().collect::<Vec<_>>())}
+                clients={clients.clone()} layout={layout.clone()} playhead_ms={props.playhead_ms}
+                selected={props.selected.filter(|s| s.instance == i).map(|s| s.event)}
+                readonly={props.readonly} uid={props.uid.clone()} />
+        }) }
+    }
+}

@@ -1,0 +1,60 @@
+//! The instance palette, shown for Redlock: pick an instance, then a button adds that event to
+//! it at the playhead and makes it the kind a double-click on an instance lane adds.
+
+use super::instance_edit::{InstanceAction, InstanceTool};
+use super::state::Action;
+use std::rc::Rc;
+use wasm_bindgen::JsCast;
+use yew::prelude::*;
+
+#[derive(Properties, PartialEq)]
+pub struct InstancePaletteProps {
+    pub names: Rc<Vec<String>>,
+    pub tool: InstanceTool,
+    pub playhead_ms: u64,
+    pub on_add: Callback<Action>,
+}
+
+#[component]
+pub fn InstancePalette(props: &InstancePaletteProps) -> Html {
+    let target = use_state(|| 0usize);
+    let instance = (*target).min(props.names.len().saturating_sub(1));
+    let onchange = {
+        let target = target.clone();
+        Callback::from(move |e: Event| {
+            let v = e
+                .target()
+                .and_then(|t| t.dyn_into::<web_sys::HtmlSelectElement>().ok())
+                .and_then(|s| s.value().parse::<usize>().ok());
+            if let Some(i) = v {
+                target.set(i);
+            }
+        })
+    };
+    html! {
+        <div class="fp-group" role="group" aria-label="Add an instance event" data-testid="instance-palette">
+            <label>
+                <span class="fp-group-name">{ "Add to instance" }</span>
+                <select {onchange} data-testid="instance-target">
+                    { for props.names.iter().enumerate().map(|(i, n)| html! {
+                        <option value={i.to_string()} selected={i == instance}>{ n.clone() }</option>
+                    }) }
+                </select>
+            </label>
+            { for InstanceTool::ALL.iter().map(|&tool| {
+                let on_add = props.on_add.clone();
+                let at_ms = props.playhead_ms;
+                let onclick = Callback::from(move |_: MouseEvent| {
+                    on_add.emit(Action::Instance(InstanceAction::Add { instance, tool, at_ms }))
+                });
+                let pressed = if tool == props.tool { "true" } else { "false" };
+                html! {
+                    <button type="button" class="fp-tool" aria-pressed={pressed} {onclick}
+                        data-testid={format!("itool-{}", tool.label().split(' ').next().unwrap_or_default())}>
+                        { tool.label() }
+                    </button>
+                }
+            }) }
+        </div>
+    }
+}

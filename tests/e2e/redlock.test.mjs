@@ -1,0 +1,210 @@
+// Redlock by hand, with a real mouse, against the release build: from the empty Redlock
+// scenario, schedule A and B, cut A off from R4 and R5, add a clock jump on R3 and drag it.
+// At 15 ms the jump expires A's key on R3 early, B collects R3, R4 and R5, and both hold a
+// valid lock: the checker's two_holders violation appears. Dragged past B's acquisition, the
+// jump comes too late to help B, and the violation is gone.
+import { test, before, after } from 'node:test';
+import assert from 'node:assert/strict';
+import { startEnv, openPage, assertClean } from './helpers.mjs';
+
+let env;
+before(async () => {
+  env = await startEnv();
+});
+after(async () => {
+  await env?.close();
+});
+
+const tid = (id) => `[data-testid="${id}"]`;
+const text = (page, id) => page.locator(tid(id)).textContent();
+
+/** Polls until the element's text contains `want` (renders are asynchronous). */
+async function expectText(page, id, want) {
+  const deadline = Date.now() + 5_000;
+  let got;
+  while (Date.now() < deadline) {
+    got = await text(page, id).catch(() => null);
+    if (got?.includes(want)) return got;
+    await page.waitForTimeout(20);
+  }
+  assert.fail(`${id}: expected text containing ${JSON.stringify(want)}, got ${JSON.stringify(got)}`);
+}
+
+/** Where an event or a handle says it is: its aria-valuenow, or "at N ms" in its label. */
+async function atMs(page, id) {
+  const el = page.locator(tid(id));
+  const now = await el.getAttribute('aria-valuenow', { timeout: 500 }).catch(() => null);
+  if (now !== null) return Number(now);
+  const label = (await el.getAttribute('aria-label', { timeout: 500 }).catch(() => null)) ?? '';
+  const m = label.match(/ at (\d+) ms/);
+  return m ? Number(m[1]) : NaN;
+}
+
+/** Polls until `id` is within a millisecond of `ms`. */
+async function expectAt(page, id, ms) {
+  const deadline = Date.now() + 5_000;
+  let got;
+  while (Date.now() < deadline) {
+    got = await atMs(page, id);
+    if (Math.abs(got - ms) <= 1) return got;
+    await page.waitForTimeout(20);
+  }
+  assert.fail(`${id} is at ${got} ms, not near ${ms} ms`);
+}
+
+/** The centre of what a person grabs: the marker's hit area if it has one (not its label). */
+async function centre(page, id) {
+  const el = page.locator(tid(id));
+  const hit = el.locator(':scope > .hit');
+  const box = await ((await hit.count()) ? hit.first() : el).boundingBox();
+  assert.ok(box, `${id} is not on screen`);
+  return { x: box.x + box.width / 2, y: box.y + box.height / 2 };
+}
+
+/** The page x of instant `ms`, read off the axis grid lines (data-testid grid-<ms>). */
+async function xOf(page, ms) {
+  const lines = await page.locator('[data-testid^="grid-"]').evaluateAll((els) =>
+    els.map((e) => [Number(e.dataset.testid.slice(5)), e.getBoundingClientRect().x]));
+  assert.ok(lines.length >= 2, 'the axis has fewer than two grid lines');
+  const [[t0, x0], [t1, x1]] = [lines[0], lines[lines.length - 1]];
+  return x0 + ((x1 - x0) * (ms - t0)) / (t1 - t0);
+}
+
+/** Drags the element `id` (its centre) so that its centre lands on instant `ms`. */
+async function dragTo(page, id, ms) {
+  const from = await centre(page, id);
+  const toX = await xOf(page, ms);
+  await page.mouse.move(from.x, from.y);
+  await page.mouse.down();
+  const steps = 10;
+  for (let i = 1; i <= steps; i++) {
+    // Wander off the element vertically too: pointer capture must keep the drag alive.
+    await page.mouse.move(from.x + ((toX - from.x) * i) / steps, from.y + (i % 3) * 20);
+  }
+  await page.mouse.up();
+}
+
+/** Double-clicks lane `lane` at instant `ms`. */
+async function doubleClick(page, lane, ms) {
+  const { y } = await centre(page, lane);
+  await page.mouse.dblclick(await xOf(page, ms), y);
+}
+
+async function click(page, id) {
+  await page.locator(tid(id)).click();
+}
+
+/** From the picker's empty Redlock to A and B scheduled and A cut off from R4 and R5. */
+async function buildTheSchedule(page) {
+  await page.goto(env.url);
+  await page.locator(tid('timeline')).waitFor({ timeout: 20_000 });
+  await page.selectOption(tid('preset'), 'redlock-empty');
+  await expectText(page, 'title', 'Empty Redlock');
+  assert.equal(await page.locator('[data-testid^="instance-R"]').count(), 5);
+
+  // A acquires at 0 and debits at 40; B acquires at 20 and debits at 35.
+  await click(page, 'tool-acquire'); // adds A's acquire at the playhead (70 ms)
+  await expectAt(page, 'event-A-0', 70);
+  await dragTo(page, 'event-A-0', 0);
+  await expectAt(page, 'event-A-0', 0);
+  await doubleClick(page, 'lane-B', 20);
+  await expectAt(page, 'event-B-0', 20);
+  await click(page, 'tool-debit-10'); // B is selected: its debit lands at the playhead
+  await dragTo(page, 'event-B-1', 35);
+  await expectAt(page, 'event-B-1', 35);
+  await doubleClick(page, 'lane-A', 40);
+  await expectAt(page, 'event-A-1', 40);
+  // A holds all five instances, so B's attempt fails and B does not write.
+  await expectText(page, 'attempt-A-0', '✓ 5/5 in 10 ms · valid 48 ms');
+  await expectText(page, 'attempt-B-0', '✗ 0/5');
+  await expectText(page, 'step-B-1', 'skipped');
+  await expectText(page, 'step-A-1', 'accepted, balance 90');
+
+  // Cut A off from R4: the palette adds a partition at 70 ms; its edges go to 0 and 140 ms.
+  await page.selectOption(tid('instance-target'), '3');
+  await click(page, 'itool-partition');
+  await expectAt(page, 'iev-R4-0', 70);
+  await dragTo(page, 'iev-R4-0-start', 0);
+  await expectAt(page, 'iev-R4-0-start', 0);
+  await dragTo(page, 'iev-R4-0-end', 140);
+  await expectAt(page, 'iev-R4-0-end', 140);
+  await page.selectOption(tid('inspect-who'), 'A');
+  await expectText(page, 'instance-R4', 'cut off from A');
+
+  // And from R5: a double-click on its lane adds a partition (the last instance tool).
+  await doubleClick(page, 'instance-R5', 10);
+  await expectAt(page, 'iev-R5-0', 10);
+  await dragTo(page, 'iev-R5-0-start', 0);
+  await dragTo(page, 'iev-R5-0-end', 140);
+  await expectAt(page, 'iev-R5-0-start', 0);
+  await expectAt(page, 'iev-R5-0-end', 140);
+  await page.selectOption(tid('inspect-who'), 'A');
+  await expectText(page, 'instance-R5', 'cut off from A');
+
+  // A gets R1, R2, R3: a bare majority. B gets only R4 and R5.
+  await expectText(page, 'attempt-A-0', '✓ 3/5 in 16 ms · valid 42 ms');
+  await expectText(page, 'attempt-B-0', '✗ 2/5');
+  await expectText(page, 'verdict-word', '✓ Safe');
+}
+
+test('mouse: a clock jump on R3, dragged by hand, makes and unmakes a second holder', { timeout: 120_000 }, async (t) => {
+  const rec = await openPage(env, t, { viewport: { width: 1280, height: 1000 } });
+  const { page } = rec;
+  await buildTheSchedule(page);
+
+  // A clock jump on R3 from the palette, at the playhead (70 ms): after A's key there has
+  // expired anyway, so it changes nothing.
+  await page.selectOption(tid('instance-target'), '2');
+  await click(page, 'itool-clock');
+  await expectAt(page, 'iev-R3-0', 70);
+  await expectText(page, 'instance-R3', 'clock jumps +60 ms');
+  await expectText(page, 'verdict-word', '✓ Safe');
+
+  // Dragged to 15 ms: R3 expires A's key early and hands it to B.
+  await dragTo(page, 'iev-R3-0', 15);
+  await expectAt(page, 'iev-R3-0', 15);
+  await expectText(page, 'verdict-word', '✗ Unsafe');
+  await expectText(page, 'violations', 'both held a valid lock');
+  await expectText(page, 'attempt-B-0', '✓ 3/5 in 10 ms · valid 48 ms');
+  await expectText(page, 'clock-R3', 'clock +60 ms');
+  await expectText(page, 'key-R3-1', 'B');
+  assert.equal(await page.locator(tid('stale-A-0')).count(), 1, "A's belief outlives its majority");
+  await rec.screenshot('redlock-clock-jump-by-hand-unsafe');
+
+  // Dragged past B's acquisition (B asks R3 at 24 ms): too late to help B.
+  await dragTo(page, 'iev-R3-0', 40);
+  await expectAt(page, 'iev-R3-0', 40);
+  await expectText(page, 'verdict-word', '✓ Safe');
+  assert.equal(await page.locator(tid('violations')).count(), 0);
+  await expectText(page, 'attempt-B-0', '✗ 2/5');
+
+  // The whole drag was one undo step: back to the double holder.
+  await click(page, 'undo');
+  await expectAt(page, 'iev-R3-0', 15);
+  await expectText(page, 'verdict-word', '✗ Unsafe');
+  assertClean(rec);
+});
+
+test('keyboard: an instance event is nudged, moved to another instance and deleted', { timeout: 60_000 }, async (t) => {
+  const rec = await openPage(env, t);
+  const { page } = rec;
+  await page.goto(env.url);
+  await page.locator(tid('timeline')).waitFor({ timeout: 20_000 });
+  await page.selectOption(tid('preset'), 'redlock-clock-jump');
+  await expectText(page, 'verdict-word', '✗ Unsafe');
+  // R3's jump is its only event; R4 and R5 have their partitions first.
+  await page.locator(tid('iev-R3-0')).focus();
+  await page.keyboard.press('Shift+ArrowRight');
+  await page.keyboard.press('Shift+ArrowRight');
+  await expectAt(page, 'iev-R3-0', 35);
+  await expectText(page, 'verdict-word', '✓ Safe');
+  await page.keyboard.press('Control+z');
+  await expectAt(page, 'iev-R3-0', 25);
+  await page.keyboard.press('ArrowUp');
+  await expectAt(page, 'iev-R2-0', 25);
+  assert.equal(await page.evaluate(() => document.activeElement?.getAttribute('data-testid')), 'iev-R2-0');
+  await page.keyboard.press('Delete');
+  assert.equal(await page.locator('[data-iev^="1-"]').count(), 0);
+  await expectText(page, 'clock-R2', 'clock exact');
+  assertClean(rec);
+});

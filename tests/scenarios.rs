@@ -317,7 +317,8 @@ fn every_preset_round_trips_through_json_and_narrates() {
             p.id
         );
         let trace = run(&p.scenario);
-        assert!(trace.narration.len() >= 2, "{}", p.id);
+        let has_events = p.scenario.clients.iter().any(|c| !c.events.is_empty());
+        assert!(trace.narration.len() > usize::from(has_events), "{}", p.id);
         assert!(!p.scenario.caption.is_empty(), "{}", p.id);
     }
 }

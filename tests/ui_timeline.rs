@@ -327,6 +327,12 @@ async fn the_playhead_follows_the_axis_and_reads_the_spans() {
 async fn an_unknown_preset_is_refused_in_words() {
     let doc = web_sys::window().unwrap().document().unwrap();
     let el = doc.create_element("div").unwrap();
+    // A detached element is refused first, in words.
+    let detached = mount(el.clone(), MountOptions::default())
+        .map(|_| ())
+        .unwrap_err();
+    assert!(detached.contains("into a document first"), "{detached}");
+    doc.body().unwrap().append_child(&el).unwrap();
     let err = mount(
         el,
         MountOptions {
@@ -334,6 +340,7 @@ async fn an_unknown_preset_is_refused_in_words() {
             ..Default::default()
         },
     )
+    .map(|_| ())
     .unwrap_err();
     assert!(
         err.starts_with("unknown preset \"x\"; known: contract-1-nx, "),

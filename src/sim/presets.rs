@@ -497,13 +497,17 @@ fn redlock_presets() -> Vec<Preset> {
             id: "redlock-cas",
             scenario: cas,
         },
+        Preset {
+            id: "redlock-empty",
+            scenario: empty_redlock(),
+        },
     ]
 }
 
 /// An empty Redlock scenario with two clients, for building the presets by hand.
 pub fn empty_redlock() -> Scenario {
     let mut s = redlock(
-        "Empty Redlock",
+        "Empty Redlock: build a scenario by hand",
         "Five instances and two clients with nothing scheduled. Add acquisitions, pauses, clock \
          jumps, crashes and partitions.",
         &[],

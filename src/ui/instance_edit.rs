@@ -9,7 +9,7 @@ use crate::sim::presets::empty_redlock;
 use crate::sim::scenario::{Instance, InstanceEvent, Redlock, MAX_TIME_MS};
 use crate::sim::Scenario;
 
-/// The id the preset picker uses for the empty Redlock scenario (not one of `presets()`).
+/// The id of the empty Redlock scenario among the presets.
 pub const EMPTY_REDLOCK_ID: &str = "redlock-empty";
 /// The service sizes the settings offer.
 pub const SERVICE_SIZES: [usize; 3] = [3, 5, 7];

@@ -1,6 +1,5 @@
 //! The preset picker: every preset from the core, by title, and the empty Redlock scenario.
 
-use super::instance_edit::EMPTY_REDLOCK_ID;
 use crate::sim::presets::presets;
 use wasm_bindgen::JsCast;
 use yew::prelude::*;
@@ -36,9 +35,6 @@ pub fn PresetPicker(props: &PresetPickerProps) -> Html {
                 { for list.iter().map(|p| html! {
                     <option value={p.id} selected={p.id == current}>{ p.scenario.name.clone() }</option>
                 }) }
-                <option value={EMPTY_REDLOCK_ID} selected={current == EMPTY_REDLOCK_ID}>
-                    { "Empty Redlock: build a scenario by hand" }
-                </option>
             </select>
         </label>
     }

@@ -299,6 +299,11 @@ mod tests {
         assert_eq!(attempt_labels(b, 5)[2], "✗ 2/5");
         let t = trace("redlock-order-fenced");
         assert!(attempt_labels(&t.acquisitions[1], 5)[0].ends_with("· fence 34"));
+        // The badge of an attempt's step is marked by the trace's `ok`, like a grant or a denial.
+        use crate::ui::describe::{mark, Mark};
+        let t = trace("redlock-slew");
+        let marks: Vec<Mark> = t.steps.iter().take(2).map(|s| mark(&s.outcome)).collect();
+        assert_eq!(marks, [Mark::Good, Mark::Bad]);
     }
 
     #[test]

@@ -20,6 +20,7 @@ node scripts/bench-drag.mjs 400 > "$out/drag.txt"
 echo "[bench] simulate() throughput: native, then wasm"
 node scripts/bench/large-scenario.mjs 2000 > "$out/large.json"
 cargo run --quiet --release --example throughput -- "$out/large.json" 5 > "$out/native.json"
+cargo run --quiet --release --example phases -- "$out/large.json" | tail -1 > "$out/phases.txt"
 node scripts/bench/throughput-wasm.mjs "$out/large.json" 5 > "$out/wasm.json"
 
 node scripts/bench/report.mjs "$out" > BENCHMARKS.md

@@ -18,4 +18,27 @@ for (let i = 0; i < repeats; i++) {
   best = Math.min(best, (performance.now() - t0) / 1000);
   traceBytes = trace.steps.length;
 }
-console.log(JSON.stringify({ events, seconds: best, eventsPerSecond: Math.round(events / best), steps: traceBytes }));
+// Where the wasm time goes: parsing and validating alone, and the JS side's JSON.parse of the
+// trace text (the same size as the trace the native example serializes).
+let parseOnly = Infinity;
+for (let i = 0; i < repeats; i++) {
+  const t0 = performance.now();
+  api.validate(text);
+  parseOnly = Math.min(parseOnly, (performance.now() - t0) / 1000);
+}
+const traceText = JSON.stringify(api.simulate(text));
+let jsParse = Infinity;
+for (let i = 0; i < repeats; i++) {
+  const t0 = performance.now();
+  JSON.parse(traceText);
+  jsParse = Math.min(jsParse, (performance.now() - t0) / 1000);
+}
+console.log(JSON.stringify({
+  events,
+  seconds: best,
+  eventsPerSecond: Math.round(events / best),
+  steps: traceBytes,
+  parseSeconds: parseOnly,
+  jsParseSeconds: jsParse,
+  traceChars: traceText.length,
+}));

@@ -148,10 +148,16 @@ pub struct Instant {
 /// The state of the run at `t`: spans are half-open, `[start, end)`; a debit counts from the
 /// instant it arrived.
 pub fn instant(trace: &Trace, t: u64) -> Instant {
-    let holder = trace
+    // The holder is whoever holds live keys on a majority of the instances (one of one for a
+    // single Redis).
+    let live: Vec<_> = trace
         .leases
         .iter()
-        .find(|l| l.start_ms <= t && t < l.end_ms)
+        .filter(|l| l.start_ms <= t && t < l.end_ms)
+        .collect();
+    let holder = live
+        .iter()
+        .find(|l| live.iter().filter(|o| o.holder == l.holder).count() >= trace.majority.max(1))
         .map(|l| (l.holder, l.fence));
     let believers = trace
         .beliefs
@@ -203,7 +209,13 @@ pub fn instant_text(trace: &Trace, at: &Instant) -> String {
     let fence = |f: Option<u64>| f.map_or(String::new(), |f| format!(" (fence {f})"));
     let mut s = format!("At {} ms: ", at.at_ms);
     match at.holder {
+        Some((c, f)) if trace.instances.len() > 1 => s.push_str(&format!(
+            "{} holds keys on a majority of the instances{}.",
+            name(c),
+            fence(f)
+        )),
         Some((c, f)) => s.push_str(&format!("{} holds the lease{}.", name(c), fence(f))),
+        None if trace.instances.len() > 1 => s.push_str("nobody holds a majority."),
         None => s.push_str("nobody holds the lease."),
     }
     let names: Vec<&str> = at.believers.iter().map(|b| name(b.client)).collect();
@@ -280,6 +292,19 @@ mod tests {
             badge_step(&t.steps, 0, 2).map(|s| s.text.as_str()),
             Some("accepted, balance 90")
         );
+    }
+
+    #[test]
+    fn the_playhead_counts_a_majority_of_redlock_instances() {
+        let t = run(&preset("redlock-clock-jump").unwrap());
+        // At 20 ms R3 has expired A's key early: A holds keys on R1 and R2 only.
+        assert!(
+            instant_text(&t, &instant(&t, 20)).starts_with("At 20 ms: nobody holds a majority.")
+        );
+        assert!(instant_text(&t, &instant(&t, 12))
+            .starts_with("At 12 ms: A holds keys on a majority of the instances."));
+        assert!(instant_text(&t, &instant(&t, 45))
+            .starts_with("At 45 ms: B holds keys on a majority of the instances."));
     }
 
     #[test]

@@ -175,3 +175,38 @@ proptest! {
         prop_assert_eq!(trace.final_balance, 100 - 2 * amount);
     }
 }
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: 2_000, failure_persistence: None, ..ProptestConfig::default() })]
+
+    /// Damaged input never panics: a preset's JSON with bytes replaced, inserted or cut is
+    /// either refused with a message or parsed and run to completion.
+    #[test]
+    fn damaged_json_is_refused_or_runs(
+        which in 0usize..30,
+        edits in prop::collection::vec((0usize..4000, 0u8..4, prop::sample::select(b"0-9e.,:{}[]\"x ".to_vec())), 1..6),
+    ) {
+        let all = fencing_playground::sim::presets::presets();
+        let mut text: Vec<u8> = all[which % all.len()].scenario.to_json().into_bytes();
+        for (at, op, byte) in edits {
+            let at = at % text.len().max(1);
+            match op {
+                0 => text[at] = byte,
+                1 => text.insert(at, byte),
+                2 => { text.remove(at); }
+                _ => text.truncate(at),
+            }
+            if text.is_empty() {
+                text.push(b'{');
+            }
+        }
+        let text = String::from_utf8_lossy(&text);
+        match Scenario::from_json(&text) {
+            Ok(s) => {
+                let trace = run(&s);
+                prop_assert!(trace.steps.len() <= s.step_limit as usize);
+            }
+            Err(e) => prop_assert!(!e.message.is_empty()),
+        }
+    }
+}

@@ -3,6 +3,7 @@
 //! selected event after a key press moved it. Everything else is drawn by child components.
 
 use super::banner::Banner;
+use super::client_inspector::ClientInspector;
 use super::dom;
 use super::hint::Hint;
 use super::inspector::Inspector;
@@ -150,7 +151,22 @@ pub fn App(props: &AppProps) -> Html {
                 </p>
             }
             <Banner trace={runs.trace.clone()} ghost={runs.ghost.clone()} ghost_fenced={runs.ghost_fenced} />
-            <Hint scenario={scenario.clone()} readonly={state.readonly} notice={state.notice.clone().map(AttrValue::from)} />
+            // The selected client event's inspector takes the hint's line, one line high, so
+            // selecting an event does not move the timeline; a refusal shows beside it.
+            if let Some((target, name, event)) = state.selected.filter(|_| !state.readonly && !props.compact).and_then(|r| {
+                let c = scenario.clients.get(r.client)?;
+                Some((r, c.name.clone(), c.events.get(r.event)?.clone()))
+            }) {
+                <div class="fp-edit-line">
+                    <ClientInspector key={u8::from(state.notice.is_some())} {target} name={AttrValue::from(name)}
+                        event={Rc::new(event)} on_change={dispatch.clone()} />
+                    if let Some(n) = state.notice.clone() {
+                        <span class="fp-notice" role="status" data-testid="notice">{ n }</span>
+                    }
+                </div>
+            } else {
+                <Hint scenario={scenario.clone()} readonly={state.readonly} notice={state.notice.clone().map(AttrValue::from)} />
+            }
             if !state.readonly && !props.compact {
                 <div class="fp-row">
                     <Palette tool={state.tool} selected={state.selected} clients={scenario.clients.len()}
@@ -165,7 +181,8 @@ pub fn App(props: &AppProps) -> Html {
                 if let Some(r) = &scenario.lock.redlock {
                     <div class="fp-row">
                         <InstancePalette names={Rc::new(r.instances.iter().map(|i| i.name.clone()).collect::<Vec<_>>())}
-                            tool={state.instance_tool} playhead_ms={state.playhead_ms} on_add={dispatch.clone()} />
+                            tool={state.instance_tool} playhead_ms={state.playhead_ms} on_add={dispatch.clone()}
+                            clocks={Rc::new(r.instances.iter().map(|i| (i.clock.monotonic, i.latency_ms)).collect::<Vec<_>>())} />
                         <RedlockOptions parallel={r.parallel} fence={r.fence} collapsed={state.collapsed}
                             on_change={dispatch.clone()} />
                     </div>

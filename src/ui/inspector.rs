@@ -19,7 +19,7 @@ pub struct InspectorProps {
 }
 
 /// The value of the input or select an event came from.
-fn value(e: &Event) -> Option<String> {
+pub(super) fn value(e: &Event) -> Option<String> {
     let t = e.target()?;
     match t.dyn_ref::<web_sys::HtmlInputElement>() {
         Some(i) if i.type_() == "checkbox" => Some(i.checked().to_string()),

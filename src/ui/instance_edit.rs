@@ -4,6 +4,7 @@
 //! through the same validated, undoable `edit` every other change goes through, so adding,
 //! dragging, nudging and deleting an instance event are tested natively.
 
+use super::event_edit::whole;
 use super::state::{edit, Action, Part, State, BIG_STEP_MS};
 use crate::sim::presets::empty_redlock;
 use crate::sim::scenario::{Instance, InstanceEvent, Redlock, MAX_TIME_MS};
@@ -119,6 +120,16 @@ pub enum InstanceAction {
     SetService(usize),
     SetParallel(bool),
     SetFence(bool),
+    /// An instance measures its TTLs with a monotonic clock, which its clock jumps do not move.
+    SetMonotonic {
+        instance: usize,
+        on: bool,
+    },
+    /// An instance's one-way latency, as typed; text that is no valid latency is refused.
+    SetLatency {
+        instance: usize,
+        value: String,
+    },
 }
 
 pub fn instance_event(s: &Scenario, r: InstanceRef) -> Option<&InstanceEvent> {
@@ -227,7 +238,33 @@ pub fn apply_instance(next: &mut State, action: InstanceAction) {
                 change(next, s, keep);
             }
         }
+        InstanceAction::SetMonotonic { instance, on } => {
+            let mut s = s.clone();
+            if let Some(i) = instance_mut(&mut s, instance) {
+                i.clock.monotonic = on;
+                let keep = next.selected_instance;
+                change(next, s, keep);
+            }
+        }
+        InstanceAction::SetLatency { instance, value } => {
+            let mut s = s.clone();
+            if let Some(i) = instance_mut(&mut s, instance) {
+                let label = format!("{} latency ms", i.name);
+                match whole(&label, &value, 0, MAX_TIME_MS as i64) {
+                    Ok(ms) => {
+                        i.latency_ms = ms as u64;
+                        let keep = next.selected_instance;
+                        change(next, s, keep);
+                    }
+                    Err(why) => next.notice = Some(why),
+                }
+            }
+        }
     }
+}
+
+fn instance_mut(s: &mut Scenario, instance: usize) -> Option<&mut Instance> {
+    s.lock.redlock.as_mut()?.instances.get_mut(instance)
 }
 
 /// One validated, undoable edit that leaves `selected` as the selection if it was accepted.
@@ -779,5 +816,78 @@ mod tests {
             })
         );
         assert_eq!(with_field(&cut, "who", ""), Some(cut.clone()));
+    }
+
+    #[test]
+    fn an_instance_clock_turns_monotonic_and_its_latency_is_set_by_hand() {
+        let jump = apply(
+            &State::default_page(),
+            Action::LoadPreset("redlock-clock-jump".into()),
+        );
+        assert!(!crate::sim::run(&jump.scenario).verdict.safe);
+        let mono = act(
+            &jump,
+            InstanceAction::SetMonotonic {
+                instance: 2,
+                on: true,
+            },
+        );
+        let r = mono.scenario.lock.redlock.as_ref().expect("redlock");
+        assert!(r.instances[2].clock.monotonic);
+        assert!(crate::sim::run(&mono.scenario).verdict.safe);
+        // The hand-made scenario is the monotonic preset, and undo puts the jump back.
+        let preset = crate::sim::presets::preset("redlock-monotonic").expect("preset");
+        assert_eq!(mono.scenario.lock, preset.lock);
+        assert_eq!(apply(&mono, Action::Undo).scenario, jump.scenario);
+
+        let slow = act(
+            &mono,
+            InstanceAction::SetLatency {
+                instance: 4,
+                value: " 7 ".into(),
+            },
+        );
+        let r = slow.scenario.lock.redlock.as_ref().expect("redlock");
+        assert_eq!(r.instances[4].latency_ms, 7);
+        assert_eq!(slow.undo.len(), mono.undo.len() + 1);
+        for bad in ["-1", "fast", "", "10000001"] {
+            let n = act(
+                &slow,
+                InstanceAction::SetLatency {
+                    instance: 4,
+                    value: bad.into(),
+                },
+            );
+            assert_eq!(n.scenario, slow.scenario, "{bad:?}");
+            let notice = n.notice.unwrap_or_default();
+            assert!(notice.starts_with("R5 latency ms: expected"), "{notice}");
+        }
+        // No such instance, a single Redis, or a read-only view: nothing changes.
+        let none = act(
+            &slow,
+            InstanceAction::SetMonotonic {
+                instance: 9,
+                on: true,
+            },
+        );
+        assert_eq!(none.scenario, slow.scenario);
+        let d = State::default_page();
+        let single = act(
+            &d,
+            InstanceAction::SetLatency {
+                instance: 0,
+                value: "3".into(),
+            },
+        );
+        assert_eq!(single.scenario, d.scenario);
+        let ro = State::new(jump.scenario.clone(), None, true);
+        let n = act(
+            &ro,
+            InstanceAction::SetMonotonic {
+                instance: 2,
+                on: true,
+            },
+        );
+        assert_eq!(n.scenario, ro.scenario);
     }
 }

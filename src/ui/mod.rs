@@ -4,6 +4,7 @@
 //! entry point the JavaScript API calls.
 
 pub mod describe;
+pub mod event_edit;
 pub mod geometry;
 pub mod instance_edit;
 pub mod persist;
@@ -19,6 +20,8 @@ mod attempts;
 mod axis;
 #[cfg(target_arch = "wasm32")]
 mod banner;
+#[cfg(target_arch = "wasm32")]
+mod client_inspector;
 #[cfg(target_arch = "wasm32")]
 mod dom;
 #[cfg(target_arch = "wasm32")]

@@ -1,5 +1,7 @@
 //! The instance palette, shown for Redlock: pick an instance, then a button adds that event to
-//! it at the playhead and makes it the kind a double-click on an instance lane adds.
+//! it at the playhead and makes it the kind a double-click on an instance lane adds. Beside it,
+//! the picked instance's own settings: whether it expires keys by a monotonic clock (which its
+//! clock jumps do not move) and its one-way latency.
 
 use super::instance_edit::{InstanceAction, InstanceTool};
 use super::state::Action;
@@ -13,6 +15,8 @@ pub struct InstancePaletteProps {
     pub tool: InstanceTool,
     pub playhead_ms: u64,
     pub on_add: Callback<Action>,
+    /// Per instance: (monotonic clock, latency ms).
+    pub clocks: Rc<Vec<(bool, u64)>>,
 }
 
 #[component]
@@ -31,6 +35,22 @@ pub fn InstancePalette(props: &InstancePaletteProps) -> Html {
             }
         })
     };
+    let (monotonic, latency_ms) = props.clocks.get(instance).copied().unwrap_or((false, 1));
+    let on_monotonic = props.on_add.reform(move |e: Event| {
+        let on = e
+            .target()
+            .and_then(|t| t.dyn_into::<web_sys::HtmlInputElement>().ok())
+            .is_some_and(|i| i.checked());
+        Action::Instance(InstanceAction::SetMonotonic { instance, on })
+    });
+    let on_latency = props.on_add.reform(move |e: Event| {
+        let value = e
+            .target()
+            .and_then(|t| t.dyn_into::<web_sys::HtmlInputElement>().ok())
+            .map(|i| i.value())
+            .unwrap_or_default();
+        Action::Instance(InstanceAction::SetLatency { instance, value })
+    });
     html! {
         <div class="fp-group" role="group" aria-label="Add an instance event" data-testid="instance-palette">
             <label>
@@ -55,6 +75,14 @@ pub fn InstancePalette(props: &InstancePaletteProps) -> Html {
                     </button>
                 }
             }) }
+            <label>
+                <input type="checkbox" checked={monotonic} onchange={on_monotonic} data-testid="instance-monotonic" />
+                { "monotonic clock" }
+            </label>
+            <label>
+                <span class="fp-group-name">{ "latency ms" }</span>
+                <input type="number" min="0" value={latency_ms.to_string()} onchange={on_latency} data-testid="instance-latency" />
+            </label>
         </div>
     }
 }

@@ -60,7 +60,7 @@ pub fn Settings(props: &SettingsProps) -> Html {
         <div class="fp-group" role="group" aria-label="Settings" data-testid="settings">
             <label>
                 <span class="fp-group-name">{ "Storage fencing" }</span>
-                <select onchange={rule} data-testid="fence-rule">
+                <select class="fp-rule" onchange={rule} data-testid="fence-rule">
                     <option value="off" selected={r == FenceRule::Off}>{ "off (trusts any writer)" }</option>
                     <option value="strict" selected={r == FenceRule::Strict}>{ "strict: token > last" }</option>
                     <option value="non_decreasing" selected={r == FenceRule::NonDecreasing}>{ "non-decreasing: token ≥ last" }</option>

@@ -3,6 +3,7 @@
 //! add, delete, undo) is tested natively. The trace is never stored here: the view derives it
 //! from `scenario` with `sim::run`, so the two cannot disagree.
 
+use super::event_edit::{with_field, Field};
 use super::instance_edit::{
     apply_instance, instance_event, InstanceAction, InstanceRef, InstanceTool,
 };
@@ -203,6 +204,13 @@ pub enum Action {
         at_ms: u64,
     },
     Remove(EventRef),
+    /// The inspector set a field of a client event to the text a person typed or picked; text
+    /// that is no valid value is refused with a notice naming the field.
+    SetField {
+        target: EventRef,
+        field: Field,
+        value: String,
+    },
     AddClient,
     RemoveClient(usize),
     SetFenceRule(FenceRule),
@@ -394,6 +402,22 @@ pub fn apply(state: &State, action: Action) -> State {
                 s.clients[r.client].events.remove(r.event);
                 edit(&mut next, s, None);
                 next.focus_ticket = next.focus_ticket.wrapping_add(1);
+            }
+        }
+        Action::SetField {
+            target,
+            field,
+            value,
+        } => {
+            if let Some(e) = state.event(target) {
+                match with_field(e, field, &value) {
+                    Ok(e) => {
+                        let mut s = state.scenario.clone();
+                        s.clients[target.client].events[target.event] = e;
+                        edit(&mut next, s, Some(target));
+                    }
+                    Err(why) => next.notice = Some(why),
+                }
             }
         }
         Action::AddClient => {
@@ -1208,5 +1232,158 @@ mod tests {
         assert_eq!(EventRef::from_attr(&A_DEBIT.attr()), Some(A_DEBIT));
         assert_eq!(EventRef::from_attr("1-x"), None);
         assert_eq!(Part::from_attr(Part::End.attr()), Some(Part::End));
+    }
+
+    fn set(s: &State, target: EventRef, field: Field, value: &str) -> State {
+        apply(
+            s,
+            Action::SetField {
+                target,
+                field,
+                value: value.to_string(),
+            },
+        )
+    }
+
+    #[test]
+    fn the_inspector_sets_a_field_as_one_undo_step() {
+        let s = apply(&fenced(), Action::Select(Some(A_DEBIT)));
+        let n = set(&s, A_DEBIT, Field::Amount, "25");
+        assert!(matches!(
+            n.event(A_DEBIT),
+            Some(Event::Debit { amount: 25, .. })
+        ));
+        assert_eq!(n.undo.len(), s.undo.len() + 1);
+        assert_eq!(n.selected, Some(A_DEBIT), "the edited event stays selected");
+        assert_eq!(n.notice, None);
+        // The trace follows: A's stale debit is still rejected, the ghost takes 25.
+        let trace = crate::sim::run(&n.scenario);
+        assert_eq!(trace.final_balance, 90);
+        let keyed = set(&n, A_DEBIT, Field::Key, "pay-1");
+        assert!(matches!(
+            keyed.event(A_DEBIT),
+            Some(Event::Debit { idempotency_key: Some(k), .. }) if k == "pay-1"
+        ));
+        let back = apply(&apply(&keyed, Action::Undo), Action::Undo);
+        assert_eq!(back.scenario, s.scenario);
+        assert_eq!(apply(&back, Action::Redo).scenario, n.scenario);
+        // The same value again is no edit at all.
+        assert_eq!(
+            set(&n, A_DEBIT, Field::Amount, "25").undo.len(),
+            n.undo.len()
+        );
+    }
+
+    #[test]
+    fn refused_text_keeps_the_scenario_and_names_the_field() {
+        let s = fenced();
+        for (field, v, words) in [
+            (
+                Field::Amount,
+                "-3",
+                "amount: expected a whole number from 0 to",
+            ),
+            (Field::Amount, "2000000000", "amount:"),
+            (Field::Amount, "lots", "amount:"),
+            (Field::Delay, "-1", "delay ms:"),
+            (Field::Gap, "3", "a debit has no gap ms"),
+        ] {
+            let n = set(&s, A_DEBIT, field, v);
+            assert_eq!(n.scenario, s.scenario, "{field:?}={v}");
+            assert_eq!(n.undo.len(), s.undo.len());
+            let notice = n.notice.clone().unwrap_or_default();
+            assert!(notice.contains(words), "{field:?}={v}: {notice}");
+            // The next action clears the notice.
+            assert_eq!(apply(&n, Action::Resize(800)).notice, None);
+        }
+        // A key longer than the scenario allows is refused by validation, naming the field.
+        let n = set(&s, A_DEBIT, Field::Key, &"k".repeat(41));
+        assert_eq!(n.scenario, s.scenario);
+        assert!(n.notice.is_some_and(|m| m.contains("idempotencyKey")));
+        // No such event: nothing happens.
+        let ghost = EventRef {
+            client: 5,
+            event: 0,
+        };
+        assert_eq!(
+            set(&s, ghost, Field::Amount, "1"),
+            apply(&s, Action::Resize(s.width_px))
+        );
+    }
+
+    #[test]
+    fn every_kind_of_client_event_is_edited_through_the_inspector() {
+        let s = fenced();
+        let p = set(&s, A_PAUSE, Field::Cause, "sigstop");
+        let p = set(&p, A_PAUSE, Field::Duration, "12");
+        assert!(matches!(
+            p.event(A_PAUSE),
+            Some(Event::Pause {
+                cause: PauseCause::Sigstop,
+                duration_ms: 12,
+                ..
+            })
+        ));
+        let refused = set(&p, A_PAUSE, Field::Duration, "0");
+        assert_eq!(refused.scenario, p.scenario);
+        let mut s = s;
+        for tool in [Tool::CheckThenWrite, Tool::Release] {
+            s = apply(
+                &s,
+                Action::Add {
+                    client: 1,
+                    tool,
+                    at_ms: 70,
+                },
+            );
+        }
+        let n = s.scenario.clients[1].events.len();
+        let ctw = EventRef {
+            client: 1,
+            event: n - 2,
+        };
+        let rel = EventRef {
+            client: 1,
+            event: n - 1,
+        };
+        let c = set(&s, ctw, Field::Gap, "7");
+        let c = set(&c, rel, Field::Mode, "bare_del");
+        assert!(matches!(
+            c.event(ctw),
+            Some(Event::CheckThenWrite { gap_ms: 7, .. })
+        ));
+        assert_eq!(
+            c.event(rel),
+            Some(&Event::Release {
+                at_ms: 70,
+                mode: ReleaseKind::BareDel
+            })
+        );
+        // A client's clock jump.
+        let mut j = c.clone();
+        j.scenario.clients[0].events.push(Event::ClockJump {
+            at_ms: 3,
+            by_ms: 10,
+        });
+        let jr = EventRef {
+            client: 0,
+            event: j.scenario.clients[0].events.len() - 1,
+        };
+        let j = set(&j, jr, Field::By, "-20");
+        assert_eq!(
+            j.event(jr),
+            Some(&Event::ClockJump {
+                at_ms: 3,
+                by_ms: -20
+            })
+        );
+    }
+
+    #[test]
+    fn a_read_only_view_never_sets_a_field() {
+        let ro = State::new(fenced().scenario, None, true);
+        let n = set(&ro, A_DEBIT, Field::Amount, "25");
+        assert_eq!(n.scenario, ro.scenario);
+        assert_eq!(n.notice, None);
     }
 }

@@ -50,6 +50,8 @@ pub const CSS: &str = concat!(
 .fp-root input[type=number] { width: 5.5em; }
 .fp-root select { max-width: 100%; }
 .fp-preset { min-width: 0; max-width: 100%; }
+/* The longest fence rule would push the settings onto a second line at 1280 px. */
+.fp-root select.fp-rule { max-width: 15em; }
 .fp-preset select { max-width: calc(100vw - 110px); }
 .fp-root label { display: inline-flex; gap: 6px; align-items: center; }
 .fp-root :focus-visible { outline: 2px solid var(--focus); outline-offset: 2px; }
@@ -149,6 +151,9 @@ pub const CSS: &str = concat!(
 .fp-imark path { fill: var(--muted); }
 .fp-inspector-row { min-height: 32px; }
 .fp-inspector-row .fp-hint { margin-top: 0; }
+.fp-edit-line { display: flex; flex-wrap: wrap; gap: 2px 12px; align-items: center; min-height: 20px; }
+.fp-edit-line input, .fp-edit-line select, .fp-edit-line button { padding: 0 6px; line-height: 1.3; }
+.fp-edit-line .fp-key-input { width: 8em; }
 .fp-msg.lost { stroke-dasharray: 2 3; stroke-opacity: .45; }
 .fp-readout { margin-top: 6px; display: grid; grid-template-columns: auto 1fr; gap: 4px 12px; align-items: center; }
 .fp-readout input[type=range] { width: 100%; }

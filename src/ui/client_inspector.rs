@@ -1,0 +1,75 @@
+//! The selected client event's fields, for what a drag cannot say: a debit's amount,
+//! idempotency key and network delay, a check-then-write's gap, a pause's cause and length, a
+//! release's mode, a clock jump's size. It sends the text as typed; `apply` refuses what is no
+//! valid value with a notice naming the field, so every change is one validated, undoable edit.
+
+use super::event_edit::{fields, kind_label, value, Field, CAUSES, MODES};
+use super::inspector;
+use super::state::{Action, EventRef};
+use crate::sim::Event as SimEvent;
+use std::rc::Rc;
+use yew::prelude::*;
+
+#[derive(Properties, PartialEq)]
+pub struct ClientInspectorProps {
+    pub target: EventRef,
+    pub name: AttrValue,
+    pub event: Rc<SimEvent>,
+    pub on_change: Callback<Action>,
+}
+
+#[component]
+pub fn ClientInspector(props: &ClientInspectorProps) -> Html {
+    let ev = &props.event;
+    let target = props.target;
+    let input = |f: Field| {
+        let onchange = props.on_change.reform(move |e: Event| Action::SetField {
+            target,
+            field: f,
+            value: inspector::value(&e).unwrap_or_default(),
+        });
+        let v = value(ev, f).unwrap_or_default();
+        let testid = format!("edit-{}", f.attr());
+        let control = match f {
+            Field::Cause => html! {
+                <select {onchange} data-testid={testid}>
+                    { for CAUSES.iter().map(|(c, name)| html! {
+                        <option value={*name} selected={v == *name}>{ c.label() }</option>
+                    }) }
+                </select>
+            },
+            Field::Mode => html! {
+                <select {onchange} data-testid={testid}>
+                    { for MODES.iter().map(|(_, name, words)| html! {
+                        <option value={*name} selected={v == *name}>{ *words }</option>
+                    }) }
+                </select>
+            },
+            Field::Key => html! {
+                <input type="text" class="fp-key-input" value={v} placeholder="none" {onchange} data-testid={testid} />
+            },
+            Field::By => {
+                html! { <input type="number" value={v} {onchange} data-testid={testid} /> }
+            }
+            Field::Duration => {
+                html! { <input type="number" min="1" value={v} {onchange} data-testid={testid} /> }
+            }
+            Field::Amount | Field::Delay | Field::Gap => {
+                html! { <input type="number" min="0" value={v} {onchange} data-testid={testid} /> }
+            }
+        };
+        html! {
+            <label><span class="fp-group-name">{ f.label() }</span>{ control }</label>
+        }
+    };
+    let remove = props
+        .on_change
+        .reform(move |_: MouseEvent| Action::Remove(target));
+    html! {
+        <div class="fp-group fp-inspector" role="group" aria-label="Selected event" data-testid="client-inspector">
+            <b>{ format!("{}: {} at {} ms", props.name, kind_label(ev), ev.at_ms()) }</b>
+            { for fields(ev).iter().map(|&f| input(f)) }
+            <button type="button" onclick={remove} data-testid="edit-remove">{ "Remove" }</button>
+        </div>
+    }
+}

@@ -6,7 +6,7 @@
 use super::account::{Account, DebitVerdict, FenceRule, Rejection};
 use super::checker;
 use super::clock::Clock;
-use super::lease::{LeaseTable, ReleaseMode, Released};
+use super::lease::{Lease, LeaseTable, ReleaseMode, Released};
 use super::narrate;
 use super::scenario::{Event, ReleaseKind, Scenario, MAX_TIME_MS};
 use super::trace::*;
@@ -573,26 +573,7 @@ impl<'a> Sim<'a> {
         self.message(client, Some(event), Target::Lock, "acquire", t, t);
         match self.inst[0].table.acquire(&self.s.key, &name, now) {
             Ok(lease) => {
-                let (end_ms, end) = self.lease_end(0, t, lease.expires_at);
-                self.trace.leases.push(LeaseSpan {
-                    instance: 0,
-                    holder: client,
-                    fence: lease.fence,
-                    generation: lease.generation,
-                    start_ms: t,
-                    end_ms,
-                    end,
-                    renewals_ms: Vec::new(),
-                });
-                self.push(
-                    end_ms,
-                    0,
-                    Action::Expire {
-                        instance: 0,
-                        generation: lease.generation,
-                        expires_at: lease.expires_at,
-                    },
-                );
+                let end_ms = self.record_grant(0, t, client, &lease, lease.generation);
                 // The client measures validity from when it sent the request, by its own clock.
                 let deadline_local = self.clocks[client]
                     .local(t)
@@ -630,27 +611,7 @@ impl<'a> Sim<'a> {
         }
         match self.inst[0].table.renew(&self.s.key, &name, now) {
             Ok(lease) => {
-                let (end_ms, end) = self.lease_end(0, t, lease.expires_at);
-                if let Some(span) = self
-                    .trace
-                    .leases
-                    .iter_mut()
-                    .rev()
-                    .find(|l| l.generation == lease.generation)
-                {
-                    span.end_ms = end_ms;
-                    span.end = end;
-                    span.renewals_ms.push(t);
-                }
-                self.push(
-                    end_ms,
-                    0,
-                    Action::Expire {
-                        instance: 0,
-                        generation: lease.generation,
-                        expires_at: lease.expires_at,
-                    },
-                );
+                let end_ms = self.record_renewal(0, t, client, &lease);
                 let deadline_local = self.clocks[client]
                     .local(t)
                     .saturating_add(self.inst[0].table.ttl_ms());
@@ -683,6 +644,68 @@ impl<'a> Sim<'a> {
                 false
             }
         }
+    }
+
+    /// Records a fresh grant on `instance` as a lease span, schedules its expiry, and returns
+    /// the true instant it will end.
+    pub(super) fn record_grant(
+        &mut self,
+        instance: usize,
+        t: u64,
+        client: usize,
+        lease: &Lease,
+        generation: u64,
+    ) -> u64 {
+        let (end_ms, end) = self.lease_end(instance, t, lease.expires_at);
+        self.trace.leases.push(LeaseSpan {
+            instance,
+            holder: client,
+            fence: lease.fence,
+            generation,
+            start_ms: t,
+            end_ms,
+            end,
+            renewals_ms: Vec::new(),
+        });
+        self.schedule_expiry(instance, end_ms, lease);
+        end_ms
+    }
+
+    /// Moves the end of `client`'s latest lease span on `instance` after a renewal and
+    /// schedules the new expiry; returns the new true end.
+    pub(super) fn record_renewal(
+        &mut self,
+        instance: usize,
+        t: u64,
+        client: usize,
+        lease: &Lease,
+    ) -> u64 {
+        let (end_ms, end) = self.lease_end(instance, t, lease.expires_at);
+        if let Some(span) = self
+            .trace
+            .leases
+            .iter_mut()
+            .rev()
+            .find(|l| l.instance == instance && l.holder == client)
+        {
+            span.end_ms = end_ms;
+            span.end = end;
+            span.renewals_ms.push(t);
+        }
+        self.schedule_expiry(instance, end_ms, lease);
+        end_ms
+    }
+
+    fn schedule_expiry(&mut self, instance: usize, end_ms: u64, lease: &Lease) {
+        self.push(
+            end_ms,
+            0,
+            Action::Expire {
+                instance,
+                generation: lease.generation,
+                expires_at: lease.expires_at,
+            },
+        );
     }
 
     pub(super) fn start_watchdog(&mut self, t: u64, client: usize) {

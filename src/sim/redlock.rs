@@ -270,53 +270,14 @@ impl Sim<'_> {
         let answer = match purpose {
             Purpose::Acquire => match self.inst[i].table.acquire(&key, &name, now) {
                 Ok(lease) => {
-                    let (end_ms, end) = self.lease_end(i, t, lease.expires_at);
-                    self.trace.leases.push(LeaseSpan {
-                        instance: i,
-                        holder: client,
-                        fence: lease.fence,
-                        generation,
-                        start_ms: t,
-                        end_ms,
-                        end,
-                        renewals_ms: Vec::new(),
-                    });
-                    self.push(
-                        end_ms,
-                        0,
-                        Action::Expire {
-                            instance: i,
-                            generation: lease.generation,
-                            expires_at: lease.expires_at,
-                        },
-                    );
+                    self.record_grant(i, t, client, &lease, generation);
                     (true, lease.fence)
                 }
                 Err(_) => (false, None),
             },
             Purpose::Extend => match self.inst[i].table.renew(&key, &name, now) {
                 Ok(lease) => {
-                    let (end_ms, end) = self.lease_end(i, t, lease.expires_at);
-                    if let Some(span) = self
-                        .trace
-                        .leases
-                        .iter_mut()
-                        .rev()
-                        .find(|l| l.instance == i && l.holder == client)
-                    {
-                        span.end_ms = end_ms;
-                        span.end = end;
-                        span.renewals_ms.push(t);
-                    }
-                    self.push(
-                        end_ms,
-                        0,
-                        Action::Expire {
-                            instance: i,
-                            generation: lease.generation,
-                            expires_at: lease.expires_at,
-                        },
-                    );
+                    self.record_renewal(i, t, client, &lease);
                     (true, lease.fence)
                 }
                 Err(_) => (false, None),

@@ -202,8 +202,15 @@ fn flag(options: &JsValue, field: &str) -> Result<bool, JsError> {
 fn whole(v: &JsValue, what: &str, max: f64) -> Result<u64, JsError> {
     match v.as_f64() {
         Some(n) if n.fract() == 0.0 && (0.0..=max).contains(&n) => Ok(n as u64),
-        Some(n) => Err(error(format!(
-            "{what}: expected a whole number from 0 to {max}, got {n}"
+        // JavaScript spells the number: Rust's float formatting would add kilobytes to the wasm.
+        Some(_) => Err(error(format!(
+            "{what}: expected a whole number from 0 to {}, got {}",
+            max as u64,
+            String::from(
+                js_sys::Number::from(v.clone())
+                    .to_string_with_radix(10)
+                    .unwrap_or_default()
+            )
         ))),
         None => Err(error(format!("{what}: expected a number"))),
     }

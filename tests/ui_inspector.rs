@@ -3,7 +3,10 @@
 //! fixture element and reads back what the screen says.
 #![cfg(target_arch = "wasm32")]
 
-use fencing_playground::ui::{mount, MountOptions};
+use fencing_playground::ui::MountOptions;
+
+mod common;
+use common::*;
 use wasm_bindgen::JsCast;
 use wasm_bindgen_test::*;
 use web_sys::{Element, KeyboardEvent, KeyboardEventInit, PointerEvent, PointerEventInit};
@@ -16,32 +19,12 @@ async fn mounted(preset: Option<&str>) -> Element {
 }
 
 async fn mounted_with(preset: Option<&str>, readonly: bool) -> Element {
-    let doc = web_sys::window().unwrap().document().unwrap();
-    let fixture = doc.create_element("div").unwrap();
-    fixture.set_attribute("style", "width: 1200px").unwrap();
-    doc.body().unwrap().append_child(&fixture).unwrap();
-    let options = MountOptions {
+    fixture(MountOptions {
         preset: preset.map(str::to_string),
         readonly,
         ..Default::default()
-    };
-    mount(fixture.clone(), options).expect("mount");
-    yew::scheduler::flush().await;
-    fixture
-}
-
-fn find(root: &Element, testid: &str) -> Option<Element> {
-    root.query_selector(&format!("[data-testid=\"{testid}\"]"))
-        .unwrap()
-}
-
-#[track_caller]
-fn get(root: &Element, testid: &str) -> Element {
-    find(root, testid).unwrap_or_else(|| panic!("no element with data-testid={testid}"))
-}
-
-fn text(root: &Element, testid: &str) -> String {
-    get(root, testid).text_content().unwrap_or_default()
+    })
+    .await
 }
 
 fn input_value(root: &Element, testid: &str) -> String {
@@ -68,31 +51,6 @@ async fn click_event(root: &Element, testid: &str) {
         el.dispatch_event(&e).unwrap();
         yew::scheduler::flush().await;
     }
-}
-
-/// Types `value` into an input (or picks it in a select, or ticks a checkbox) and commits it,
-/// as a person's change would.
-async fn change(root: &Element, testid: &str, value: Option<&str>, checked: Option<bool>) {
-    let el = get(root, testid);
-    if let Some(v) = value {
-        match el.dyn_ref::<web_sys::HtmlSelectElement>() {
-            Some(s) => s.set_value(v),
-            None => el
-                .dyn_ref::<web_sys::HtmlInputElement>()
-                .unwrap()
-                .set_value(v),
-        }
-    }
-    if let Some(c) = checked {
-        el.dyn_ref::<web_sys::HtmlInputElement>()
-            .unwrap()
-            .set_checked(c);
-    }
-    let init = web_sys::EventInit::new();
-    init.set_bubbles(true);
-    el.dispatch_event(&web_sys::Event::new_with_event_init_dict("change", &init).unwrap())
-        .unwrap();
-    yew::scheduler::flush().await;
 }
 
 fn ctrl_z(root: &Element) {

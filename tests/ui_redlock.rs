@@ -5,64 +5,27 @@
 #![cfg(target_arch = "wasm32")]
 
 use fencing_playground::sim::presets::preset;
-use fencing_playground::ui::{mount, MountOptions};
+use fencing_playground::ui::MountOptions;
+
+mod common;
+use common::*;
 use wasm_bindgen::JsCast;
 use wasm_bindgen_test::*;
 use web_sys::{Element, KeyboardEvent, KeyboardEventInit, MouseEvent, MouseEventInit};
 
 wasm_bindgen_test_configure!(run_in_browser);
 
-/// A fresh, visible fixture of a fixed width, with the preset `id` mounted in it.
+/// The preset `id` mounted in a fresh fixture.
 async fn mounted(id: &str) -> Element {
-    let doc = web_sys::window().unwrap().document().unwrap();
-    let fixture = doc.create_element("div").unwrap();
-    fixture.set_attribute("style", "width: 1200px").unwrap();
-    doc.body().unwrap().append_child(&fixture).unwrap();
-    let options = MountOptions {
+    fixture(MountOptions {
         preset: Some(id.to_string()),
         ..Default::default()
-    };
-    mount(fixture.clone(), options).expect("mount");
-    yew::scheduler::flush().await;
-    fixture
-}
-
-fn find(root: &Element, testid: &str) -> Option<Element> {
-    root.query_selector(&format!("[data-testid=\"{testid}\"]"))
-        .unwrap()
-}
-
-#[track_caller]
-fn get(root: &Element, testid: &str) -> Element {
-    find(root, testid).unwrap_or_else(|| panic!("no element with data-testid={testid}"))
-}
-
-fn text(root: &Element, testid: &str) -> String {
-    get(root, testid).text_content().unwrap_or_default()
+    })
+    .await
 }
 
 fn count(root: &Element, selector: &str) -> u32 {
     root.query_selector_all(selector).unwrap().length()
-}
-
-fn centre(el: &Element) -> (f64, f64) {
-    let r = el.get_bounding_client_rect();
-    (r.left() + r.width() / 2.0, r.top() + r.height() / 2.0)
-}
-
-/// The client x of an instant, from the axis grid lines.
-fn x_of(root: &Element, ms: u64) -> f64 {
-    let lines = root.query_selector_all("[data-testid^=\"grid-\"]").unwrap();
-    let at = |i: u32| {
-        let el: Element = lines.item(i).unwrap().dyn_into().unwrap();
-        let t: f64 = el.get_attribute("data-testid").unwrap()[5..]
-            .parse()
-            .unwrap();
-        (t, el.get_bounding_client_rect().left())
-    };
-    let (t0, x0) = at(0);
-    let (t1, x1) = at(lines.length() - 1);
-    x0 + (x1 - x0) * (ms as f64 - t0) / (t1 - t0)
 }
 
 fn key(target: &Element, key: &str, ctrl: bool) {
@@ -82,30 +45,6 @@ async fn double_click(root: &Element, (x, y): (f64, f64)) {
     init.set_client_y(y.round() as i32);
     let e = MouseEvent::new_with_mouse_event_init_dict("dblclick", &init).unwrap();
     get(root, "timeline").dispatch_event(&e).unwrap();
-    yew::scheduler::flush().await;
-}
-
-/// Sets a select or an input and tells the app, as a person's change would.
-async fn change(root: &Element, testid: &str, value: Option<&str>, checked: Option<bool>) {
-    let el = get(root, testid);
-    if let Some(v) = value {
-        match el.dyn_ref::<web_sys::HtmlSelectElement>() {
-            Some(s) => s.set_value(v),
-            None => el
-                .dyn_ref::<web_sys::HtmlInputElement>()
-                .unwrap()
-                .set_value(v),
-        }
-    }
-    if let Some(c) = checked {
-        el.dyn_ref::<web_sys::HtmlInputElement>()
-            .unwrap()
-            .set_checked(c);
-    }
-    let init = web_sys::EventInit::new();
-    init.set_bubbles(true);
-    el.dispatch_event(&web_sys::Event::new_with_event_init_dict("change", &init).unwrap())
-        .unwrap();
     yew::scheduler::flush().await;
 }
 

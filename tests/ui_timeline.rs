@@ -4,6 +4,9 @@
 #![cfg(target_arch = "wasm32")]
 
 use fencing_playground::ui::{mount, MountOptions};
+
+mod common;
+use common::*;
 use wasm_bindgen::JsCast;
 use wasm_bindgen_test::*;
 use web_sys::{
@@ -15,47 +18,7 @@ wasm_bindgen_test_configure!(run_in_browser);
 
 /// A fresh, visible fixture of a fixed width, with a playground mounted in it.
 async fn mounted(options: MountOptions) -> Element {
-    let doc = web_sys::window().unwrap().document().unwrap();
-    let fixture = doc.create_element("div").unwrap();
-    fixture.set_attribute("style", "width: 1200px").unwrap();
-    doc.body().unwrap().append_child(&fixture).unwrap();
-    mount(fixture.clone(), options).expect("mount");
-    yew::scheduler::flush().await;
-    fixture
-}
-
-fn find(root: &Element, testid: &str) -> Option<Element> {
-    root.query_selector(&format!("[data-testid=\"{testid}\"]"))
-        .unwrap()
-}
-
-#[track_caller]
-fn get(root: &Element, testid: &str) -> Element {
-    find(root, testid).unwrap_or_else(|| panic!("no element with data-testid={testid}"))
-}
-
-fn text(root: &Element, testid: &str) -> String {
-    get(root, testid).text_content().unwrap_or_default()
-}
-
-fn centre(el: &Element) -> (f64, f64) {
-    let r = el.get_bounding_client_rect();
-    (r.left() + r.width() / 2.0, r.top() + r.height() / 2.0)
-}
-
-/// The client x of an instant, from the axis grid lines.
-fn x_of(root: &Element, ms: u64) -> f64 {
-    let lines = root.query_selector_all("[data-testid^=\"grid-\"]").unwrap();
-    let at = |i: u32| {
-        let el: Element = lines.item(i).unwrap().dyn_into().unwrap();
-        let t: f64 = el.get_attribute("data-testid").unwrap()[5..]
-            .parse()
-            .unwrap();
-        (t, el.get_bounding_client_rect().left())
-    };
-    let (t0, x0) = at(0);
-    let (t1, x1) = at(lines.length() - 1);
-    x0 + (x1 - x0) * (ms as f64 - t0) / (t1 - t0)
+    fixture(options).await
 }
 
 fn pointer(target: &Element, kind: &str, (x, y): (f64, f64)) {

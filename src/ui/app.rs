@@ -80,6 +80,14 @@ pub fn App(props: &AppProps) -> Html {
         use_callback((), move |a: Action, _| d.dispatch(a))
     };
     let runs = use_memo(state.scenario.clone(), runs);
+    // What a person reads beside the timeline (the narration, the playhead's reading) follows
+    // the run as it stood before a drag and catches up on the drop: mid-drag it would change on
+    // every frame and cost a re-render each time. The timeline's own verdicts stay live.
+    let settled = use_mut_ref(|| runs.clone());
+    if state.drag.is_none() {
+        *settled.borrow_mut() = runs.clone();
+    }
+    let settled = settled.borrow().clone();
     let root = use_node_ref();
 
     // Keys move the selected event; when that re-created its element, put the focus back.
@@ -116,6 +124,12 @@ pub fn App(props: &AppProps) -> Html {
     };
 
     let scenario = Rc::new(state.scenario.clone());
+    // The toolbar and the hint act on or describe the scenario as a whole: during a drag they
+    // keep the one it began with, so Yew skips them until the drop.
+    let before = state
+        .drag
+        .as_ref()
+        .map_or_else(|| scenario.clone(), |d| d.before.clone());
     use_sync(
         scenario.clone(),
         state.drag.is_some(),
@@ -134,7 +148,7 @@ pub fn App(props: &AppProps) -> Html {
             <div class="fp-head">
                 <h2 data-testid="title">{ state.scenario.name.clone() }</h2>
                 if !state.readonly {
-                    <Toolbar scenario={scenario.clone()} share={props.share} root={root.clone()} on_action={dispatch.clone()} />
+                    <Toolbar scenario={before.clone()} share={props.share} root={root.clone()} on_action={dispatch.clone()} />
                     <span class="fp-group">
                         <PresetPicker current={state.preset_id.clone().map(AttrValue::from)}
                             on_pick={dispatch.reform(Action::LoadPreset)} />
@@ -165,7 +179,7 @@ pub fn App(props: &AppProps) -> Html {
                     }
                 </div>
             } else {
-                <Hint scenario={scenario.clone()} readonly={state.readonly} notice={state.notice.clone().map(AttrValue::from)} />
+                <Hint scenario={before} readonly={state.readonly} notice={state.notice.clone().map(AttrValue::from)} />
             }
             if !state.readonly && !props.compact {
                 <div class="fp-row">
@@ -211,14 +225,14 @@ pub fn App(props: &AppProps) -> Html {
                 dragging={state.drag.is_some()} readonly={state.readonly} tool={state.tool} width_px={state.width_px}
                 uid={uid} on_action={dispatch.clone()} selected_instance={state.selected_instance}
                 instance_tool={state.instance_tool} collapsed={state.collapsed} />
-            <Readout trace={runs.trace.clone()} at_ms={state.playhead_ms} on_move={dispatch.reform(Action::SetPlayhead)} />
+            <Readout trace={settled.trace.clone()} at_ms={state.playhead_ms} on_move={dispatch.reform(Action::SetPlayhead)} />
             <p class="fp-keys">
                 <kbd>{"Tab"}</kbd>{" moves between events · "}<kbd>{"←"}</kbd><kbd>{"→"}</kbd>
                 {" move the focused event or pause edge (with "}<kbd>{"Shift"}</kbd>{": 10 ms) · "}
                 <kbd>{"↑"}</kbd><kbd>{"↓"}</kbd>{" change client · "}<kbd>{"Delete"}</kbd>{" removes · "}
                 <kbd>{"Ctrl+Z"}</kbd>{" / "}<kbd>{"Ctrl+Shift+Z"}</kbd>{" undo / redo · double-click a lane to add the chosen event"}
             </p>
-            <Narration lines={Rc::new(runs.trace.narration.clone())} />
+            <Narration trace={settled.trace.clone()} />
         </div>
     }
 }

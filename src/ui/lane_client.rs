@@ -8,24 +8,43 @@ use super::geometry::{
     fit_label, place_rows, small_text_width_px, text_width_px, LaneKind, Layout,
 };
 use crate::sim::trace::{BeliefSpan, Step};
-use crate::sim::{Event, ReleaseKind};
+use crate::sim::{Event, ReleaseKind, Scenario, Trace};
 use std::rc::Rc;
 use yew::prelude::*;
 
-#[derive(Properties, PartialEq)]
+#[derive(Properties)]
 pub struct ClientLaneProps {
     pub client: usize,
-    pub name: AttrValue,
-    pub events: Rc<Vec<Event>>,
-    /// This client's steps and beliefs only, so a lane whose part of the run did not change
-    /// is not drawn again.
-    pub steps: Rc<Vec<Step>>,
-    pub beliefs: Rc<Vec<BeliefSpan>>,
+    pub scenario: Rc<Scenario>,
+    pub trace: Rc<Trace>,
     pub layout: Rc<Layout>,
     pub readonly: bool,
     pub uid: AttrValue,
     /// The selected event of this lane, if the selection is here.
     pub selected: Option<usize>,
+}
+
+/// Equal when this lane would draw the same: its client and its part of the run, compared in
+/// place, so a lane whose part did not change is not drawn again and nothing is copied out.
+impl PartialEq for ClientLaneProps {
+    fn eq(&self, other: &Self) -> bool {
+        let c = self.client;
+        let (a, b) = (&self.trace, &other.trace);
+        let mine = |s: &&Step| s.client == c;
+        let held = |s: &&BeliefSpan| s.client == c;
+        c == other.client
+            && self.layout == other.layout
+            && self.readonly == other.readonly
+            && self.uid == other.uid
+            && self.selected == other.selected
+            && self.scenario.clients.get(c) == other.scenario.clients.get(c)
+            && (Rc::ptr_eq(a, b)
+                || (a.steps.iter().filter(mine).eq(b.steps.iter().filter(mine))
+                    && a.beliefs
+                        .iter()
+                        .filter(held)
+                        .eq(b.beliefs.iter().filter(held))))
+    }
 }
 
 const BELIEF_Y: i32 = 4;
@@ -74,10 +93,14 @@ pub fn ClientLane(props: &ClientLaneProps) -> Html {
         return html! {};
     };
     let top = lane.top_px;
-    let name = props.name.as_str();
-    let t = props.steps.as_slice();
+    let Some(client) = props.scenario.clients.get(c) else {
+        return html! {};
+    };
+    let name = client.name.as_str();
+    // The whole run's steps: every lookup below picks this client's own.
+    let t = props.trace.steps.as_slice();
     let colour = format!("fp-c{}", c % 6);
-    let events = &props.events;
+    let events = &client.events;
     let mut order: Vec<usize> = (0..events.len()).collect();
     order.sort_by_key(|&i| (events[i].at_ms(), i));
 
@@ -88,7 +111,7 @@ pub fn ClientLane(props: &ClientLaneProps) -> Html {
         .map(|&i| (i, l.axis.x(events[i].at_ms())))
         .collect();
 
-    let beliefs = props.beliefs.iter().enumerate().map(|(i, b)| {
+    let beliefs = props.trace.beliefs.iter().filter(|b| b.client == c).enumerate().map(|(i, b)| {
         let x0 = l.axis.x(b.start_ms);
         let x_end = l.axis.x(b.end_ms).max(x0 + 2);
         let x_stale = b.stale_from_ms.map(|s| l.axis.x(s).clamp(x0, x_end));

@@ -237,11 +237,8 @@ pub fn Timeline(props: &TimelineProps) -> Html {
                 <LockService scenario={props.scenario.clone()} trace={props.trace.clone()} layout={layout.clone()}
                     playhead_ms={props.playhead_ms} selected={props.selected_instance} readonly={props.readonly}
                     uid={uid.clone()} />
-                { for props.scenario.clients.iter().enumerate().map(|(c, client)| html! {
-                    <ClientLane key={c} client={c} name={AttrValue::from(client.name.clone())}
-                        events={Rc::new(client.events.clone())}
-                        steps={Rc::new(props.trace.steps.iter().filter(|s| s.client == c).cloned().collect::<Vec<_>>())}
-                        beliefs={Rc::new(props.trace.beliefs.iter().filter(|b| b.client == c).cloned().collect::<Vec<_>>())}
+                { for (0..props.scenario.clients.len()).map(|c| html! {
+                    <ClientLane key={c} client={c} scenario={props.scenario.clone()} trace={props.trace.clone()}
                         layout={layout.clone()} readonly={props.readonly} uid={uid.clone()}
                         selected={props.selected.filter(|r| r.client == c).map(|r| r.event)} />
                 }) }

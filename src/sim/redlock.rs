@@ -6,7 +6,7 @@
 //! answers nothing, and a paused client reads the replies waiting in its buffer only when it
 //! wakes.
 
-use super::clock::{Clock, ClockJump};
+use super::clock::Clock;
 use super::engine::{Action, Inst, Sim};
 use super::lease::{LeaseTable, ReleaseMode, Released};
 use super::scenario::{Instance, InstanceEvent, Redlock, ReleaseKind, Scenario};
@@ -40,18 +40,6 @@ pub(super) struct Attempt {
 
 /// Builds one instance from its settings: its clock (with its jump events), its outages.
 pub(super) fn instance(s: &Scenario, r: &Redlock, i: &Instance) -> Inst {
-    let jumps = i.events.iter().filter_map(|e| match e {
-        InstanceEvent::ClockJump {
-            at_ms,
-            by_ms,
-            over_ms,
-        } => Some(ClockJump {
-            at_ms: *at_ms,
-            by_ms: *by_ms,
-            over_ms: *over_ms,
-        }),
-        _ => None,
-    });
     let mut down = Vec::new();
     let mut cuts = Vec::new();
     for e in &i.events {
@@ -77,7 +65,7 @@ pub(super) fn instance(s: &Scenario, r: &Redlock, i: &Instance) -> Inst {
         // Every instance counts its grants; the counter is a fence only in the variant that
         // asks for one (`redlock.fence`).
         table: LeaseTable::new(s.lock.ttl_ms, s.lock.first_fence, r.fence),
-        clock: Clock::new(&i.clock, jumps),
+        clock: Clock::new(&i.clock, i.clock_jumps()),
         latency_ms: i.latency_ms,
         down,
         cuts,
@@ -423,32 +411,25 @@ impl Sim<'_> {
             reason,
         });
         let deadline_local = at.start_local + ttl as i64 - drift_ms as i64;
+        if !matches!(at.purpose, Purpose::Release(_)) {
+            self.step(
+                t,
+                at.client,
+                at.event,
+                Outcome::Redlock {
+                    attempt: record,
+                    ok,
+                },
+            );
+        }
         match (at.purpose, ok) {
             (Purpose::Acquire, true) => {
                 self.believe(t, at.client, fence, at.generation, deadline_local);
-                self.step(
-                    t,
-                    at.client,
-                    at.event,
-                    Outcome::Redlock {
-                        attempt: record,
-                        ok,
-                    },
-                );
                 if self.s.lock.watchdog {
                     self.start_watchdog(t, at.client);
                 }
             }
             (Purpose::Acquire, false) => {
-                self.step(
-                    t,
-                    at.client,
-                    at.event,
-                    Outcome::Redlock {
-                        attempt: record,
-                        ok,
-                    },
-                );
                 // Undo the partial grants so a minority does not block the next client.
                 self.begin(
                     t,
@@ -475,15 +456,6 @@ impl Sim<'_> {
             }
             (Purpose::Extend, true) => {
                 self.extend_belief(t, at.client, deadline_local);
-                self.step(
-                    t,
-                    at.client,
-                    at.event,
-                    Outcome::Redlock {
-                        attempt: record,
-                        ok,
-                    },
-                );
                 if at.event.is_none() {
                     let id = self.clients[at.client].watchdog;
                     let next = t.saturating_add(self.watchdog_period());
@@ -503,15 +475,6 @@ impl Sim<'_> {
                 if at.event.is_none() {
                     self.clients[at.client].watchdog = 0;
                 }
-                self.step(
-                    t,
-                    at.client,
-                    at.event,
-                    Outcome::Redlock {
-                        attempt: record,
-                        ok,
-                    },
-                );
             }
             (Purpose::Release(_), _) => {}
         }

@@ -179,6 +179,24 @@ impl InstanceEvent {
     }
 }
 
+impl Instance {
+    /// The jumps and slews the instance's `clock_jump` events add to its clock.
+    pub fn clock_jumps(&self) -> impl Iterator<Item = ClockJump> + '_ {
+        self.events.iter().filter_map(|e| match e {
+            InstanceEvent::ClockJump {
+                at_ms,
+                by_ms,
+                over_ms,
+            } => Some(ClockJump {
+                at_ms: *at_ms,
+                by_ms: *by_ms,
+                over_ms: *over_ms,
+            }),
+            _ => None,
+        })
+    }
+}
+
 impl Redlock {
     /// The number of instances a client needs: N/2 + 1.
     pub fn majority(&self) -> usize {

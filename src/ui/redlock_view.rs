@@ -4,7 +4,7 @@
 //! and instance events. Nothing here judges a run: ✓ and ✗ on an attempt are the trace's `ok`.
 
 use super::geometry::LockView;
-use crate::sim::clock::{Clock, ClockJump};
+use crate::sim::clock::Clock;
 use crate::sim::scenario::{Instance, InstanceEvent};
 use crate::sim::trace::{Acquisition, SpanEnd, Trace};
 use crate::sim::Scenario;
@@ -79,19 +79,7 @@ pub fn majority_spans(trace: &Trace) -> Vec<HoldSpan> {
 /// How far an instance's clock is from true time at `t_ms`: its offset, drift and jump events,
 /// the same settings the simulation reads.
 pub fn clock_offset_ms(inst: &Instance, t_ms: u64) -> i64 {
-    let jumps = inst.events.iter().filter_map(|e| match e {
-        InstanceEvent::ClockJump {
-            at_ms,
-            by_ms,
-            over_ms,
-        } => Some(ClockJump {
-            at_ms: *at_ms,
-            by_ms: *by_ms,
-            over_ms: *over_ms,
-        }),
-        _ => None,
-    });
-    Clock::new(&inst.clock, jumps).offset_at(t_ms)
+    Clock::new(&inst.clock, inst.clock_jumps()).offset_at(t_ms)
 }
 
 /// "clock +60 ms", "clock −3 ms" or "clock exact"; "monotonic" when jumps cannot move it.

@@ -1,6 +1,7 @@
 // Shared harness for the browser tests (run with `node --test tests/e2e/`).
 // Uses playwright-core with Debian's Chromium (no browser download), serves dist/ in-process on a
 // free port, and records everything a test should assert on: requests, console errors, page errors.
+import assert from 'node:assert/strict';
 import { mkdir } from 'node:fs/promises';
 import { existsSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
@@ -89,4 +90,19 @@ function isLocal(env, url) {
 
 function slug(name) {
   return name.toLowerCase().replace(/[^a-z0-9]+/g, '-').replace(/^-|-$/g, '') || 'test';
+}
+
+/** The selector of the element with `data-testid="id"`. */
+export const tid = (id) => `[data-testid="${id}"]`;
+
+/** Polls until the element's text contains `want` (renders are asynchronous). */
+export async function expectText(page, id, want) {
+  const deadline = Date.now() + 5_000;
+  let got;
+  while (Date.now() < deadline) {
+    got = await page.locator(tid(id)).textContent().catch(() => null);
+    if (got?.includes(want)) return got;
+    await page.waitForTimeout(20);
+  }
+  assert.fail(`${id}: expected text containing ${JSON.stringify(want)}, got ${JSON.stringify(got)}`);
 }

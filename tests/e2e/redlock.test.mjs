@@ -5,7 +5,7 @@
 // jump comes too late to help B, and the violation is gone.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { startEnv, openPage, assertClean } from './helpers.mjs';
+import { startEnv, openPage, assertClean, tid, expectText } from './helpers.mjs';
 
 let env;
 before(async () => {
@@ -15,20 +15,8 @@ after(async () => {
   await env?.close();
 });
 
-const tid = (id) => `[data-testid="${id}"]`;
 const text = (page, id) => page.locator(tid(id)).textContent();
 
-/** Polls until the element's text contains `want` (renders are asynchronous). */
-async function expectText(page, id, want) {
-  const deadline = Date.now() + 5_000;
-  let got;
-  while (Date.now() < deadline) {
-    got = await text(page, id).catch(() => null);
-    if (got?.includes(want)) return got;
-    await page.waitForTimeout(20);
-  }
-  assert.fail(`${id}: expected text containing ${JSON.stringify(want)}, got ${JSON.stringify(got)}`);
-}
 
 /** Where an event or a handle says it is: its aria-valuenow, or "at N ms" in its label. */
 async function atMs(page, id) {

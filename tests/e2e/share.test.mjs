@@ -5,7 +5,7 @@
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFile, copyFile } from 'node:fs/promises';
-import { startEnv, openPage, assertClean, SCREENSHOTS } from './helpers.mjs';
+import { startEnv, openPage, assertClean, SCREENSHOTS, tid } from './helpers.mjs';
 
 let env;
 before(async () => {
@@ -15,7 +15,6 @@ after(async () => {
   await env?.close();
 });
 
-const tid = (id) => `[data-testid="${id}"]`;
 const KEY = 'fencing-playground:v1';
 const XSS = '<img src=x onerror=alert(1)>';
 

@@ -9,7 +9,7 @@
 // short pause keeps B out; a separate test switches the watchdog off to show the bare lease.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { startEnv, openPage, assertClean } from './helpers.mjs';
+import { startEnv, openPage, assertClean, tid, expectText } from './helpers.mjs';
 
 let env;
 before(async () => {
@@ -19,7 +19,6 @@ after(async () => {
   await env?.close();
 });
 
-const tid = (id) => `[data-testid="${id}"]`;
 
 async function boot(rec) {
   const { page } = rec;
@@ -35,17 +34,6 @@ async function boot(rec) {
 
 const text = (page, id) => page.locator(tid(id)).textContent();
 
-/** Polls until the step badge's text contains `want` (renders are asynchronous). */
-async function expectText(page, id, want) {
-  const deadline = Date.now() + 5_000;
-  let got;
-  while (Date.now() < deadline) {
-    got = await text(page, id).catch(() => null);
-    if (got?.includes(want)) return got;
-    await page.waitForTimeout(20);
-  }
-  assert.fail(`${id}: expected text containing ${JSON.stringify(want)}, got ${JSON.stringify(got)}`);
-}
 
 async function centre(page, id) {
   const box = await page.locator(tid(id)).boundingBox();

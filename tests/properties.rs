@@ -105,6 +105,12 @@ proptest! {
     }
 
     #[test]
+    fn scenarios_round_trip_through_json(s in scenario()) {
+        let text = s.to_json();
+        prop_assert_eq!(Scenario::from_json(&text), Ok(s));
+    }
+
+    #[test]
     fn fences_strictly_increase(s in scenario()) {
         let fences: Vec<u64> = run(&s)
             .steps

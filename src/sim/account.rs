@@ -2,11 +2,11 @@
 //! only place a write becomes true, so it is the only place the fence can be checked. Every
 //! debit lands in the ledger with its verdict; a rejection is a result, not an error.
 
-use serde::{Deserialize, Serialize};
+use serde::Serialize;
 use std::collections::BTreeSet;
 
 /// How the storage compares a debit's token with the last one it accepted.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "snake_case")]
 pub enum FenceRule {
     /// No check: the storage trusts whoever writes.
@@ -23,7 +23,7 @@ pub enum FenceRule {
 }
 
 /// Why a debit changed nothing.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "snake_case")]
 pub enum Rejection {
     StaleFence,
@@ -43,7 +43,7 @@ impl Rejection {
 }
 
 /// The storage's answer to one debit.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "camelCase", tag = "status")]
 pub enum DebitVerdict {
     #[serde(rename = "accepted")]
@@ -66,7 +66,7 @@ impl DebitVerdict {
 }
 
 /// One ledger line.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "camelCase")]
 pub struct LedgerEntry {
     pub amount: i64,

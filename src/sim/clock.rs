@@ -3,20 +3,20 @@
 //! Leases expire by the lock's clock and clients judge validity by theirs, so the gap between
 //! clocks is part of what the playground shows. All arithmetic is integer milliseconds.
 
-use serde::{Deserialize, Serialize};
+use serde::Serialize;
 
 /// Drift is expressed in parts per million of true time: 1_000 ppm is 1 ms per second.
 pub const PPM: i64 = 1_000_000;
 
 /// A step of a local clock at a true instant.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "camelCase", deny_unknown_fields)]
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "camelCase")]
 pub struct ClockJump {
     pub at_ms: u64,
     pub by_ms: i64,
     /// 0 for a step; otherwise the change is slewed in linearly over this many ms (NTP's
     /// gentle correction), at most half a millisecond per millisecond.
-    #[serde(default, skip_serializing_if = "is_zero")]
+    #[serde(skip_serializing_if = "is_zero")]
     pub over_ms: u64,
 }
 
@@ -39,17 +39,14 @@ impl ClockJump {
 }
 
 /// How one node's clock relates to true time.
-#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "camelCase", deny_unknown_fields)]
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "camelCase")]
 pub struct ClockSpec {
-    #[serde(default)]
     pub offset_ms: i64,
-    #[serde(default)]
     pub drift_ppm: i64,
-    #[serde(default)]
     pub jumps: Vec<ClockJump>,
     /// The node measures time with a monotonic clock: jumps do not move it.
-    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
     pub monotonic: bool,
 }
 

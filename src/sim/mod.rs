@@ -9,6 +9,7 @@ pub mod lease;
 pub mod migrate;
 pub mod narrate;
 pub mod presets;
+mod read;
 pub mod redlock;
 pub mod scenario;
 pub mod trace;

@@ -1,10 +1,10 @@
-//! The scenario: everything a run depends on, as versioned serde data. It is what the URL hash,
-//! exported files and the JS API carry, so parsing reports the field at fault in words and the
-//! limits below keep every run small enough to finish at once.
+//! The scenario: everything a run depends on, as versioned data. It is what the URL hash,
+//! exported files and the JS API carry, so parsing (in `read.rs`) reports the field at fault in
+//! words and the limits below keep every run small enough to finish at once.
 
 use super::account::FenceRule;
 use super::clock::{ClockJump, ClockSpec};
-use serde::{Deserialize, Serialize};
+use serde::Serialize;
 use std::fmt;
 
 /// The format version this build writes; older versions are migrated on load.
@@ -24,7 +24,7 @@ const MAX_NAME_CHARS: usize = 40;
 const MAX_TEXT_CHARS: usize = 4_000;
 
 /// Whether a double write costs money or only effort (the seeds' two tiers).
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "snake_case")]
 pub enum Tier {
     #[default]
@@ -32,121 +32,95 @@ pub enum Tier {
     Efficiency,
 }
 
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "camelCase", deny_unknown_fields)]
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "camelCase")]
 pub struct Scenario {
     pub version: u32,
-    #[serde(default)]
     pub name: String,
-    #[serde(default)]
     pub caption: String,
-    #[serde(default)]
     pub tier: Tier,
     /// Length of the timeline; the run goes on past it while events are still due.
-    #[serde(default = "default_end_ms")]
     pub end_ms: u64,
-    #[serde(default = "default_key")]
     pub key: String,
-    #[serde(default)]
     pub lock: LockSettings,
-    #[serde(default)]
     pub storage: StorageSettings,
     pub clients: Vec<Client>,
-    #[serde(default = "default_step_limit")]
     pub step_limit: u32,
     /// Seeds every random choice of a run (none yet in a single-instance run).
-    #[serde(default)]
     pub seed: u64,
 }
 
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "camelCase", deny_unknown_fields)]
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "camelCase")]
 pub struct LockSettings {
-    #[serde(default = "default_ttl_ms")]
     pub ttl_ms: u64,
-    #[serde(default = "default_first_fence")]
     pub first_fence: u64,
     /// Whether the service mints a fence with each grant; plain Redis answers only OK or nil.
-    #[serde(default = "yes")]
     pub fencing: bool,
     /// Start a watchdog (renew every TTL/2) with every grant.
-    #[serde(default)]
     pub watchdog: bool,
-    #[serde(default)]
     pub clock: ClockSpec,
     /// When present, the lock service is Redlock over these independent instances and the
     /// single-instance `clock` above is unused.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub redlock: Option<Redlock>,
 }
 
 /// Redlock: N independent instances, a majority, validity = TTL − elapsed − drift margin.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "camelCase", deny_unknown_fields)]
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "camelCase")]
 pub struct Redlock {
     pub instances: Vec<Instance>,
     /// Ask every instance at once instead of one at a time.
-    #[serde(default)]
     pub parallel: bool,
     /// How long a client waits for one instance before moving on.
-    #[serde(default = "default_timeout_ms")]
     pub timeout_ms: u64,
     /// Clock drift allowance in parts per million of the TTL; 2 ms are always added.
-    #[serde(default = "default_drift_factor_ppm")]
     pub drift_factor_ppm: u64,
     /// Further attempts after a failed one, each after a random delay drawn from the seed.
-    #[serde(default)]
     pub retries: u32,
-    #[serde(default = "default_retry_delay_ms")]
     pub retry_delay_ms: u64,
     /// Non-standard: each grant also returns the instance's counter and the client uses the
     /// largest one of its majority as a fence. Standard Redlock mints nothing.
-    #[serde(default)]
     pub fence: bool,
 }
 
 /// One independent Redis instance of a Redlock service.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "camelCase", deny_unknown_fields)]
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "camelCase")]
 pub struct Instance {
     pub name: String,
-    #[serde(default)]
     pub clock: ClockSpec,
     /// One-way network time between any client and this instance.
-    #[serde(default = "one")]
     pub latency_ms: u64,
-    #[serde(default)]
     pub events: Vec<InstanceEvent>,
 }
 
 /// What happens to an instance over time.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
 #[serde(
     tag = "kind",
     rename_all = "snake_case",
-    rename_all_fields = "camelCase",
-    deny_unknown_fields
+    rename_all_fields = "camelCase"
 )]
 pub enum InstanceEvent {
     /// The instance's clock steps (or slews, with `over_ms`) by `by_ms`.
     ClockJump {
         at_ms: u64,
         by_ms: i64,
-        #[serde(default)]
         over_ms: u64,
     },
     /// Down for `down_ms`; without persistence it comes back with no keys.
     Crash {
         at_ms: u64,
         down_ms: u64,
-        #[serde(default)]
         persistent: bool,
     },
     /// No message between this instance and `client` (every client when absent).
     Partition {
         at_ms: u64,
         duration_ms: u64,
-        #[serde(default, skip_serializing_if = "Option::is_none")]
+        #[serde(skip_serializing_if = "Option::is_none")]
         client: Option<String>,
     },
 }
@@ -212,40 +186,35 @@ impl Redlock {
     }
 }
 
-fn default_timeout_ms() -> u64 {
+pub(crate) fn default_timeout_ms() -> u64 {
     5
 }
-fn default_drift_factor_ppm() -> u64 {
+pub(crate) fn default_drift_factor_ppm() -> u64 {
     10_000
 }
-fn default_retry_delay_ms() -> u64 {
+pub(crate) fn default_retry_delay_ms() -> u64 {
     20
 }
 
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "camelCase", deny_unknown_fields)]
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "camelCase")]
 pub struct StorageSettings {
-    #[serde(default = "default_balance")]
     pub balance: i64,
-    #[serde(default)]
     pub fence_rule: FenceRule,
     /// Whether the storage remembers idempotency keys.
-    #[serde(default = "yes")]
     pub idempotency: bool,
 }
 
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "camelCase", deny_unknown_fields)]
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "camelCase")]
 pub struct Client {
     pub name: String,
-    #[serde(default)]
     pub clock: ClockSpec,
-    #[serde(default)]
     pub events: Vec<Event>,
 }
 
 /// What stops a process: the seeds' four kinds of pause.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "snake_case")]
 pub enum PauseCause {
     Gc,
@@ -265,7 +234,7 @@ impl PauseCause {
     }
 }
 
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "snake_case")]
 pub enum ReleaseKind {
     /// Compare-and-delete script: only the owner's value deletes the key.
@@ -276,12 +245,11 @@ pub enum ReleaseKind {
 }
 
 /// One timed action of a client. `at_ms` is true time.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
 #[serde(
     tag = "kind",
     rename_all = "snake_case",
-    rename_all_fields = "camelCase",
-    deny_unknown_fields
+    rename_all_fields = "camelCase"
 )]
 pub enum Event {
     Acquire {
@@ -290,10 +258,9 @@ pub enum Event {
     Debit {
         at_ms: u64,
         amount: i64,
-        #[serde(default, skip_serializing_if = "Option::is_none")]
+        #[serde(skip_serializing_if = "Option::is_none")]
         idempotency_key: Option<String>,
         /// Time the write spends in the network before it reaches the storage.
-        #[serde(default)]
         delay_ms: u64,
     },
     Pause {
@@ -305,11 +272,9 @@ pub enum Event {
     CheckThenWrite {
         at_ms: u64,
         amount: i64,
-        #[serde(default, skip_serializing_if = "Option::is_none")]
+        #[serde(skip_serializing_if = "Option::is_none")]
         idempotency_key: Option<String>,
-        #[serde(default)]
         delay_ms: u64,
-        #[serde(default = "one")]
         gap_ms: u64,
     },
     Renew {
@@ -320,7 +285,6 @@ pub enum Event {
     },
     Release {
         at_ms: u64,
-        #[serde(default)]
         mode: ReleaseKind,
     },
     Crash {
@@ -396,13 +360,13 @@ impl Event {
     }
 }
 
-fn default_end_ms() -> u64 {
+pub(crate) fn default_end_ms() -> u64 {
     100
 }
-fn default_key() -> String {
+pub(crate) fn default_key() -> String {
     "acct:1".to_string()
 }
-fn default_step_limit() -> u32 {
+pub(crate) fn default_step_limit() -> u32 {
     DEFAULT_STEP_LIMIT
 }
 fn default_ttl_ms() -> u64 {
@@ -413,12 +377,6 @@ fn default_first_fence() -> u64 {
 }
 fn default_balance() -> i64 {
     100
-}
-fn yes() -> bool {
-    true
-}
-fn one() -> u64 {
-    1
 }
 
 impl Default for LockSettings {
@@ -471,15 +429,6 @@ fn err(path: impl Into<String>, message: impl Into<String>) -> ScenarioError {
     }
 }
 
-/// Rewrites serde's type names into words a reader of the JSON understands.
-fn plain_words(message: &str) -> String {
-    message
-        .replace("expected u64", "expected a whole number ≥ 0")
-        .replace("expected u32", "expected a whole number ≥ 0")
-        .replace("expected i64", "expected a whole number")
-        .replace("expected a string", "expected text")
-}
-
 impl Scenario {
     /// Parses and validates a scenario from JSON text, migrating older versions.
     pub fn from_json(text: &str) -> Result<Scenario, ScenarioError> {
@@ -491,12 +440,7 @@ impl Scenario {
     /// Validates an already-parsed JSON value (what the JS API receives).
     pub fn from_value(value: serde_json::Value) -> Result<Scenario, ScenarioError> {
         let value = super::migrate::to_current(value)?;
-        precheck_events(&value)?;
-        let scenario: Scenario = serde_path_to_error::deserialize(value).map_err(|e| {
-            let path = e.path().to_string();
-            let path = if path == "." { String::new() } else { path };
-            err(path, plain_words(&e.into_inner().to_string()))
-        })?;
+        let scenario = super::read::scenario(&value)?;
         scenario.validate()?;
         Ok(scenario)
     }
@@ -613,91 +557,6 @@ impl Scenario {
             .flat_map(|c| c.events.iter().map(Event::end_ms))
             .chain(instances)
             .fold(self.end_ms, u64::max)
-    }
-}
-
-/// Serde reads tagged events through a buffer that forgets field paths, so the numeric fields of
-/// events are checked here first, where the path is still known.
-fn precheck_events(value: &serde_json::Value) -> Result<(), ScenarioError> {
-    if let Some(clients) = value.get("clients").and_then(|c| c.as_array()) {
-        for (i, c) in clients.iter().enumerate() {
-            precheck_list(c.get("events"), &format!("clients[{i}].events"))?;
-        }
-    }
-    let instances = value
-        .get("lock")
-        .and_then(|l| l.get("redlock"))
-        .and_then(|r| r.get("instances"))
-        .and_then(|i| i.as_array());
-    for (i, inst) in instances.into_iter().flatten().enumerate() {
-        precheck_list(
-            inst.get("events"),
-            &format!("lock.redlock.instances[{i}].events"),
-        )?;
-    }
-    Ok(())
-}
-
-fn precheck_list(events: Option<&serde_json::Value>, at: &str) -> Result<(), ScenarioError> {
-    const WHOLE: &[&str] = &["atMs", "durationMs", "delayMs", "gapMs", "downMs", "overMs"];
-    const SIGNED: &[&str] = &["amount", "byMs"];
-    const TEXT: &[&str] = &["idempotencyKey", "client"];
-    const CHOICES: &[(&str, &[&str])] = &[
-        ("cause", &["gc", "sigstop", "page_fault", "network"]),
-        ("mode", &["token_checked", "bare_del"]),
-    ];
-    let Some(events) = events.and_then(|e| e.as_array()) else {
-        return Ok(());
-    };
-    for (j, e) in events.iter().enumerate() {
-        let Some(fields) = e.as_object() else {
-            return Err(err(
-                format!("{at}[{j}]"),
-                format!("expected an object with a kind, got {}", kind_of(e)),
-            ));
-        };
-        for (name, v) in fields {
-            let path = || format!("{at}[{j}].{name}");
-            if WHOLE.contains(&name.as_str()) && v.as_u64().is_none() {
-                return Err(err(
-                    path(),
-                    format!("expected a whole number ≥ 0, got {}", kind_of(v)),
-                ));
-            }
-            if SIGNED.contains(&name.as_str()) && v.as_i64().is_none() {
-                return Err(err(
-                    path(),
-                    format!("expected a whole number, got {}", kind_of(v)),
-                ));
-            }
-            if TEXT.contains(&name.as_str()) && !v.is_string() && !v.is_null() {
-                return Err(err(path(), format!("expected text, got {}", kind_of(v))));
-            }
-            if let Some((_, allowed)) = CHOICES.iter().find(|(n, _)| n == name) {
-                if !v.as_str().is_some_and(|x| allowed.contains(&x)) {
-                    return Err(err(
-                        path(),
-                        format!(
-                            "unknown variant {}, expected one of {}",
-                            kind_of(v),
-                            allowed.join(", ")
-                        ),
-                    ));
-                }
-            }
-        }
-    }
-    Ok(())
-}
-
-fn kind_of(v: &serde_json::Value) -> String {
-    match v {
-        serde_json::Value::Null => "null".to_string(),
-        serde_json::Value::Bool(b) => format!("{b}"),
-        serde_json::Value::Number(n) => format!("{n}"),
-        serde_json::Value::String(s) => format!("text {s:?}"),
-        serde_json::Value::Array(_) => "a list".to_string(),
-        serde_json::Value::Object(_) => "an object".to_string(),
     }
 }
 

@@ -4,9 +4,9 @@
 
 use super::account::{DebitVerdict, FenceRule};
 use super::scenario::{PauseCause, ReleaseKind, Tier};
-use serde::{Deserialize, Serialize};
+use serde::Serialize;
 
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "camelCase")]
 pub struct Trace {
     pub clients: Vec<String>,
@@ -42,7 +42,7 @@ pub struct Trace {
 }
 
 /// One thing a client or the storage did, in the order it happened.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "camelCase")]
 pub struct Step {
     pub at_ms: u64,
@@ -54,7 +54,7 @@ pub struct Step {
     pub text: String,
 }
 
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
 #[serde(
     tag = "type",
     rename_all = "snake_case",
@@ -112,7 +112,7 @@ pub enum Outcome {
 }
 
 /// Why a lease or a belief ended.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "snake_case")]
 pub enum SpanEnd {
     Expired,
@@ -129,7 +129,7 @@ pub enum SpanEnd {
 }
 
 /// A lease as the lock service held it, in true time.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "camelCase")]
 pub struct LeaseSpan {
     /// Which lock instance held it (always 0 for a single instance).
@@ -145,7 +145,7 @@ pub struct LeaseSpan {
 
 /// When a client believed it held the lock. `stale_from_ms` marks where the belief outlived
 /// the lease: the stretch the playground exists to show.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "camelCase")]
 pub struct BeliefSpan {
     pub client: usize,
@@ -160,7 +160,7 @@ pub struct BeliefSpan {
     pub stale_from_ms: Option<u64>,
 }
 
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "camelCase")]
 pub struct PauseSpan {
     pub client: usize,
@@ -170,14 +170,14 @@ pub struct PauseSpan {
     pub end_ms: u64,
 }
 
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "snake_case")]
 pub enum Target {
     Lock,
     Storage,
 }
 
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "camelCase")]
 pub struct MessageSpan {
     pub client: usize,
@@ -193,7 +193,7 @@ pub struct MessageSpan {
 }
 
 /// One debit from send to verdict.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "camelCase")]
 pub struct WriteRecord {
     pub client: usize,
@@ -213,7 +213,7 @@ pub struct WriteRecord {
 
 /// One Redlock attempt: when it started and ended, how many instances agreed, and the validity
 /// left after the time spent (TTL − elapsed − drift margin).
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "camelCase")]
 pub struct Acquisition {
     pub client: usize,
@@ -235,7 +235,7 @@ pub struct Acquisition {
     pub reason: Option<String>,
 }
 
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "camelCase")]
 pub struct Outage {
     pub instance: usize,
@@ -247,7 +247,7 @@ pub struct Outage {
     pub client: Option<usize>,
 }
 
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "camelCase")]
 pub struct InstanceMark {
     pub instance: usize,
@@ -255,14 +255,14 @@ pub struct InstanceMark {
     pub text: String,
 }
 
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "camelCase")]
 pub struct BalancePoint {
     pub at_ms: u64,
     pub balance: i64,
 }
 
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "snake_case")]
 pub enum ViolationKind {
     StaleWriteAccepted,
@@ -273,7 +273,7 @@ pub enum ViolationKind {
     TwoHolders,
 }
 
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "camelCase")]
 pub struct Violation {
     pub kind: ViolationKind,
@@ -282,7 +282,7 @@ pub struct Violation {
     pub text: String,
 }
 
-#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "camelCase")]
 pub struct Verdict {
     pub safe: bool,

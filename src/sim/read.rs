@@ -1,0 +1,515 @@
+//! Reads a scenario out of a parsed JSON value by hand. Every error carries the exact path of the
+//! field at fault (`clients[0].events[3].durationMs`) and says what was expected and what came.
+//!
+//! This replaces derived deserializers: those buffer internally tagged events in a way that
+//! loses the field path, and their generic code was the largest single part of the wasm module.
+//! The shape it accepts is the one `docs/scenario.schema.json` describes; unknown fields are
+//! refused, absent optional fields take the defaults below.
+
+use super::account::FenceRule;
+use super::clock::{ClockJump, ClockSpec};
+use super::scenario::{
+    default_drift_factor_ppm, default_end_ms, default_key, default_retry_delay_ms,
+    default_step_limit, default_timeout_ms, Client, Event, Instance, InstanceEvent, LockSettings,
+    PauseCause, Redlock, ReleaseKind, Scenario, ScenarioError, StorageSettings, Tier,
+};
+use serde_json::{Map, Value};
+
+type Result<T> = std::result::Result<T, ScenarioError>;
+
+fn fail<T>(path: &str, message: String) -> Result<T> {
+    Err(ScenarioError {
+        path: path.to_string(),
+        message,
+    })
+}
+
+/// How a value that came instead of the expected one is named in a message.
+pub(crate) fn kind_of(v: &Value) -> String {
+    match v {
+        Value::Null => "null".to_string(),
+        Value::Bool(b) => format!("{b}"),
+        Value::Number(n) => format!("{n}"),
+        Value::String(s) => format!("text {s:?}"),
+        Value::Array(_) => "a list".to_string(),
+        Value::Object(_) => "an object".to_string(),
+    }
+}
+
+fn join(path: &str, name: &str) -> String {
+    if path.is_empty() {
+        name.to_string()
+    } else {
+        format!("{path}.{name}")
+    }
+}
+
+/// The fields of one JSON object, with the path that leads to it.
+struct Fields<'a> {
+    map: &'a Map<String, Value>,
+    path: String,
+}
+
+impl<'a> Fields<'a> {
+    fn of(v: &'a Value, path: String, what: &str) -> Result<Self> {
+        match v {
+            Value::Object(map) => Ok(Fields { map, path }),
+            other => fail(&path, format!("expected {what}, got {}", kind_of(other))),
+        }
+    }
+
+    /// Refuses a field that is not in `known`, naming the ones that are.
+    fn only(&self, known: &[&str]) -> Result<()> {
+        match self.map.keys().find(|k| !known.contains(&k.as_str())) {
+            None => Ok(()),
+            Some(k) => fail(
+                &self.path,
+                format!(
+                    "unknown field `{k}`, expected one of {}",
+                    known
+                        .iter()
+                        .map(|n| format!("`{n}`"))
+                        .collect::<Vec<_>>()
+                        .join(", ")
+                ),
+            ),
+        }
+    }
+
+    fn at(&self, name: &str) -> String {
+        join(&self.path, name)
+    }
+
+    fn required(&self, name: &str) -> Result<&'a Value> {
+        match self.map.get(name) {
+            Some(v) => Ok(v),
+            None => fail(&self.path, format!("missing field `{name}`")),
+        }
+    }
+
+    fn u64_in(&self, name: &str, v: &Value, max: u64) -> Result<u64> {
+        match v.as_u64() {
+            Some(n) if n <= max => Ok(n),
+            Some(n) => fail(
+                &self.at(name),
+                format!("expected a whole number from 0 to {max}, got {n}"),
+            ),
+            None => fail(
+                &self.at(name),
+                format!("expected a whole number ≥ 0, got {}", kind_of(v)),
+            ),
+        }
+    }
+
+    fn u64(&self, name: &str) -> Result<u64> {
+        self.u64_in(name, self.required(name)?, u64::MAX)
+    }
+
+    fn u64_or(&self, name: &str, default: u64) -> Result<u64> {
+        self.map
+            .get(name)
+            .map_or(Ok(default), |v| self.u64_in(name, v, u64::MAX))
+    }
+
+    fn u32_or(&self, name: &str, default: u32) -> Result<u32> {
+        match self.map.get(name) {
+            None => Ok(default),
+            Some(v) => self
+                .u64_in(name, v, u64::from(u32::MAX))
+                .map(|n| u32::try_from(n).unwrap_or(u32::MAX)),
+        }
+    }
+
+    fn i64_of(&self, name: &str, v: &Value) -> Result<i64> {
+        v.as_i64().map_or_else(
+            || {
+                fail(
+                    &self.at(name),
+                    format!("expected a whole number, got {}", kind_of(v)),
+                )
+            },
+            Ok,
+        )
+    }
+
+    fn i64(&self, name: &str) -> Result<i64> {
+        self.i64_of(name, self.required(name)?)
+    }
+
+    fn i64_or(&self, name: &str, default: i64) -> Result<i64> {
+        self.map
+            .get(name)
+            .map_or(Ok(default), |v| self.i64_of(name, v))
+    }
+
+    fn bool_or(&self, name: &str, default: bool) -> Result<bool> {
+        match self.map.get(name) {
+            None => Ok(default),
+            Some(Value::Bool(b)) => Ok(*b),
+            Some(v) => fail(
+                &self.at(name),
+                format!("expected true or false, got {}", kind_of(v)),
+            ),
+        }
+    }
+
+    fn text_of(&self, name: &str, v: &Value) -> Result<String> {
+        match v {
+            Value::String(s) => Ok(s.clone()),
+            other => fail(
+                &self.at(name),
+                format!("expected text, got {}", kind_of(other)),
+            ),
+        }
+    }
+
+    fn text(&self, name: &str) -> Result<String> {
+        self.text_of(name, self.required(name)?)
+    }
+
+    fn text_or(&self, name: &str, default: &str) -> Result<String> {
+        self.map
+            .get(name)
+            .map_or_else(|| Ok(default.to_string()), |v| self.text_of(name, v))
+    }
+
+    /// Text that may be absent or null.
+    fn maybe_text(&self, name: &str) -> Result<Option<String>> {
+        match self.map.get(name) {
+            None | Some(Value::Null) => Ok(None),
+            Some(v) => self.text_of(name, v).map(Some),
+        }
+    }
+
+    /// One of a fixed set of words.
+    fn choice<T: Copy>(&self, name: &str, v: &Value, choices: &[(&str, T)]) -> Result<T> {
+        let words = || {
+            choices
+                .iter()
+                .map(|(w, _)| *w)
+                .collect::<Vec<_>>()
+                .join(", ")
+        };
+        match v {
+            Value::String(s) => match choices.iter().find(|(w, _)| w == s) {
+                Some((_, t)) => Ok(*t),
+                None => fail(
+                    &self.at(name),
+                    format!("unknown variant `{s}`, expected one of {}", words()),
+                ),
+            },
+            other => fail(
+                &self.at(name),
+                format!("expected one of {}, got {}", words(), kind_of(other)),
+            ),
+        }
+    }
+
+    fn choice_or<T: Copy>(&self, name: &str, default: T, choices: &[(&str, T)]) -> Result<T> {
+        self.map
+            .get(name)
+            .map_or(Ok(default), |v| self.choice(name, v, choices))
+    }
+
+    /// A list whose items are read by `item`, each with its own index in the path.
+    fn list<T>(
+        &self,
+        name: &str,
+        v: &Value,
+        item: impl Fn(&Value, String) -> Result<T>,
+    ) -> Result<Vec<T>> {
+        let at = self.at(name);
+        let Value::Array(items) = v else {
+            return fail(&at, format!("expected a list, got {}", kind_of(v)));
+        };
+        items
+            .iter()
+            .enumerate()
+            .map(|(i, x)| item(x, format!("{at}[{i}]")))
+            .collect()
+    }
+
+    fn list_or<T>(&self, name: &str, item: impl Fn(&Value, String) -> Result<T>) -> Result<Vec<T>> {
+        match self.map.get(name) {
+            None => Ok(Vec::new()),
+            Some(v) => self.list(name, v, item),
+        }
+    }
+
+    /// A nested object, or its default when absent.
+    fn object_or<T>(
+        &self,
+        name: &str,
+        default: impl FnOnce() -> T,
+        read: impl FnOnce(&Value, String) -> Result<T>,
+    ) -> Result<T> {
+        match self.map.get(name) {
+            None => Ok(default()),
+            Some(v) => read(v, self.at(name)),
+        }
+    }
+}
+
+const TIERS: &[(&str, Tier)] = &[
+    ("correctness", Tier::Correctness),
+    ("efficiency", Tier::Efficiency),
+];
+const FENCE_RULES: &[(&str, FenceRule)] = &[
+    ("off", FenceRule::Off),
+    ("strict", FenceRule::Strict),
+    ("non_decreasing", FenceRule::NonDecreasing),
+    ("cas_value", FenceRule::CasValue),
+];
+const CAUSES: &[(&str, PauseCause)] = &[
+    ("gc", PauseCause::Gc),
+    ("sigstop", PauseCause::Sigstop),
+    ("page_fault", PauseCause::PageFault),
+    ("network", PauseCause::Network),
+];
+const RELEASES: &[(&str, ReleaseKind)] = &[
+    ("token_checked", ReleaseKind::TokenChecked),
+    ("bare_del", ReleaseKind::BareDel),
+];
+
+/// The scenario's own fields; the version has already been checked by the migration.
+pub(crate) fn scenario(v: &Value) -> Result<Scenario> {
+    let f = Fields::of(v, String::new(), "a JSON object with a version and clients")?;
+    f.only(&[
+        "version",
+        "name",
+        "caption",
+        "tier",
+        "endMs",
+        "key",
+        "lock",
+        "storage",
+        "clients",
+        "stepLimit",
+        "seed",
+    ])?;
+    Ok(Scenario {
+        version: f.u32_or("version", 0)?,
+        name: f.text_or("name", "")?,
+        caption: f.text_or("caption", "")?,
+        tier: f.choice_or("tier", Tier::default(), TIERS)?,
+        end_ms: f.u64_or("endMs", default_end_ms())?,
+        key: f.text_or("key", &default_key())?,
+        lock: f.object_or("lock", LockSettings::default, lock)?,
+        storage: f.object_or("storage", StorageSettings::default, storage)?,
+        clients: f.list("clients", f.required("clients")?, client)?,
+        step_limit: f.u32_or("stepLimit", default_step_limit())?,
+        seed: f.u64_or("seed", 0)?,
+    })
+}
+
+fn lock(v: &Value, path: String) -> Result<LockSettings> {
+    let f = Fields::of(v, path, "an object")?;
+    f.only(&[
+        "ttlMs",
+        "firstFence",
+        "fencing",
+        "watchdog",
+        "clock",
+        "redlock",
+    ])?;
+    let d = LockSettings::default();
+    Ok(LockSettings {
+        ttl_ms: f.u64_or("ttlMs", d.ttl_ms)?,
+        first_fence: f.u64_or("firstFence", d.first_fence)?,
+        fencing: f.bool_or("fencing", d.fencing)?,
+        watchdog: f.bool_or("watchdog", d.watchdog)?,
+        clock: f.object_or("clock", ClockSpec::default, clock)?,
+        redlock: match f.map.get("redlock") {
+            None | Some(Value::Null) => None,
+            Some(r) => Some(redlock(r, f.at("redlock"))?),
+        },
+    })
+}
+
+fn redlock(v: &Value, path: String) -> Result<Redlock> {
+    let f = Fields::of(v, path, "an object")?;
+    f.only(&[
+        "instances",
+        "parallel",
+        "timeoutMs",
+        "driftFactorPpm",
+        "retries",
+        "retryDelayMs",
+        "fence",
+    ])?;
+    Ok(Redlock {
+        instances: f.list("instances", f.required("instances")?, instance)?,
+        parallel: f.bool_or("parallel", false)?,
+        timeout_ms: f.u64_or("timeoutMs", default_timeout_ms())?,
+        drift_factor_ppm: f.u64_or("driftFactorPpm", default_drift_factor_ppm())?,
+        retries: f.u32_or("retries", 0)?,
+        retry_delay_ms: f.u64_or("retryDelayMs", default_retry_delay_ms())?,
+        fence: f.bool_or("fence", false)?,
+    })
+}
+
+fn instance(v: &Value, path: String) -> Result<Instance> {
+    let f = Fields::of(v, path, "an object with a name")?;
+    f.only(&["name", "clock", "latencyMs", "events"])?;
+    Ok(Instance {
+        name: f.text("name")?,
+        clock: f.object_or("clock", ClockSpec::default, clock)?,
+        latency_ms: f.u64_or("latencyMs", 1)?,
+        events: f.list_or("events", instance_event)?,
+    })
+}
+
+fn storage(v: &Value, path: String) -> Result<StorageSettings> {
+    let f = Fields::of(v, path, "an object")?;
+    f.only(&["balance", "fenceRule", "idempotency"])?;
+    let d = StorageSettings::default();
+    Ok(StorageSettings {
+        balance: f.i64_or("balance", d.balance)?,
+        fence_rule: f.choice_or("fenceRule", d.fence_rule, FENCE_RULES)?,
+        idempotency: f.bool_or("idempotency", d.idempotency)?,
+    })
+}
+
+fn clock(v: &Value, path: String) -> Result<ClockSpec> {
+    let f = Fields::of(v, path, "an object")?;
+    f.only(&["offsetMs", "driftPpm", "jumps", "monotonic"])?;
+    Ok(ClockSpec {
+        offset_ms: f.i64_or("offsetMs", 0)?,
+        drift_ppm: f.i64_or("driftPpm", 0)?,
+        jumps: f.list_or("jumps", |v, path| {
+            let f = Fields::of(v, path, "an object")?;
+            f.only(&["atMs", "byMs", "overMs"])?;
+            Ok(ClockJump {
+                at_ms: f.u64("atMs")?,
+                by_ms: f.i64("byMs")?,
+                over_ms: f.u64_or("overMs", 0)?,
+            })
+        })?,
+        monotonic: f.bool_or("monotonic", false)?,
+    })
+}
+
+fn client(v: &Value, path: String) -> Result<Client> {
+    let f = Fields::of(v, path, "an object with a name")?;
+    f.only(&["name", "clock", "events"])?;
+    Ok(Client {
+        name: f.text("name")?,
+        clock: f.object_or("clock", ClockSpec::default, clock)?,
+        events: f.list_or("events", event)?,
+    })
+}
+
+/// The event's `kind`, checked against the kinds this list allows.
+fn kind<'a>(f: &Fields<'a>, kinds: &[&'static str]) -> Result<&'static str> {
+    let v = f.required("kind")?;
+    let choices: Vec<(&str, &'static str)> = kinds.iter().map(|k| (*k, *k)).collect();
+    f.choice("kind", v, &choices)
+}
+
+const EVENT_KINDS: &[&str] = &[
+    "acquire",
+    "debit",
+    "pause",
+    "check_then_write",
+    "renew",
+    "watchdog",
+    "release",
+    "crash",
+    "clock_jump",
+];
+
+fn event(v: &Value, path: String) -> Result<Event> {
+    let f = Fields::of(v, path, "an object with a kind")?;
+    let kind = kind(&f, EVENT_KINDS)?;
+    let at_ms = || f.u64("atMs");
+    Ok(match kind {
+        "debit" => {
+            f.only(&["kind", "atMs", "amount", "idempotencyKey", "delayMs"])?;
+            Event::Debit {
+                at_ms: at_ms()?,
+                amount: f.i64("amount")?,
+                idempotency_key: f.maybe_text("idempotencyKey")?,
+                delay_ms: f.u64_or("delayMs", 0)?,
+            }
+        }
+        "pause" => {
+            f.only(&["kind", "atMs", "durationMs", "cause"])?;
+            Event::Pause {
+                at_ms: at_ms()?,
+                duration_ms: f.u64("durationMs")?,
+                cause: f.choice("cause", f.required("cause")?, CAUSES)?,
+            }
+        }
+        "check_then_write" => {
+            f.only(&[
+                "kind",
+                "atMs",
+                "amount",
+                "idempotencyKey",
+                "delayMs",
+                "gapMs",
+            ])?;
+            Event::CheckThenWrite {
+                at_ms: at_ms()?,
+                amount: f.i64("amount")?,
+                idempotency_key: f.maybe_text("idempotencyKey")?,
+                delay_ms: f.u64_or("delayMs", 0)?,
+                gap_ms: f.u64_or("gapMs", 1)?,
+            }
+        }
+        "release" => {
+            f.only(&["kind", "atMs", "mode"])?;
+            Event::Release {
+                at_ms: at_ms()?,
+                mode: f.choice_or("mode", ReleaseKind::default(), RELEASES)?,
+            }
+        }
+        "clock_jump" => {
+            f.only(&["kind", "atMs", "byMs"])?;
+            Event::ClockJump {
+                at_ms: at_ms()?,
+                by_ms: f.i64("byMs")?,
+            }
+        }
+        simple => {
+            f.only(&["kind", "atMs"])?;
+            let at_ms = at_ms()?;
+            match simple {
+                "acquire" => Event::Acquire { at_ms },
+                "renew" => Event::Renew { at_ms },
+                "watchdog" => Event::Watchdog { at_ms },
+                _ => Event::Crash { at_ms },
+            }
+        }
+    })
+}
+
+fn instance_event(v: &Value, path: String) -> Result<InstanceEvent> {
+    let f = Fields::of(v, path, "an object with a kind")?;
+    Ok(match kind(&f, &["clock_jump", "crash", "partition"])? {
+        "clock_jump" => {
+            f.only(&["kind", "atMs", "byMs", "overMs"])?;
+            InstanceEvent::ClockJump {
+                at_ms: f.u64("atMs")?,
+                by_ms: f.i64("byMs")?,
+                over_ms: f.u64_or("overMs", 0)?,
+            }
+        }
+        "crash" => {
+            f.only(&["kind", "atMs", "downMs", "persistent"])?;
+            InstanceEvent::Crash {
+                at_ms: f.u64("atMs")?,
+                down_ms: f.u64("downMs")?,
+                persistent: f.bool_or("persistent", false)?,
+            }
+        }
+        _ => {
+            f.only(&["kind", "atMs", "durationMs", "client"])?;
+            InstanceEvent::Partition {
+                at_ms: f.u64("atMs")?,
+                duration_ms: f.u64("durationMs")?,
+                client: f.maybe_text("client")?,
+            }
+        }
+    })
+}

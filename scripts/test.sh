@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Runs every check the project has, in order, stopping at the first failure:
-# tools, format, clippy (native + wasm32), native tests, in-browser wasm tests, release build, e2e.
+# tools, format, clippy (native + wasm32), native tests, in-browser wasm tests, release build,
+# size guard, node API tests, e2e.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 export PATH="$HOME/.cargo/bin:$PATH"
@@ -52,6 +53,10 @@ wasm-pack test --headless --chrome --chromedriver /usr/bin/chromedriver
 
 stage "release build (scripts/build.sh)"
 bash scripts/build.sh
+
+# Sizes are deterministic, so the first-visit size is checked here (times are only benchmarked).
+stage "size guard (node scripts/bench/sizes.mjs --check)"
+node scripts/bench/sizes.mjs --check
 
 # The release package's JS API, loaded under Node (no browser): tests/node/*.test.mjs.
 stage "node API tests (node --test tests/node/*.test.mjs)"

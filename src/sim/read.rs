@@ -58,12 +58,12 @@ impl<'a> Fields<'a> {
         }
     }
 
-    /// Refuses a field that is not in `known`, naming the ones that are.
+    /// Refuses a field that is not in `known` (the path names it), listing the ones that are.
     fn only(&self, known: &[&str]) -> Result<()> {
         match self.map.keys().find(|k| !known.contains(&k.as_str())) {
             None => Ok(()),
             Some(k) => fail(
-                &self.path,
+                &self.at(k),
                 format!(
                     "unknown field `{k}`, expected one of {}",
                     known

@@ -809,7 +809,7 @@ mod tests {
             ),
             (
                 &base(r#"{"kind":"acquire","atMs":1,"color":"red"}"#),
-                "clients[0].events[0]: unknown field `color`",
+                "clients[0].events[0].color: unknown field `color`",
             ),
             (
                 r#"{"version":1,"lock":{"ttlMs":0},"clients":[{"name":"A"}]}"#,

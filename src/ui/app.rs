@@ -79,6 +79,15 @@ pub fn App(props: &AppProps) -> Html {
         let d = state.dispatcher();
         use_callback((), move |a: Action, _| d.dispatch(a))
     };
+    // Made once, so the components they go to compare equal from one render to the next.
+    let on_pick = {
+        let d = state.dispatcher();
+        use_callback((), move |id: String, _| d.dispatch(Action::LoadPreset(id)))
+    };
+    let on_playhead = {
+        let d = state.dispatcher();
+        use_callback((), move |t: u64, _| d.dispatch(Action::SetPlayhead(t)))
+    };
     let runs = use_memo(state.scenario.clone(), runs);
     // What a person reads beside the timeline (the narration, the playhead's reading) follows
     // the run as it stood before a drag and catches up on the drop: mid-drag it would change on
@@ -151,7 +160,7 @@ pub fn App(props: &AppProps) -> Html {
                     <Toolbar scenario={before.clone()} share={props.share} root={root.clone()} on_action={dispatch.clone()} />
                     <span class="fp-group">
                         <PresetPicker current={state.preset_id.clone().map(AttrValue::from)}
-                            on_pick={dispatch.reform(Action::LoadPreset)} />
+                            {on_pick} />
                         <ServiceSettings instances={scenario.lock.redlock.as_ref().map_or(0, |r| r.instances.len())}
                             on_change={dispatch.clone()} />
                     </span>
@@ -225,7 +234,7 @@ pub fn App(props: &AppProps) -> Html {
                 dragging={state.drag.is_some()} readonly={state.readonly} tool={state.tool} width_px={state.width_px}
                 uid={uid} on_action={dispatch.clone()} selected_instance={state.selected_instance}
                 instance_tool={state.instance_tool} collapsed={state.collapsed} />
-            <Readout trace={settled.trace.clone()} at_ms={state.playhead_ms} on_move={dispatch.reform(Action::SetPlayhead)} />
+            <Readout trace={settled.trace.clone()} at_ms={state.playhead_ms} on_move={on_playhead} />
             <p class="fp-keys">
                 <kbd>{"Tab"}</kbd>{" moves between events · "}<kbd>{"←"}</kbd><kbd>{"→"}</kbd>
                 {" move the focused event or pause edge (with "}<kbd>{"Shift"}</kbd>{": 10 ms) · "}

@@ -9,10 +9,19 @@ use crate::sim::Trace;
 use std::rc::Rc;
 use yew::prelude::*;
 
-#[derive(Properties, PartialEq)]
+#[derive(Properties)]
 pub struct AttemptsProps {
     pub trace: Rc<Trace>,
     pub layout: Rc<Layout>,
+}
+
+impl PartialEq for AttemptsProps {
+    fn eq(&self, other: &Self) -> bool {
+        self.layout == other.layout
+            && super::same_part(&self.trace, &other.trace, |t| {
+                (&t.acquisitions, &t.clients, t.instances.len())
+            })
+    }
 }
 
 #[component]

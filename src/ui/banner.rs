@@ -6,11 +6,22 @@ use crate::sim::Trace;
 use std::rc::Rc;
 use yew::prelude::*;
 
-#[derive(Properties, PartialEq)]
+#[derive(Properties)]
 pub struct BannerProps {
     pub trace: Rc<Trace>,
     pub ghost: Rc<Trace>,
     pub ghost_fenced: bool,
+}
+
+impl PartialEq for BannerProps {
+    fn eq(&self, other: &Self) -> bool {
+        fn words(t: &Trace) -> (&crate::sim::Verdict, i64, Option<u64>) {
+            (&t.verdict, t.final_balance, t.last_fence)
+        }
+        self.ghost_fenced == other.ghost_fenced
+            && super::same_part(&self.trace, &other.trace, words)
+            && super::same_part(&self.ghost, &other.ghost, words)
+    }
 }
 
 #[component]

@@ -8,10 +8,17 @@ use crate::sim::Trace;
 use std::rc::Rc;
 use yew::prelude::*;
 
-#[derive(Properties, PartialEq)]
+#[derive(Properties)]
 pub struct LockLaneProps {
     pub trace: Rc<Trace>,
     pub layout: Rc<Layout>,
+}
+
+impl PartialEq for LockLaneProps {
+    fn eq(&self, other: &Self) -> bool {
+        self.layout == other.layout
+            && super::same_part(&self.trace, &other.trace, |t| (&t.leases, &t.clients))
+    }
 }
 
 fn end_words(end: &SpanEnd) -> &'static str {

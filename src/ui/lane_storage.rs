@@ -10,13 +10,30 @@ use crate::sim::Trace;
 use std::rc::Rc;
 use yew::prelude::*;
 
-#[derive(Properties, PartialEq)]
+#[derive(Properties)]
 pub struct StorageLaneProps {
     pub trace: Rc<Trace>,
     pub layout: Rc<Layout>,
     pub ghost: bool,
     /// Whether the ghost run is the fenced one.
     pub ghost_fenced: bool,
+}
+
+impl PartialEq for StorageLaneProps {
+    fn eq(&self, other: &Self) -> bool {
+        self.layout == other.layout
+            && self.ghost == other.ghost
+            && self.ghost_fenced == other.ghost_fenced
+            && super::same_part(&self.trace, &other.trace, |t| {
+                (
+                    &t.writes,
+                    &t.balance,
+                    &t.clients,
+                    t.final_balance,
+                    t.verdict.safe,
+                )
+            })
+    }
 }
 
 const MARK_Y: [i32; 2] = [18, 30];

@@ -7,11 +7,19 @@ use crate::sim::Trace;
 use std::rc::Rc;
 use yew::prelude::*;
 
-#[derive(Properties, PartialEq)]
+#[derive(Properties)]
 pub struct MessagesProps {
     pub trace: Rc<Trace>,
     pub layout: Rc<Layout>,
     pub uid: AttrValue,
+}
+
+impl PartialEq for MessagesProps {
+    fn eq(&self, other: &Self) -> bool {
+        self.layout == other.layout
+            && self.uid == other.uid
+            && super::same_part(&self.trace, &other.trace, |t| &t.messages)
+    }
 }
 
 #[component]

@@ -73,6 +73,18 @@ mod toolbar;
 
 use crate::sim::Scenario;
 
+/// Whether two runs agree on the part of a trace that one component draws: the same run, or
+/// equal parts. Mid-drag every frame brings a new run; a component whose props compare with
+/// this skips its render when its own part did not move.
+#[cfg(target_arch = "wasm32")]
+fn same_part<'a, T: PartialEq>(
+    a: &'a std::rc::Rc<crate::sim::Trace>,
+    b: &'a std::rc::Rc<crate::sim::Trace>,
+    part: impl Fn(&'a crate::sim::Trace) -> T,
+) -> bool {
+    std::rc::Rc::ptr_eq(a, b) || part(a) == part(b)
+}
+
 /// What the page asks for when it mounts a playground.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct MountOptions {

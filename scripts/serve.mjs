@@ -53,6 +53,13 @@ function resolvePath(root, urlPath) {
   return file === root || file.startsWith(root + sep) ? file : null;
 }
 
+// Cross-origin isolation (opt-in, for benchmarks): with these two headers Chromium's
+// performance.now() resolves to 5 µs instead of 100 µs.
+const ISOLATION = {
+  'Cross-Origin-Opener-Policy': 'same-origin',
+  'Cross-Origin-Embedder-Policy': 'require-corp',
+};
+
 async function handle(root, req, res) {
   if (req.method !== 'GET' && req.method !== 'HEAD') return send(res, 405, 'method not allowed\n');
   const pathname = req.url.split(/[?#]/, 1)[0];
@@ -78,9 +85,10 @@ async function handle(root, req, res) {
   createReadStream(file).on('error', () => res.destroy()).pipe(res);
 }
 
-export function startServer({ root = 'dist', port = 8080, host = '127.0.0.1', quiet = true } = {}) {
+export function startServer({ root = 'dist', port = 8080, host = '127.0.0.1', quiet = true, isolated = false } = {}) {
   const rootDir = resolve(root);
   const server = createServer((req, res) => {
+    if (isolated) for (const [k, v] of Object.entries(ISOLATION)) res.setHeader(k, v);
     if (!quiet) res.on('close', () => console.log(`${res.statusCode} ${req.method} ${req.url}`));
     handle(rootDir, req, res).catch((err) => {
       console.error(err);

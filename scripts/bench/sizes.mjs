@@ -10,8 +10,8 @@ import { fileURLToPath } from 'node:url';
 
 export const BUDGET_BYTES = 60_000;
 export const GUARD_BYTES = Math.round(BUDGET_BYTES * 1.15);
-/** 251 212 B brotli measured on 2026-11-29 (rustc 1.95.0, binaryen 132), plus 2%. */
-export const CEILING_BYTES = 255_700;
+/** 248 603 B brotli measured on 2026-11-29 (rustc 1.95.0, binaryen 132, terser 5.51), plus 2%. */
+export const CEILING_BYTES = 253_600;
 const dist = fileURLToPath(new URL('../../dist/', import.meta.url));
 
 /** The files index.html pulls in on a first visit, in the order the page requests them. */

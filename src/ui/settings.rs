@@ -64,7 +64,7 @@ pub fn Settings(props: &SettingsProps) -> Html {
                     <option value="off" selected={r == FenceRule::Off}>{ "off (trusts any writer)" }</option>
                     <option value="strict" selected={r == FenceRule::Strict}>{ "strict: token > last" }</option>
                     <option value="non_decreasing" selected={r == FenceRule::NonDecreasing}>{ "non-decreasing: token ≥ last" }</option>
-                    <option value="cas_value" selected={r == FenceRule::CasValue}>{ "compare-and-set on the lock value" }</option>
+                    <option value="cas_value" selected={r == FenceRule::CasValue}>{ "CAS on the lock value" }</option>
                 </select>
             </label>
             <label>

@@ -51,7 +51,7 @@ pub const CSS: &str = concat!(
 .fp-root select { max-width: 100%; }
 .fp-preset { min-width: 0; max-width: 100%; }
 /* The longest fence rule would push the settings onto a second line at 1280 px. */
-.fp-root select.fp-rule { max-width: 15em; }
+.fp-root select.fp-rule { max-width: 18em; }
 .fp-preset select { max-width: calc(100vw - 110px); }
 .fp-root label { display: inline-flex; gap: 6px; align-items: center; }
 .fp-root :focus-visible { outline: 2px solid var(--focus); outline-offset: 2px; }

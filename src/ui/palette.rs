@@ -1,9 +1,13 @@
 //! The palette: one button per kind of event. A click adds that event to the selected event's
 //! client (or the first client) at the playhead, and makes it the kind a double-click on a
-//! lane adds.
+//! lane adds. A button can also be dragged onto a client's lane: the timeline adds the event
+//! where it is dropped (see `TOOL_DRAG_TYPE`).
 
 use super::state::{Action, EventRef, Tool};
 use yew::prelude::*;
+
+/// The drag data type a palette button carries; its value is the tool's label.
+pub const TOOL_DRAG_TYPE: &str = "application/x-fencing-playground-tool";
 
 #[derive(Properties, PartialEq)]
 pub struct PaletteProps {
@@ -25,8 +29,15 @@ pub fn Palette(props: &PaletteProps) -> Html {
                 let at_ms = props.playhead_ms;
                 let onclick = Callback::from(move |_: MouseEvent| on_add.emit(Action::Add { client, tool, at_ms }));
                 let pressed = if tool == props.tool { "true" } else { "false" };
+                let ondragstart = Callback::from(move |e: DragEvent| {
+                    if let Some(data) = e.data_transfer() {
+                        let _ = data.set_data(TOOL_DRAG_TYPE, tool.label());
+                        data.set_effect_allowed("copy");
+                    }
+                });
                 html! {
                     <button type="button" class="fp-tool" aria-pressed={pressed} {onclick}
+                        draggable="true" {ondragstart} title="Click to add at the playhead, or drag onto a client's lane"
                         data-testid={format!("tool-{}", tool.label().replace(' ', "-"))}>
                         { tool.label() }
                     </button>

@@ -77,6 +77,11 @@ impl Tool {
         }
     }
 
+    /// The tool a palette button carries while it is dragged onto the timeline (its label).
+    pub fn from_label(label: &str) -> Option<Tool> {
+        Tool::ALL.into_iter().find(|t| t.label() == label)
+    }
+
     /// The event this tool creates at `at_ms`.
     pub fn event(self, at_ms: u64) -> Event {
         match self {
@@ -796,6 +801,15 @@ mod tests {
 
     fn fenced() -> State {
         State::default_page()
+    }
+
+    #[test]
+    fn a_dragged_palette_button_names_its_tool() {
+        for tool in Tool::ALL {
+            assert_eq!(Tool::from_label(tool.label()), Some(tool));
+        }
+        assert_eq!(Tool::from_label(""), None);
+        assert_eq!(Tool::from_label("GC"), None);
     }
 
     const A_PAUSE: EventRef = EventRef {

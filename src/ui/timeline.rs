@@ -12,6 +12,7 @@ use super::lane_client::ClientLane;
 use super::lane_storage::StorageLane;
 use super::lock_service::LockService;
 use super::messages::Messages;
+use super::palette::TOOL_DRAG_TYPE;
 use super::playhead::Playhead;
 use super::redlock_view::lock_view;
 use super::state::{Action, DragTarget, EventRef, Tool};
@@ -196,6 +197,48 @@ pub fn Timeline(props: &TimelineProps) -> Html {
             }
         })
     };
+    // A palette button dropped on a client's lane adds its event there, at the drop's instant.
+    let ondragover = {
+        let readonly = props.readonly;
+        Callback::from(move |e: DragEvent| {
+            let ours = e
+                .data_transfer()
+                .is_some_and(|d| d.types().includes(&TOOL_DRAG_TYPE.into(), 0));
+            if ours && !readonly {
+                // Accepting the drag is what lets it drop here.
+                e.prevent_default();
+                if let Some(d) = e.data_transfer() {
+                    d.set_drop_effect("copy");
+                }
+            }
+        })
+    };
+    let ondrop = {
+        let (svg, layout, on_action) = (svg.clone(), layout.clone(), props.on_action.clone());
+        let readonly = props.readonly;
+        Callback::from(move |e: DragEvent| {
+            let Some(tool) = e
+                .data_transfer()
+                .and_then(|d| d.get_data(TOOL_DRAG_TYPE).ok())
+                .and_then(|label| Tool::from_label(&label))
+            else {
+                return;
+            };
+            e.prevent_default();
+            if readonly {
+                return;
+            }
+            if let Some((at_ms, y)) = dom::pointer(&svg, &layout, e.client_x(), e.client_y()) {
+                if let Some(client) = layout.client_at(y) {
+                    on_action.emit(Action::Add {
+                        client,
+                        tool,
+                        at_ms,
+                    });
+                }
+            }
+        })
+    };
     let onfocusin = {
         let on_action = props.on_action.clone();
         let (selected, selected_instance) = (props.selected, props.selected_instance);
@@ -218,7 +261,7 @@ pub fn Timeline(props: &TimelineProps) -> Html {
                 aria-label="Timeline: lock service, clients and storage over time"
                 viewBox={format!("0 0 {w} {h}")} width={w.to_string()} height={h.to_string()}
                 {onpointerdown} {onpointermove} onpointerup={end_drag.clone()}
-                onpointercancel={end_drag} {ondblclick} {onfocusin} tabindex="-1">
+                onpointercancel={end_drag} {ondblclick} {onfocusin} {ondragover} {ondrop} tabindex="-1">
                 <defs>
                     <pattern id={format!("{uid}-hatch-pause")} patternUnits="userSpaceOnUse" width="7" height="7"
                         patternTransform="rotate(45)">

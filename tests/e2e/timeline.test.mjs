@@ -177,6 +177,34 @@ test('keyboard only: Tab to the pause edge, Shift+arrows resize it, Ctrl+Z undoe
   assertClean(rec);
 });
 
+test('mouse: a palette button dragged onto B\'s lane adds its event where it drops', { timeout: 60_000 }, async (t) => {
+  const rec = await openPage(env, t);
+  await boot(rec);
+  const { page } = rec;
+  assert.equal(await page.locator(tid('pause-B-2')).count(), 0, 'B starts without a third event');
+  const from = await centre(page, 'tool-GC-pause');
+  const lane = await page.locator(tid('lane-B')).boundingBox();
+  assert.ok(lane, 'lane B is not on screen');
+  const to = { x: await xOf(page, 60), y: lane.y + lane.height / 2 };
+  await page.mouse.move(from.x, from.y);
+  await page.mouse.down();
+  await page.mouse.move(to.x, to.y, { steps: 12 });
+  await page.mouse.up();
+  const pause = page.locator(tid('pause-B-2'));
+  await pause.waitFor({ timeout: 5_000 });
+  const label = await pause.getAttribute('aria-label');
+  const at = Number(/GC pause 20 ms at (\d+) ms/.exec(label)?.[1]);
+  assert.ok(Math.abs(at - 60) <= 2, `dropped at 60 ms, the pause starts at ${at} ms: ${label}`);
+  // A drop on a lane that is not a client's adds nothing.
+  const storage = await page.locator(tid('lane-storage')).boundingBox();
+  await page.mouse.move(from.x, from.y);
+  await page.mouse.down();
+  await page.mouse.move(to.x, storage.y + storage.height / 2, { steps: 12 });
+  await page.mouse.up();
+  assert.equal(await page.locator('[data-testid^="pause-"][role="button"]').count(), 2, 'only A\'s and the new pause');
+  assertClean(rec);
+});
+
 test('the default page at 1280×800 shows the story without scrolling', { timeout: 60_000 }, async (t) => {
   const rec = await openPage(env, t);
   const { page } = rec;

@@ -89,9 +89,11 @@ pub fn App(props: &AppProps) -> Html {
         use_callback((), move |t: u64, _| d.dispatch(Action::SetPlayhead(t)))
     };
     let runs = use_memo(state.scenario.clone(), runs);
-    // What a person reads beside the timeline (the narration, the playhead's reading) follows
-    // the run as it stood before a drag and catches up on the drop: mid-drag it would change on
-    // every frame and cost a re-render each time. The timeline's own verdicts stay live.
+    // What a person reads beside the timeline (the verdict banner, the narration, the playhead's
+    // reading) follows the run as it stood before a drag and catches up on the drop: mid-drag it
+    // would change on every frame and cost a re-render each time, and the banner, above the
+    // timeline, would move the lanes under the pointer as its list of violations grew or shrank.
+    // The timeline's own verdicts stay live.
     let settled = use_mut_ref(|| runs.clone());
     if state.drag.is_none() {
         *settled.borrow_mut() = runs.clone();
@@ -173,7 +175,7 @@ pub fn App(props: &AppProps) -> Html {
                         onclick={dispatch.reform(|_| Action::Problem(None))}>{ "×" }</button>
                 </p>
             }
-            <Banner trace={runs.trace.clone()} ghost={runs.ghost.clone()} ghost_fenced={runs.ghost_fenced} />
+            <Banner trace={settled.trace.clone()} ghost={settled.ghost.clone()} ghost_fenced={settled.ghost_fenced} />
             // The selected client event's inspector takes the hint's line, one line high, so
             // selecting an event does not move the timeline; a refusal shows beside it.
             if let Some((target, name, event)) = state.selected.filter(|_| !state.readonly && !props.compact).and_then(|r| {

@@ -232,6 +232,16 @@ impl Layout {
         }
     }
 
+    /// The instance whose lane has `y_px` in its middle half. Instance lanes are narrow, so a
+    /// dragged event changes instance only once the pointer is well inside another lane; a
+    /// sideways drag that drifts a little keeps its instance.
+    pub fn instance_core_at(&self, y_px: i32) -> Option<usize> {
+        let i = self.instance_at(y_px)?;
+        let lane = self.lane(LaneKind::Instance(i))?;
+        let quarter = lane.height_px / 4;
+        (lane.top_px + quarter <= y_px && y_px < lane.bottom_px() - quarter).then_some(i)
+    }
+
     /// The top of a client's attempt row, if client lanes have one.
     pub fn attempt_row_top(&self, client: usize) -> Option<i32> {
         let lane = self
@@ -385,6 +395,13 @@ mod tests {
         assert_eq!(r3.top_px, HEADER_PX + 2 * INSTANCE_LANE_PX);
         assert_eq!(l.instance_at(r3.top_px + 1), Some(2));
         assert_eq!(l.instance_at(r3.bottom_px()), Some(3));
+        assert_eq!(l.instance_core_at(r3.top_px + r3.height_px / 2), Some(2));
+        assert_eq!(
+            l.instance_core_at(r3.top_px + 3),
+            None,
+            "the edge of a lane is no one's"
+        );
+        assert_eq!(l.instance_core_at(r3.bottom_px() - 3), None);
         assert_eq!(l.client_at(r3.top_px), None);
         let a = l.lane(LaneKind::Client(0)).unwrap();
         assert_eq!(a.top_px, HEADER_PX + 5 * INSTANCE_LANE_PX);

@@ -5,7 +5,7 @@
 //! dragging, nudging and deleting an instance event are tested natively.
 
 use super::event_edit::whole;
-use super::state::{edit, Action, Part, State, BIG_STEP_MS};
+use super::state::{edit, Action, DragTarget, Part, State, BIG_STEP_MS};
 use crate::sim::presets::empty_redlock;
 use crate::sim::scenario::{Instance, InstanceEvent, Redlock, MAX_TIME_MS};
 use crate::sim::Scenario;
@@ -325,10 +325,26 @@ pub fn grab_offset(s: &Scenario, r: InstanceRef, part: Part, pointer_ms: u64) ->
 }
 
 /// A drag moved the grabbed edge to `to_ms`.
-pub fn drag_to(next: &mut State, r: InstanceRef, part: Part, to_ms: i64) {
+/// A dragged instance event: its edge follows the pointer, and its body moves to the instance
+/// lane the pointer is over. The drag keeps hold of the event wherever it moved.
+pub fn drag_to(next: &mut State, r: InstanceRef, part: Part, to_ms: i64, over: Option<usize>) {
     let mut s = next.scenario.clone();
+    let mut r = r;
+    if part == Part::Body {
+        if let Some(to) = over.filter(|i| *i != r.instance) {
+            match move_to_instance(&mut s, r, to) {
+                Some(moved) => r = moved,
+                None => return,
+            }
+        }
+    }
     if set_edge(&mut s, r, part, to_ms) {
         change(next, s, Some(r));
+        if let Some(d) = next.drag.as_mut() {
+            if next.selected_instance == Some(r) {
+                d.target = DragTarget::Instance(r, part);
+            }
+        }
     }
 }
 
@@ -507,6 +523,59 @@ mod tests {
     }
 
     #[test]
+    fn dragging_a_crash_over_another_instance_lane_moves_it_there() {
+        let s = with(InstanceTool::Crash, 2, 70);
+        let mut d = apply(
+            &s,
+            Action::DragStart {
+                target: DragTarget::Instance(R3, Part::Body),
+                pointer_ms: 70,
+                axis_end_ms: 140,
+            },
+        );
+        // Over R5, then back over R1, and to 40 ms; a move off the instance lanes stays put.
+        for (pointer_ms, instance) in [(60, Some(4)), (50, Some(0)), (40, None)] {
+            d = apply(
+                &d,
+                Action::DragMove {
+                    pointer_ms,
+                    client: None,
+                    instance,
+                },
+            );
+        }
+        let d = apply(&d, Action::DragEnd);
+        let r1 = InstanceRef {
+            instance: 0,
+            event: 0,
+        };
+        assert_eq!(d.selected_instance, Some(r1));
+        assert_eq!(instance_event(&d.scenario, r1).map(|e| e.at_ms()), Some(40));
+        let lists = &d.scenario.lock.redlock.as_ref().expect("redlock").instances;
+        assert!(lists[2].events.is_empty() && lists[4].events.is_empty());
+        assert_eq!(d.undo.len(), s.undo.len() + 1, "one undo step");
+        assert_eq!(span(&apply(&d, Action::Undo), R3), span(&s, R3));
+        // Its edges never change lanes.
+        let e = apply(
+            &s,
+            Action::DragStart {
+                target: DragTarget::Instance(R3, Part::End),
+                pointer_ms: 80,
+                axis_end_ms: 140,
+            },
+        );
+        let e = apply(
+            &e,
+            Action::DragMove {
+                pointer_ms: 90,
+                client: None,
+                instance: Some(0),
+            },
+        );
+        assert_eq!(e.selected_instance, Some(R3));
+    }
+
+    #[test]
     fn dragging_a_jump_moves_it_as_one_undo_step() {
         let s = with(InstanceTool::ClockJump, 2, 70);
         let mut d = apply(
@@ -523,6 +592,7 @@ mod tests {
                 Action::DragMove {
                     pointer_ms,
                     client: Some(0),
+                    instance: None,
                 },
             );
         }

@@ -185,10 +185,12 @@ pub enum Action {
         pointer_ms: u64,
         axis_end_ms: u64,
     },
-    /// The pointer is at `pointer_ms`, over the lane of `client` (if it is over a client lane).
+    /// The pointer is at `pointer_ms`, over the lane of `client` or of Redlock `instance` (if it
+    /// is over either kind of lane).
     DragMove {
         pointer_ms: u64,
         client: Option<usize>,
+        instance: Option<usize>,
     },
     DragEnd,
     DragCancel,
@@ -341,7 +343,11 @@ pub fn apply(state: &State, action: Action) -> State {
             pointer_ms,
             axis_end_ms,
         } => drag_start(&mut next, target, pointer_ms, axis_end_ms),
-        Action::DragMove { pointer_ms, client } => drag_move(&mut next, pointer_ms, client),
+        Action::DragMove {
+            pointer_ms,
+            client,
+            instance,
+        } => drag_move(&mut next, pointer_ms, client, instance),
         Action::DragEnd => {
             if let Some(drag) = next.drag.take() {
                 if *drag.before != next.scenario {
@@ -593,7 +599,7 @@ fn drag_start(next: &mut State, target: DragTarget, pointer_ms: u64, axis_end_ms
     }
 }
 
-fn drag_move(next: &mut State, pointer_ms: u64, client: Option<usize>) {
+fn drag_move(next: &mut State, pointer_ms: u64, client: Option<usize>, instance: Option<usize>) {
     let Some(drag) = next.drag.clone() else {
         return;
     };
@@ -601,7 +607,7 @@ fn drag_move(next: &mut State, pointer_ms: u64, client: Option<usize>) {
         DragTarget::Playhead => next.playhead_ms = pointer_ms.min(MAX_TIME_MS),
         DragTarget::Instance(r, part) => {
             let to_ms = pointer_ms as i64 - drag.grab_offset_ms;
-            super::instance_edit::drag_to(next, r, part, to_ms);
+            super::instance_edit::drag_to(next, r, part, to_ms, instance);
         }
         DragTarget::Event(r, part) => {
             let mut s = next.scenario.clone();
@@ -845,7 +851,14 @@ mod tests {
             },
         );
         for &(pointer_ms, client) in moves {
-            s = apply(&s, Action::DragMove { pointer_ms, client });
+            s = apply(
+                &s,
+                Action::DragMove {
+                    pointer_ms,
+                    client,
+                    instance: None,
+                },
+            );
         }
         apply(&s, Action::DragEnd)
     }
@@ -967,6 +980,7 @@ mod tests {
             Action::DragMove {
                 pointer_ms: 20,
                 client: None,
+                instance: None,
             },
         );
         assert_eq!(pause_of(&s), (1, 19));
@@ -1130,6 +1144,7 @@ mod tests {
             Action::DragMove {
                 pointer_ms: 3,
                 client: Some(1),
+                instance: None,
             },
         ] {
             let s = apply(&fenced(), action.clone());

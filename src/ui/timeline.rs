@@ -122,6 +122,7 @@ pub fn Timeline(props: &TimelineProps) -> Html {
                 on_action.emit(Action::DragMove {
                     pointer_ms,
                     client: layout.client_at(y),
+                    instance: layout.instance_core_at(y),
                 });
             }
         })

@@ -66,8 +66,9 @@ async function dragTo(page, id, ms) {
   await page.mouse.down();
   const steps = 10;
   for (let i = 1; i <= steps; i++) {
-    // Wander off the element vertically too: pointer capture must keep the drag alive.
-    await page.mouse.move(from.x + ((toX - from.x) * i) / steps, from.y + (i % 3) * 20);
+    // Wander off the element vertically too (pointer capture must keep the drag alive), but
+    // not into the middle of the next 48 px lane: there, an event's body moves to it.
+    await page.mouse.move(from.x + ((toX - from.x) * i) / steps, from.y + (i % 3) * 8);
   }
   await page.mouse.up();
 }
@@ -170,6 +171,35 @@ test('mouse: a clock jump on R3, dragged by hand, makes and unmakes a second hol
   await click(page, 'undo');
   await expectAt(page, 'iev-R3-0', 15);
   await expectText(page, 'verdict-word', '✗ Unsafe');
+  assertClean(rec);
+});
+
+test('mouse: an instance event dragged onto another instance\'s lane moves there', { timeout: 60_000 }, async (t) => {
+  const rec = await openPage(env, t);
+  const { page } = rec;
+  await page.goto(env.url);
+  await page.locator(tid('timeline')).waitFor({ timeout: 20_000 });
+  await page.selectOption(tid('preset'), 'redlock-clock-jump');
+  await expectText(page, 'verdict-word', '✗ Unsafe');
+  assert.equal(await page.locator('[data-iev^="0-"][data-part="body"]').count(), 0, 'R1 starts without events');
+  // R3's jump, down-and-up through R4's lane, ending on R1's lane at 30 ms.
+  const from = await centre(page, 'iev-R3-0');
+  const r4 = await centre(page, 'instance-R4');
+  const r1 = await centre(page, 'instance-R1');
+  const toX = await xOf(page, 30);
+  await page.mouse.move(from.x, from.y);
+  await page.mouse.down();
+  await page.mouse.move(from.x, r4.y, { steps: 4 });
+  await page.mouse.move(toX, r1.y, { steps: 8 });
+  await page.mouse.up();
+  await expectAt(page, 'iev-R1-0', 30);
+  assert.equal(await page.locator('[data-iev^="2-"][data-part="body"]').count(), 0, 'R3 has no jump left');
+  assert.equal(await page.locator('[data-iev^="3-"][data-part="body"]').count(), 1, 'R4 keeps only its partition');
+  await expectText(page, 'clock-R1', 'clock +60 ms');
+  await expectText(page, 'clock-R3', 'clock exact');
+  // One undo step puts it back on R3, at 15 ms where the preset has it.
+  await click(page, 'undo');
+  await expectAt(page, 'iev-R3-0', 15);
   assertClean(rec);
 });
 

@@ -68,6 +68,11 @@ impl InstanceTool {
         }
     }
 
+    /// The tool an instance palette button carries while it is dragged (its label).
+    pub fn from_label(label: &str) -> Option<InstanceTool> {
+        InstanceTool::ALL.into_iter().find(|t| t.label() == label)
+    }
+
     /// The event this tool creates at `at_ms`. A new jump steps the clock by one TTL, enough
     /// to expire any key the instance holds; a new crash forgets keys (no persistence).
     pub fn event(self, at_ms: u64, ttl_ms: u64) -> InstanceEvent {
@@ -474,6 +479,14 @@ mod tests {
     fn span(s: &State, r: InstanceRef) -> (u64, u64) {
         let e = instance_event(&s.scenario, r).expect("the event exists");
         (e.at_ms(), e.end_ms())
+    }
+
+    #[test]
+    fn a_dragged_instance_palette_button_names_its_tool() {
+        for tool in InstanceTool::ALL {
+            assert_eq!(InstanceTool::from_label(tool.label()), Some(tool));
+        }
+        assert_eq!(InstanceTool::from_label("crash"), None);
     }
 
     #[test]

@@ -1,10 +1,14 @@
 //! The instance palette, shown for Redlock: pick an instance, then a button adds that event to
-//! it at the playhead and makes it the kind a double-click on an instance lane adds. Beside it,
+//! it at the playhead and makes it the kind a double-click on an instance lane adds; a button
+//! dragged onto an instance's lane adds its event there instead. Beside it,
 //! the picked instance's own settings: whether it expires keys by a monotonic clock (which its
 //! clock jumps do not move) and its one-way latency.
 
 use super::instance_edit::{InstanceAction, InstanceTool};
 use super::state::Action;
+
+/// The drag data type an instance palette button carries; its value is the tool's label.
+pub const INSTANCE_TOOL_DRAG_TYPE: &str = "application/x-fencing-playground-instance-tool";
 use std::rc::Rc;
 use wasm_bindgen::JsCast;
 use yew::prelude::*;
@@ -68,8 +72,15 @@ pub fn InstancePalette(props: &InstancePaletteProps) -> Html {
                     on_add.emit(Action::Instance(InstanceAction::Add { instance, tool, at_ms }))
                 });
                 let pressed = if tool == props.tool { "true" } else { "false" };
+                let ondragstart = Callback::from(move |e: DragEvent| {
+                    if let Some(data) = e.data_transfer() {
+                        let _ = data.set_data(INSTANCE_TOOL_DRAG_TYPE, tool.label());
+                        data.set_effect_allowed("copy");
+                    }
+                });
                 html! {
                     <button type="button" class="fp-tool" aria-pressed={pressed} {onclick}
+                        draggable="true" {ondragstart} title="Click to add to the chosen instance at the playhead, or drag onto an instance's lane"
                         data-testid={format!("itool-{}", tool.label().split(' ').next().unwrap_or_default())}>
                         { tool.label() }
                     </button>

@@ -13,6 +13,7 @@ use super::lane_storage::StorageLane;
 use super::lock_service::LockService;
 use super::messages::Messages;
 use super::palette::TOOL_DRAG_TYPE;
+use super::palette_instance::INSTANCE_TOOL_DRAG_TYPE;
 use super::playhead::Playhead;
 use super::redlock_view::lock_view;
 use super::state::{Action, DragTarget, EventRef, Tool};
@@ -198,13 +199,16 @@ pub fn Timeline(props: &TimelineProps) -> Html {
             }
         })
     };
-    // A palette button dropped on a client's lane adds its event there, at the drop's instant.
+    // A palette button dropped on a client's lane (an instance palette button on an instance's
+    // lane) adds its event there, at the drop's instant.
     let ondragover = {
         let readonly = props.readonly;
         Callback::from(move |e: DragEvent| {
-            let ours = e
-                .data_transfer()
-                .is_some_and(|d| d.types().includes(&TOOL_DRAG_TYPE.into(), 0));
+            let ours = e.data_transfer().is_some_and(|d| {
+                let types = d.types();
+                types.includes(&TOOL_DRAG_TYPE.into(), 0)
+                    || types.includes(&INSTANCE_TOOL_DRAG_TYPE.into(), 0)
+            });
             if ours && !readonly {
                 // Accepting the drag is what lets it drop here.
                 e.prevent_default();
@@ -218,25 +222,36 @@ pub fn Timeline(props: &TimelineProps) -> Html {
         let (svg, layout, on_action) = (svg.clone(), layout.clone(), props.on_action.clone());
         let readonly = props.readonly;
         Callback::from(move |e: DragEvent| {
-            let Some(tool) = e
-                .data_transfer()
-                .and_then(|d| d.get_data(TOOL_DRAG_TYPE).ok())
-                .and_then(|label| Tool::from_label(&label))
-            else {
+            let Some(data) = e.data_transfer() else {
                 return;
             };
+            let label = |kind: &str| data.get_data(kind).ok().filter(|l| !l.is_empty());
+            let tool = label(TOOL_DRAG_TYPE).and_then(|l| Tool::from_label(&l));
+            let itool = label(INSTANCE_TOOL_DRAG_TYPE).and_then(|l| InstanceTool::from_label(&l));
+            if tool.is_none() && itool.is_none() {
+                return;
+            }
             e.prevent_default();
             if readonly {
                 return;
             }
-            if let Some((at_ms, y)) = dom::pointer(&svg, &layout, e.client_x(), e.client_y()) {
-                if let Some(client) = layout.client_at(y) {
-                    on_action.emit(Action::Add {
-                        client,
+            let Some((at_ms, y)) = dom::pointer(&svg, &layout, e.client_x(), e.client_y()) else {
+                return;
+            };
+            match (tool, itool, layout.client_at(y), layout.instance_at(y)) {
+                (Some(tool), _, Some(client), _) => on_action.emit(Action::Add {
+                    client,
+                    tool,
+                    at_ms,
+                }),
+                (_, Some(tool), _, Some(instance)) => {
+                    on_action.emit(Action::Instance(InstanceAction::Add {
+                        instance,
                         tool,
                         at_ms,
-                    });
+                    }))
                 }
+                _ => {}
             }
         })
     };

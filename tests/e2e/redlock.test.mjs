@@ -203,6 +203,34 @@ test('mouse: an instance event dragged onto another instance\'s lane moves there
   assertClean(rec);
 });
 
+test('mouse: instance palette buttons dragged onto an instance\'s lane add their event there', { timeout: 60_000 }, async (t) => {
+  const rec = await openPage(env, t, { viewport: { width: 1280, height: 1000 } });
+  const { page } = rec;
+  await page.goto(env.url);
+  await page.locator(tid('timeline')).waitFor({ timeout: 20_000 });
+  await page.selectOption(tid('preset'), 'redlock-empty');
+  await expectText(page, 'title', 'Empty Redlock');
+  const drop = async (tool, lane, ms) => {
+    const from = await centre(page, tool);
+    const to = await centre(page, lane);
+    await page.mouse.move(from.x, from.y);
+    await page.mouse.down();
+    await page.mouse.move(await xOf(page, ms), to.y, { steps: 12 });
+    await page.mouse.up();
+  };
+  await drop('itool-partition', 'instance-R2', 50);
+  await expectAt(page, 'iev-R2-0', 50);
+  await expectText(page, 'instance-R2', 'cut off');
+  // The instance palette's "Add to instance" choice is for clicks: a drop goes where it lands.
+  assert.equal(await page.locator(tid('instance-target')).inputValue(), '0');
+  // A client's tool dropped on an instance lane, or an instance's on a client lane, adds nothing.
+  await drop('tool-acquire', 'instance-R4', 30);
+  await drop('itool-crash', 'lane-A', 30);
+  assert.equal(await page.locator('[data-iev][data-part="body"]').count(), 1);
+  assert.equal(await page.locator('[data-ev][data-part="body"]').count(), 0);
+  assertClean(rec);
+});
+
 test('keyboard: an instance event is nudged, moved to another instance and deleted', { timeout: 60_000 }, async (t) => {
   const rec = await openPage(env, t);
   const { page } = rec;

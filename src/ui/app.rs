@@ -19,7 +19,7 @@ use super::settings_service::ServiceSettings;
 use super::state::{apply, key_action, Action, State};
 use super::sync::use_sync;
 use super::timeline::Timeline;
-use super::toolbar::Toolbar;
+use super::toolbar::{import_file, Toolbar};
 use crate::sim::{self, FenceRule, Scenario, Trace};
 use std::rc::Rc;
 use wasm_bindgen::JsCast;
@@ -134,6 +134,37 @@ pub fn App(props: &AppProps) -> Html {
         })
     };
 
+    // A scenario file dropped anywhere on the playground is imported, as "Import JSON…" would.
+    let ondragover = {
+        let readonly = state.readonly;
+        Callback::from(move |e: DragEvent| {
+            let files = e
+                .data_transfer()
+                .is_some_and(|d| d.types().includes(&"Files".into(), 0));
+            if files && !readonly {
+                e.prevent_default();
+                if let Some(d) = e.data_transfer() {
+                    d.set_drop_effect("copy");
+                }
+            }
+        })
+    };
+    let ondrop = {
+        let (dispatch, readonly) = (dispatch.clone(), state.readonly);
+        Callback::from(move |e: DragEvent| {
+            let file = e
+                .data_transfer()
+                .and_then(|d| d.files())
+                .and_then(|f| f.get(0));
+            if let Some(file) = file {
+                e.prevent_default();
+                if !readonly {
+                    import_file(file, &dispatch);
+                }
+            }
+        })
+    };
+
     let scenario = Rc::new(state.scenario.clone());
     // The toolbar and the hint act on or describe the scenario as a whole: during a drag they
     // keep the one it began with, so Yew skips them until the drop.
@@ -155,7 +186,7 @@ pub fn App(props: &AppProps) -> Html {
     );
     let uid: AttrValue = format!("fp{}", props.uid).into();
     html! {
-        <div {class} ref={root.clone()} {onkeydown} data-testid="playground">
+        <div {class} ref={root.clone()} {onkeydown} {ondragover} {ondrop} data-testid="playground">
             <div class="fp-head">
                 <h2 data-testid="title">{ state.scenario.name.clone() }</h2>
                 if !state.readonly {

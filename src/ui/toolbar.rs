@@ -15,6 +15,29 @@ use yew::prelude::*;
 /// Files larger than this are not read: the largest valid scenario is far smaller.
 const MAX_IMPORT_BYTES: f64 = 4_000_000.0;
 
+/// Reads a scenario file (picked or dropped) and loads it, or reports in words why not; the
+/// scenario on screen stays as it was when the file is too large, unreadable or invalid.
+pub fn import_file(file: web_sys::File, on_action: &Callback<Action>) {
+    let name = file.name();
+    let problem = {
+        let on_action = on_action.clone();
+        move |text: String| on_action.emit(Action::Problem(Some(text)))
+    };
+    if file.size() > MAX_IMPORT_BYTES {
+        problem(format!(
+            "{name} is too large to be a scenario; nothing was imported."
+        ));
+        return;
+    }
+    let on_action = on_action.clone();
+    let what = name.clone();
+    settle(
+        &file.text(),
+        move |text| on_action.emit(import_action(&name, &text.as_string().unwrap_or_default())),
+        move |_| problem(format!("{what} could not be read; nothing was imported.")),
+    );
+}
+
 #[derive(Properties, PartialEq)]
 pub struct ToolbarProps {
     pub scenario: Rc<Scenario>,
@@ -92,7 +115,6 @@ pub fn Toolbar(props: &ToolbarProps) -> Html {
 
     let import = {
         let on_action = props.on_action.clone();
-        let problem = problem.clone();
         Callback::from(move |e: Event| {
             let Some(input) = e
                 .target()
@@ -103,26 +125,9 @@ pub fn Toolbar(props: &ToolbarProps) -> Html {
             let file = input.files().and_then(|f| f.get(0));
             // Clearing lets the same file be chosen again after it was fixed.
             input.set_value("");
-            let Some(file) = file else {
-                return;
-            };
-            let name = file.name();
-            if file.size() > MAX_IMPORT_BYTES {
-                problem(&format!(
-                    "{name} is too large to be a scenario; nothing was imported."
-                ));
-                return;
+            if let Some(file) = file {
+                import_file(file, &on_action);
             }
-            let on_action = on_action.clone();
-            let failed = problem.clone();
-            let what = name.clone();
-            settle(
-                &file.text(),
-                move |text| {
-                    on_action.emit(import_action(&name, &text.as_string().unwrap_or_default()))
-                },
-                move |_| failed(&format!("{what} could not be read; nothing was imported.")),
-            );
         })
     };
 

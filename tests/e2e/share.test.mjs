@@ -182,6 +182,39 @@ test('Export JSON, change the scenario, Import JSON: the same run; a malformed f
   assertClean(rec);
 });
 
+test('a scenario file dropped on the playground is imported; a malformed one names the field and changes nothing', { timeout: 60_000 }, async (t) => {
+  const rec = await openPage(env, t);
+  const { page } = rec;
+  await boot(page);
+  // Browsers cannot be handed an OS file drag by a script, so the drop is dispatched with a real
+  // DataTransfer holding a real File, as the browser would after a drag from the desktop.
+  const drop = async (name, text) => {
+    const data = await page.evaluateHandle(([name, text]) => {
+      const d = new DataTransfer();
+      d.items.add(new File([text], name, { type: 'application/json' }));
+      return d;
+    }, [name, text]);
+    await page.dispatchEvent(tid('timeline'), 'dragover', { dataTransfer: data });
+    await page.dispatchEvent(tid('timeline'), 'drop', { dataTransfer: data });
+  };
+  const mine = {
+    version: 1,
+    name: 'Dropped from the desktop',
+    clients: [{ name: 'Z', events: [{ kind: 'acquire', atMs: 5 }, { kind: 'debit', atMs: 9, amount: 7 }] }],
+  };
+  await drop('mine.json', JSON.stringify(mine));
+  await until('title', () => text(page, 'title'), (v) => v === 'Dropped from the desktop');
+  await until('Z\'s debit', () => text(page, 'step-Z-1'), (v) => v.includes('accepted, balance 93'));
+  assert.equal(await page.locator(tid('problem')).count(), 0);
+
+  mine.clients[0].events[1].amount = 'lots';
+  await drop('broken.json', JSON.stringify(mine));
+  const p = await until('problem shown', () => problem(page), (v) => v.includes('broken.json'));
+  assert.match(p, /clients\[0\]\.events\[1\]\.amount: expected a whole number, got text "lots"/);
+  assert.equal(await text(page, 'title'), 'Dropped from the desktop', 'the scenario on screen is kept');
+  assertClean(rec);
+});
+
 test('a reload restores the last scenario from localStorage', { timeout: 60_000 }, async (t) => {
   const rec = await openPage(env, t);
   const { page } = rec;

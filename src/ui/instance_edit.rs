@@ -329,7 +329,6 @@ pub fn grab_offset(s: &Scenario, r: InstanceRef, part: Part, pointer_ms: u64) ->
     Some(pointer_ms as i64 - edge_ms(e, part) as i64)
 }
 
-/// A drag moved the grabbed edge to `to_ms`.
 /// A dragged instance event: its edge follows the pointer, and its body moves to the instance
 /// lane the pointer is over. The drag keeps hold of the event wherever it moved.
 pub fn drag_to(next: &mut State, r: InstanceRef, part: Part, to_ms: i64, over: Option<usize>) {

@@ -79,15 +79,20 @@ async function doubleClick(page, lane, ms) {
   await page.mouse.dblclick(await xOf(page, ms), y);
 }
 
+/** Opens the page and picks preset `id` from the picker. */
+async function loadPreset(page, id) {
+  await page.goto(env.url);
+  await page.locator(tid('timeline')).waitFor({ timeout: 20_000 });
+  await page.selectOption(tid('preset'), id);
+}
+
 async function click(page, id) {
   await page.locator(tid(id)).click();
 }
 
 /** From the picker's empty Redlock to A and B scheduled and A cut off from R4 and R5. */
 async function buildTheSchedule(page) {
-  await page.goto(env.url);
-  await page.locator(tid('timeline')).waitFor({ timeout: 20_000 });
-  await page.selectOption(tid('preset'), 'redlock-empty');
+  await loadPreset(page, 'redlock-empty');
   await expectText(page, 'title', 'Empty Redlock');
   assert.equal(await page.locator('[data-testid^="instance-R"]').count(), 5);
 
@@ -177,9 +182,7 @@ test('mouse: a clock jump on R3, dragged by hand, makes and unmakes a second hol
 test('mouse: an instance event dragged onto another instance\'s lane moves there', { timeout: 60_000 }, async (t) => {
   const rec = await openPage(env, t);
   const { page } = rec;
-  await page.goto(env.url);
-  await page.locator(tid('timeline')).waitFor({ timeout: 20_000 });
-  await page.selectOption(tid('preset'), 'redlock-clock-jump');
+  await loadPreset(page, 'redlock-clock-jump');
   await expectText(page, 'verdict-word', '✗ Unsafe');
   assert.equal(await page.locator('[data-iev^="0-"][data-part="body"]').count(), 0, 'R1 starts without events');
   // R3's jump, down-and-up through R4's lane, ending on R1's lane at 30 ms.
@@ -206,9 +209,7 @@ test('mouse: an instance event dragged onto another instance\'s lane moves there
 test('mouse: instance palette buttons dragged onto an instance\'s lane add their event there', { timeout: 60_000 }, async (t) => {
   const rec = await openPage(env, t, { viewport: { width: 1280, height: 1000 } });
   const { page } = rec;
-  await page.goto(env.url);
-  await page.locator(tid('timeline')).waitFor({ timeout: 20_000 });
-  await page.selectOption(tid('preset'), 'redlock-empty');
+  await loadPreset(page, 'redlock-empty');
   await expectText(page, 'title', 'Empty Redlock');
   const drop = async (tool, lane, ms) => {
     const from = await centre(page, tool);
@@ -234,9 +235,7 @@ test('mouse: instance palette buttons dragged onto an instance\'s lane add their
 test('keyboard: an instance event is nudged, moved to another instance and deleted', { timeout: 60_000 }, async (t) => {
   const rec = await openPage(env, t);
   const { page } = rec;
-  await page.goto(env.url);
-  await page.locator(tid('timeline')).waitFor({ timeout: 20_000 });
-  await page.selectOption(tid('preset'), 'redlock-clock-jump');
+  await loadPreset(page, 'redlock-clock-jump');
   await expectText(page, 'verdict-word', '✗ Unsafe');
   // R3's jump is its only event; R4 and R5 have their partitions first.
   await page.locator(tid('iev-R3-0')).focus();

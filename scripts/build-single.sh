@@ -23,13 +23,8 @@ trap 'rm -rf "$tmp"' EXIT
 echo "[build-single] wasm-bindgen --target no-modules"
 wasm-bindgen --target no-modules --no-typescript --out-dir "$tmp" "$wasm_in"
 
-# The same flags as scripts/build.sh, so both builds run the same optimised code.
 echo "[build-single] wasm-opt -Oz"
-node_modules/.bin/wasm-opt -Oz \
-  --enable-bulk-memory --enable-bulk-memory-opt --enable-nontrapping-float-to-int \
-  --enable-sign-ext --enable-mutable-globals --enable-reference-types --enable-multivalue \
-  --enable-call-indirect-overlong \
-  -o "$tmp/${crate}_bg.opt.wasm" "$tmp/${crate}_bg.wasm"
+bash scripts/wasm-opt.sh "$tmp/${crate}_bg.wasm" "$tmp/${crate}_bg.opt.wasm"
 
 echo "[build-single] writing $out"
 mkdir -p dist

@@ -18,15 +18,8 @@ rm -rf dist
 mkdir -p dist
 wasm-bindgen --target web --typescript --out-dir dist/pkg "$wasm_in"
 
-# wasm-opt comes from the npm `binaryen` package: Debian's binaryen is too old for current rustc
-# output. The feature flags must list every proposal rustc's wasm32 target emits by default,
-# or wasm-opt refuses to validate the module; it never adds instructions beyond these.
 echo "[build] wasm-opt -Oz"
-node_modules/.bin/wasm-opt -Oz \
-  --enable-bulk-memory --enable-bulk-memory-opt --enable-nontrapping-float-to-int \
-  --enable-sign-ext --enable-mutable-globals --enable-reference-types --enable-multivalue \
-  --enable-call-indirect-overlong \
-  -o "dist/pkg/${crate}_bg.wasm.opt" "dist/pkg/${crate}_bg.wasm"
+bash scripts/wasm-opt.sh "dist/pkg/${crate}_bg.wasm" "dist/pkg/${crate}_bg.wasm.opt"
 mv "dist/pkg/${crate}_bg.wasm.opt" "dist/pkg/${crate}_bg.wasm"
 
 cp index.html dist/index.html

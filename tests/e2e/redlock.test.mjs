@@ -5,7 +5,7 @@
 // jump comes too late to help B, and the violation is gone.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { startEnv, openPage, assertClean, tid, expectText } from './helpers.mjs';
+import { startEnv, openPage, assertClean, tid, expectText, centre, xOf } from './helpers.mjs';
 
 let env;
 before(async () => {
@@ -38,24 +38,6 @@ async function expectAt(page, id, ms) {
     await page.waitForTimeout(20);
   }
   assert.fail(`${id} is at ${got} ms, not near ${ms} ms`);
-}
-
-/** The centre of what a person grabs: the marker's hit area if it has one (not its label). */
-async function centre(page, id) {
-  const el = page.locator(tid(id));
-  const hit = el.locator(':scope > .hit');
-  const box = await ((await hit.count()) ? hit.first() : el).boundingBox();
-  assert.ok(box, `${id} is not on screen`);
-  return { x: box.x + box.width / 2, y: box.y + box.height / 2 };
-}
-
-/** The page x of instant `ms`, read off the axis grid lines (data-testid grid-<ms>). */
-async function xOf(page, ms) {
-  const lines = await page.locator('[data-testid^="grid-"]').evaluateAll((els) =>
-    els.map((e) => [Number(e.dataset.testid.slice(5)), e.getBoundingClientRect().x]));
-  assert.ok(lines.length >= 2, 'the axis has fewer than two grid lines');
-  const [[t0, x0], [t1, x1]] = [lines[0], lines[lines.length - 1]];
-  return x0 + ((x1 - x0) * (ms - t0)) / (t1 - t0);
 }
 
 /** Drags the element `id` (its centre) so that its centre lands on instant `ms`. */

@@ -5,7 +5,7 @@
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFile, copyFile } from 'node:fs/promises';
-import { startEnv, openPage, assertClean, SCREENSHOTS, tid } from './helpers.mjs';
+import { startEnv, openPage, assertClean, SCREENSHOTS, tid, centre, xOf } from './helpers.mjs';
 
 let env;
 before(async () => {
@@ -43,19 +43,6 @@ async function until(what, read, ok) {
 
 const text = (page, id) => page.locator(tid(id)).textContent();
 const expectText = (page, id, want) => until(`${id} containing ${JSON.stringify(want)}`, () => text(page, id), (t) => t?.includes(want));
-
-async function centre(page, id) {
-  const box = await page.locator(tid(id)).boundingBox();
-  assert.ok(box, `${id} is not on screen`);
-  return { x: box.x + box.width / 2, y: box.y + box.height / 2 };
-}
-
-async function xOf(page, ms) {
-  const lines = await page.locator('[data-testid^="grid-"]').evaluateAll((els) =>
-    els.map((e) => [Number(e.dataset.testid.slice(5)), e.getBoundingClientRect().x]));
-  const [[t0, x0], [t1, x1]] = [lines[0], lines[lines.length - 1]];
-  return x0 + ((x1 - x0) * (ms - t0)) / (t1 - t0);
-}
 
 /** Drags the end of A's GC pause to `ms` with the mouse. */
 async function dragPauseEndTo(page, ms) {

@@ -9,7 +9,7 @@
 // short pause keeps B out; a separate test switches the watchdog off to show the bare lease.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { startEnv, openPage, assertClean, tid, expectText } from './helpers.mjs';
+import { startEnv, openPage, assertClean, tid, expectText, centre, xOf } from './helpers.mjs';
 
 let env;
 before(async () => {
@@ -34,21 +34,6 @@ async function boot(rec) {
 
 const text = (page, id) => page.locator(tid(id)).textContent();
 
-
-async function centre(page, id) {
-  const box = await page.locator(tid(id)).boundingBox();
-  assert.ok(box, `${id} is not on screen`);
-  return { x: box.x + box.width / 2, y: box.y + box.height / 2 };
-}
-
-/** The page x of instant `ms`, read off the axis grid lines (data-testid grid-<ms>). */
-async function xOf(page, ms) {
-  const lines = await page.locator('[data-testid^="grid-"]').evaluateAll((els) =>
-    els.map((e) => [Number(e.dataset.testid.slice(5)), e.getBoundingClientRect().x]));
-  assert.ok(lines.length >= 2, 'the axis has fewer than two grid lines');
-  const [[t0, x0], [t1, x1]] = [lines[0], lines[lines.length - 1]];
-  return x0 + ((x1 - x0) * (ms - t0)) / (t1 - t0);
-}
 
 /** Drags the end handle of A's pause to the instant `ms`, in small steps. */
 async function dragPauseEndTo(page, ms) {

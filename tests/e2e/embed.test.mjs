@@ -7,7 +7,7 @@ import assert from 'node:assert/strict';
 import { dirname } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { CSP, startServer } from '../../scripts/serve.mjs';
-import { startEnv, openPage, assertClean, DIST } from './helpers.mjs';
+import { startEnv, openPage, assertClean, DIST, XSS, markupScenario, collectDialogs } from './helpers.mjs';
 
 let env;
 before(async () => {
@@ -18,7 +18,6 @@ after(async () => {
 });
 
 const POST = 'www/blog-post.html';
-const XSS = '<img src=x onerror=alert(1)>';
 
 /** Answers `path` on the test server's origin with `html`, optionally under the site's CSP. */
 async function hostPage(rec, path, html, { csp = true } = {}) {
@@ -301,20 +300,8 @@ test('the single file opens from file:// with no network and responds to a real 
 test('a client named like markup shows as text and runs nothing', { timeout: 60_000 }, async (t) => {
   const rec = await openPage(env, t);
   const { page } = rec;
-  const dialogs = [];
-  page.on('dialog', (d) => {
-    dialogs.push(d.message());
-    d.dismiss().catch(() => {});
-  });
-  const scenario = {
-    version: 1,
-    name: '<script>alert(2)</script>',
-    caption: '<svg onload=alert(3)><b>not bold</b>',
-    clients: [
-      { name: XSS, events: [{ kind: 'acquire', atMs: 0 }, { kind: 'debit', atMs: 5, amount: 10 }] },
-      { name: 'B', events: [{ kind: 'acquire', atMs: 40 }] },
-    ],
-  };
+  const dialogs = collectDialogs(page);
+  const scenario = markupScenario();
   // No CSP on this page on purpose: the text must be inert on its own, not only because a
   // policy would block an injected handler.
   const url = await hostPage(rec, '__test/xss.html', embedPage(`<fencing-playground scenario='${JSON.stringify(scenario)}'></fencing-playground>`), { csp: false });

@@ -124,3 +124,28 @@ export async function xOf(page, ms) {
   const [[t0, x0], [t1, x1]] = [lines[0], lines[lines.length - 1]];
   return x0 + ((x1 - x0) * (ms - t0)) / (t1 - t0);
 }
+
+/** A client name that would run script if it were ever treated as markup. */
+export const XSS = '<img src=x onerror=alert(1)>';
+
+/** A scenario whose every text field is markup that must stay text. */
+export const markupScenario = () => ({
+  version: 1,
+  name: '<script>alert(2)</script>',
+  caption: '<svg onload=alert(3)><b>not bold</b>',
+  clients: [
+    { name: XSS, events: [{ kind: 'acquire', atMs: 0 }, { kind: 'debit', atMs: 5, amount: 10 }] },
+    { name: 'B', events: [{ kind: 'acquire', atMs: 40 }] },
+  ],
+});
+
+/** Dismisses every dialog the page opens and returns the list of their messages. */
+export function collectDialogs(page) {
+  const dialogs = [];
+  page.on('dialog', (d) => {
+    dialogs.push(d.message());
+    d.dismiss().catch(() => {});
+  });
+  return dialogs;
+}
+

@@ -5,7 +5,7 @@
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFile, copyFile } from 'node:fs/promises';
-import { startEnv, openPage, assertClean, SCREENSHOTS, tid, centre, xOf } from './helpers.mjs';
+import { startEnv, openPage, assertClean, SCREENSHOTS, tid, centre, xOf, XSS, markupScenario, collectDialogs } from './helpers.mjs';
 
 let env;
 before(async () => {
@@ -16,7 +16,6 @@ after(async () => {
 });
 
 const KEY = 'fencing-playground:v1';
-const XSS = '<img src=x onerror=alert(1)>';
 
 /** The hash a scenario's link has, made here independently of the wasm: `#s=1.<base64url JSON>`. */
 const hashOf = (scenario) => `#s=1.${Buffer.from(JSON.stringify(scenario)).toString('base64url')}`;
@@ -271,20 +270,8 @@ test('a malformed hash names the problem and gives a working default; a bad hash
 test('an XSS client name in a link renders as text and runs nothing', { timeout: 60_000 }, async (t) => {
   const rec = await openPage(env, t);
   const { page } = rec;
-  const dialogs = [];
-  page.on('dialog', (d) => {
-    dialogs.push(d.message());
-    d.dismiss().catch(() => {});
-  });
-  const scenario = {
-    version: 1,
-    name: '<script>alert(2)</script>',
-    caption: '<svg onload=alert(3)><b>not bold</b>',
-    clients: [
-      { name: XSS, events: [{ kind: 'acquire', atMs: 0 }, { kind: 'debit', atMs: 5, amount: 10 }] },
-      { name: 'B', events: [{ kind: 'acquire', atMs: 40 }] },
-    ],
-  };
+  const dialogs = collectDialogs(page);
+  const scenario = markupScenario();
   await boot(page, `${env.url}${hashOf(scenario)}`);
   assert.equal(await text(page, 'title'), scenario.name);
   assert.equal(await text(page, 'caption'), scenario.caption);

@@ -236,15 +236,7 @@ fn redlock(
     let mut s = scenario(name, caption, clients);
     s.end_ms = 140;
     s.lock.ttl_ms = 60;
-    s.lock.redlock = Some(Redlock {
-        instances: instances(events),
-        parallel: false,
-        timeout_ms: 5,
-        drift_factor_ppm: 10_000,
-        retries: 0,
-        retry_delay_ms: 20,
-        fence: false,
-    });
+    s.lock.redlock = Some(Redlock::standard(instances(events)));
     // Standard Redlock hands out no fence, so the storage has nothing to compare.
     s.storage.fence_rule = FenceRule::Off;
     s

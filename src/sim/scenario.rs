@@ -172,6 +172,20 @@ impl Instance {
 }
 
 impl Redlock {
+    /// Redlock as its description runs it over these instances: one at a time, a 5 ms timeout
+    /// per instance, a 1% clock-drift allowance, no retries and no fence.
+    pub fn standard(instances: Vec<Instance>) -> Redlock {
+        Redlock {
+            instances,
+            parallel: false,
+            timeout_ms: default_timeout_ms(),
+            drift_factor_ppm: default_drift_factor_ppm(),
+            retries: 0,
+            retry_delay_ms: default_retry_delay_ms(),
+            fence: false,
+        }
+    }
+
     /// The number of instances a client needs: N/2 + 1.
     pub fn majority(&self) -> usize {
         self.instances.len() / 2 + 1

@@ -289,15 +289,10 @@ pub fn with_service(s: &Scenario, n: usize) -> Scenario {
         s.lock.redlock = None;
         return s;
     }
-    let r = s.lock.redlock.get_or_insert_with(|| Redlock {
-        instances: Vec::new(),
-        parallel: false,
-        timeout_ms: 5,
-        drift_factor_ppm: 10_000,
-        retries: 0,
-        retry_delay_ms: 20,
-        fence: false,
-    });
+    let r = s
+        .lock
+        .redlock
+        .get_or_insert_with(|| Redlock::standard(Vec::new()));
     r.instances.truncate(n);
     while r.instances.len() < n {
         r.instances.push(Instance {

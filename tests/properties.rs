@@ -85,6 +85,116 @@ fn scenario() -> impl Strategy<Value = Scenario> {
         )
 }
 
+fn instance_event() -> impl Strategy<Value = InstanceEvent> {
+    let t = 0u64..200;
+    prop_oneof![
+        (
+            t.clone(),
+            -80i64..80,
+            prop::sample::select(vec![0u64, 0, 20])
+        )
+            .prop_map(|(at_ms, by_ms, over_ms)| InstanceEvent::ClockJump {
+                at_ms,
+                by_ms,
+                over_ms
+            }),
+        (t.clone(), 1u64..80, prop::bool::ANY).prop_map(|(at_ms, down_ms, persistent)| {
+            InstanceEvent::Crash {
+                at_ms,
+                down_ms,
+                persistent,
+            }
+        }),
+        (
+            t,
+            1u64..100,
+            proptest::option::of(prop::sample::select(vec!["A", "B", "C"]))
+        )
+            .prop_map(|(at_ms, duration_ms, client)| InstanceEvent::Partition {
+                at_ms,
+                duration_ms,
+                client: client.map(str::to_string),
+            }),
+    ]
+}
+
+fn instance() -> impl Strategy<Value = Instance> {
+    (
+        prop::collection::vec(instance_event(), 0..3),
+        0u64..6,
+        -300i64..300,
+        -100_000i64..100_000,
+        prop::bool::ANY,
+    )
+        .prop_map(
+            |(events, latency_ms, offset_ms, drift_ppm, monotonic)| Instance {
+                name: String::new(),
+                clock: fencing_playground::sim::clock::ClockSpec {
+                    offset_ms,
+                    drift_ppm,
+                    monotonic,
+                    ..Default::default()
+                },
+                latency_ms,
+                events,
+            },
+        )
+}
+
+/// Redlock scenarios: 1, 3, 5 or 7 instances with crashes (with and without persistence),
+/// partitions, clock jumps and drift, sequential or parallel requests, retries, and the
+/// non-standard fence on or off, over the same client lanes as the single-lock generator.
+fn redlock_scenario() -> impl Strategy<Value = Scenario> {
+    (
+        scenario(),
+        prop::sample::select(vec![1usize, 3, 5, 7]),
+        prop::collection::vec(instance(), 7),
+        prop::bool::ANY,
+        0u32..3,
+        prop::bool::ANY,
+        0u64..2_000,
+        prop::sample::select(vec![30u64, 60, 100]),
+    )
+        .prop_map(
+            |(mut s, n, mut instances, parallel, retries, fence, seed, ttl_ms)| {
+                instances.truncate(n);
+                let clients = s.clients.len();
+                for (i, inst) in instances.iter_mut().enumerate() {
+                    inst.name = format!("R{}", i + 1);
+                    for e in &mut inst.events {
+                        match e {
+                            // A slew needs half a millisecond per millisecond it moves.
+                            InstanceEvent::ClockJump { by_ms, over_ms, .. } if *over_ms > 0 => {
+                                *over_ms = (*over_ms).max(2 * by_ms.unsigned_abs());
+                            }
+                            // A partition names one of the clients that exist.
+                            InstanceEvent::Partition {
+                                client: Some(name), ..
+                            } => {
+                                let k = usize::from(name.as_bytes()[0] - b'A') % clients;
+                                *name = ["A", "B", "C"][k].to_string();
+                            }
+                            _ => {}
+                        }
+                    }
+                }
+                let mut r = Redlock::standard(instances);
+                r.parallel = parallel;
+                r.retries = retries;
+                r.fence = fence;
+                s.lock.redlock = Some(r);
+                s.lock.ttl_ms = ttl_ms;
+                s.seed = seed;
+                s
+            },
+        )
+}
+
+/// Either kind of lock service.
+fn any_scenario() -> impl Strategy<Value = Scenario> {
+    prop_oneof![scenario(), redlock_scenario()]
+}
+
 fn config() -> ProptestConfig {
     ProptestConfig {
         cases: 3_000,
@@ -97,7 +207,7 @@ proptest! {
     #![proptest_config(config())]
 
     #[test]
-    fn runs_are_valid_bounded_and_deterministic(s in scenario()) {
+    fn runs_are_valid_bounded_and_deterministic(s in any_scenario()) {
         prop_assert_eq!(s.validate(), Ok(()));
         let a = run(&s);
         prop_assert_eq!(&a, &run(&s));
@@ -105,13 +215,13 @@ proptest! {
     }
 
     #[test]
-    fn scenarios_round_trip_through_json(s in scenario()) {
+    fn scenarios_round_trip_through_json(s in any_scenario()) {
         let text = s.to_json();
         prop_assert_eq!(Scenario::from_json(&text), Ok(s));
     }
 
     #[test]
-    fn fences_strictly_increase(s in scenario()) {
+    fn fences_strictly_increase(s in any_scenario()) {
         let fences: Vec<u64> = run(&s)
             .steps
             .iter()
@@ -124,7 +234,7 @@ proptest! {
     }
 
     #[test]
-    fn strict_storage_never_accepts_a_token_at_or_below_the_last(mut s in scenario()) {
+    fn strict_storage_never_accepts_a_token_at_or_below_the_last(mut s in any_scenario()) {
         s.storage.fence_rule = FenceRule::Strict;
         let trace = run(&s);
         let mut accepted: Vec<_> = trace
@@ -139,8 +249,11 @@ proptest! {
     }
 
     #[test]
-    fn with_fencing_on_no_stale_write_is_accepted(mut s in scenario(), strict in prop::bool::ANY) {
+    fn with_fencing_on_no_stale_write_is_accepted(mut s in any_scenario(), strict in prop::bool::ANY) {
         s.lock.fencing = true;
+        if let Some(r) = s.lock.redlock.as_mut() {
+            r.fence = true;
+        }
         s.storage.fence_rule = if strict { FenceRule::Strict } else { FenceRule::NonDecreasing };
         let trace = run(&s);
         prop_assert!(

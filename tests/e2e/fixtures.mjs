@@ -1,11 +1,13 @@
 // The e2e tests' `test`: @playwright/test's, with the fixtures this project adds.
 //
-// playwright.config.mjs starts the servers, launches Debian's Chromium, gives every test its own
-// context and keeps a trace and a screenshot of a failed test. On top of that, every page a test
-// opens here is recorded (requests, console errors, page errors, failed responses, for
-// assertClean() in helpers.mjs), may not reach anything but its own server (other requests are
-// aborted and recorded, so a stray CDN/font/analytics fetch fails the test instead of hanging
-// it), and is photographed when the test ends, pass or fail, into artifacts/screenshots/.
+// playwright.config.mjs starts the servers, launches Debian's Chromium, and keeps a trace and a
+// screenshot of a failed test; a context opened in a test (browser.newContext(), as openPage
+// below does) gets the config's `use` options and is traced like Playwright's own `context`.
+// On top of that, every page a test opens here lives in a context of its own, is recorded
+// (requests, console errors, page errors, failed responses, for assertClean() in helpers.mjs),
+// may not reach anything but its own server (other requests are aborted and recorded, so a stray
+// CDN/font/analytics fetch fails the test instead of hanging it), and is photographed when the
+// test ends, pass or fail, into artifacts/screenshots/.
 import { mkdir } from 'node:fs/promises';
 import { test as base } from '@playwright/test';
 import { SCREENSHOTS } from './helpers.mjs';

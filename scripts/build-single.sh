@@ -1,10 +1,11 @@
 #!/usr/bin/env bash
 # Builds dist/fencing-playground.html: the whole playground in one file that opens from file://
-# with no server and no network. Chromium refuses module scripts and wasm fetches from file://,
+# with no server and no network. Chromium refuses module files and wasm fetches from file://,
 # so this uses wasm-bindgen's no-modules glue (a classic script defining `wasm_bindgen`) and the
-# optimised wasm inlined as base64, both in one inline <script>. The file is not served under the
-# site's CSP; it is the open-from-disk artifact. Called at the end of scripts/build.sh, after the
-# release wasm exists.
+# optimised wasm inlined as base64. The page is index.html filled in: its head with the files it
+# links inlined, and www/main.js as the boot code, inline, with its import of the glue answered
+# by the inlined glue. The file is not served under the site's CSP; it is the open-from-disk
+# artifact. Called at the end of scripts/build.sh, after the release wasm exists.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 export PATH="$HOME/.cargo/bin:$PATH"
@@ -28,73 +29,63 @@ bash scripts/wasm-opt.sh "$tmp/${crate}_bg.wasm" "$tmp/${crate}_bg.opt.wasm"
 
 echo "[build-single] writing $out"
 mkdir -p dist
-node --input-type=module - "$tmp/$crate.js" "$tmp/${crate}_bg.opt.wasm" www/style.css www/favicon.svg "$out" <<'JS'
+node --input-type=module - "$tmp/$crate.js" "$tmp/${crate}_bg.opt.wasm" index.html www/main.js "$out" <<'JS'
 import { readFileSync, writeFileSync } from 'node:fs';
-const [glueFile, wasmFile, cssFile, iconFile, outFile] = process.argv.slice(2);
+import { dirname, join } from 'node:path';
+const [glueFile, wasmFile, pageFile, mainFile, outFile] = process.argv.slice(2);
 const glue = readFileSync(glueFile, 'utf8');
-const css = readFileSync(cssFile, 'utf8');
 const wasm = readFileSync(wasmFile);
-const icon = readFileSync(iconFile).toString('base64');
+const page = readFileSync(pageFile, 'utf8');
+const main = readFileSync(mainFile, 'utf8');
+const linked = (href) => readFileSync(join(dirname(pageFile), href));
+
+/** Replaces every match of `pattern` in `text`, and fails if there is none. */
+function fill(text, pattern, replace, what) {
+  if (!pattern.test(text)) throw new Error(`${pageFile}: ${what} not found; update scripts/build-single.sh`);
+  return text.replace(pattern, replace);
+}
 
 // Inline text must not be able to close its element early; base64 cannot, the rest is checked.
-for (const [name, text, bad] of [['glue', glue, /<\/script|<!--/i], ['style.css', css, /<\/style/i]]) {
+const css = linked(/<link rel="stylesheet" href="([^"]+)">/.exec(page)?.[1] ?? 'missing').toString('utf8');
+for (const [name, text, bad] of [['glue', glue, /<\/script|<!--/i], [mainFile, main, /<\/script|<!--/i], ['the stylesheet', css, /<\/style/i]]) {
   if (bad.test(text)) throw new Error(`${name} contains ${bad}; it cannot be inlined as is`);
 }
 if (!/\blet wasm_bindgen\b|\bwasm_bindgen\s*=/.test(glue)) throw new Error('the glue does not define wasm_bindgen');
 
-// The boot mirrors www/main.js: mount into #app, or show why it could not start.
-const boot = `
-(function () {
-  var app = document.getElementById('app');
-  function showError(err) {
-    console.error('fencing playground failed to start:', err);
-    var box = document.createElement('pre');
-    box.className = 'boot-error';
-    box.setAttribute('role', 'alert');
-    box.dataset.testid = 'boot-error';
-    box.textContent = 'The playground failed to start.\\n\\n' + (err && err.stack ? err.stack : String(err));
-    app.replaceChildren(box);
-  }
-  try {
-    var text = atob(document.getElementById('fp-wasm').textContent.trim());
-    var bytes = new Uint8Array(text.length);
-    for (var i = 0; i < text.length; i++) bytes[i] = text.charCodeAt(i);
-    // Asynchronous instantiation: synchronous compiles of large modules are limited on the main thread.
-    wasm_bindgen({ module_or_path: bytes }).then(function () {
-      var loading = document.getElementById('boot-loading');
-      if (loading) loading.remove();
-      wasm_bindgen.mount(app, { share: true, autosave: true });
-    }).catch(showError);
-  } catch (err) {
-    showError(err);
-  }
-})();`;
+// The boot code is www/main.js itself, without its opening comment (which is about the served
+// page). Its one import of the glue gets the inlined glue instead, whose init() instantiates the
+// inlined wasm; the rest (mount into #app, or show why it could not start) runs as written.
+const importGlue = "import('../pkg/fencing_playground.js')";
+if (main.split(importGlue).length !== 2) throw new Error(`${mainFile} must contain ${importGlue} exactly once`);
+const boot = `// The glue and the wasm are inlined in this file, so main.js's import of the glue becomes this.
+// Asynchronous instantiation: synchronous compiles of large modules are limited on the main thread.
+const inlinedGlue = async () => {
+  const text = atob(document.getElementById('fp-wasm').textContent.trim());
+  const bytes = new Uint8Array(text.length);
+  for (let i = 0; i < text.length; i++) bytes[i] = text.charCodeAt(i);
+  return { default: () => wasm_bindgen({ module_or_path: bytes }), mount: wasm_bindgen.mount };
+};
+${main.replace(/^(\/\/.*\n)+\n?/, '').replace(importGlue, 'inlinedGlue()')}`;
 
-const html = `<!doctype html>
-<html lang="en">
-<head>
-<meta charset="utf-8">
-<meta name="viewport" content="width=device-width, initial-scale=1">
-<title>Fencing tokens playground: why a lease lock is not mutual exclusion</title>
-<meta name="description" content="An interactive timeline showing how a paused client with an expired lease corrupts storage, and how fencing tokens stop it. Single-file build: works offline.">
-<link rel="icon" href="data:image/svg+xml;base64,${icon}">
-<style>
-${css}</style>
-</head>
-<body>
-<main id="app">
-<noscript><p class="boot-note">This playground runs in WebAssembly and needs JavaScript enabled.</p></noscript>
-<p class="boot-note" id="boot-loading">Loading the playground…</p>
-</main>
-<script type="application/octet-stream" id="fp-wasm">
+// The head is index.html's: the files it links are inlined, what it preloads is already here,
+// and the boot script moves to the end of the body, after the glue it needs.
+let html = page;
+html = fill(html, /(<meta name="description" content="[^"]*?)">/, '$1 Single-file build: works offline.">', 'the description');
+html = fill(html, /<link rel="icon" href="([^"]+)" type="([^"]+)">/,
+  (_, href, type) => `<link rel="icon" href="data:${type};base64,${linked(href).toString('base64')}">`, 'the icon link');
+html = fill(html, /<link rel="stylesheet" href="[^"]+">/, () => `<style>\n${css}</style>`, 'the stylesheet link');
+html = fill(html, /\n[ \t]*<!--[^]*?-->(?=\n[ \t]*<link rel="modulepreload")/, '', 'the comment on the preloads');
+html = fill(html, /\n[ \t]*<link rel="(?:modulepreload|preload)"[^>]*>/g, '', 'the preload links');
+html = fill(html, /\n[ \t]*<script type="module" src="[^"]+"><\/script>/, '', 'the boot script');
+html = fill(html, /(?=<\/body>)/, () => `<script type="application/octet-stream" id="fp-wasm">
 ${wasm.toString('base64').replace(/.{1,120}/g, '$&\n')}</script>
 <script>
 ${glue}
-${boot}
 </script>
-</body>
-</html>
-`;
+<script type="module">
+${boot}</script>
+`, 'the end of the body');
+
 writeFileSync(outFile, html);
 console.log(`  ${outFile}: ${html.length} bytes (wasm ${wasm.length} bytes, base64-inlined)`);
 JS

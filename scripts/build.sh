@@ -32,20 +32,7 @@ rm -f dist/pkg/.gitignore
 echo "[build] minify the JS a first visit loads"
 node scripts/minify.mjs "dist/pkg/${crate}.js" dist/www/main.js
 
-echo "[build] sizes (bytes): raw / gzip -9 / brotli -q 11"
-node --input-type=module - dist/pkg/${crate}_bg.wasm dist/pkg/${crate}.js dist/www/main.js dist/index.html <<'JS'
-import { readFileSync } from 'node:fs';
-import { gzipSync, brotliCompressSync, constants as z } from 'node:zlib';
-let total = [0, 0, 0];
-const row = (name, s) => console.log(`  ${name.padEnd(40)} ${s.map((n) => String(n).padStart(9)).join(' ')}`);
-for (const f of process.argv.slice(2)) {
-  const b = readFileSync(f);
-  const s = [b.length, gzipSync(b, { level: 9 }).length,
-    brotliCompressSync(b, { params: { [z.BROTLI_PARAM_QUALITY]: 11, [z.BROTLI_PARAM_SIZE_HINT]: b.length } }).length];
-  total = total.map((t, i) => t + s[i]);
-  row(f, s);
-}
-row('total', total);
-JS
+echo "[build] what a first visit downloads (bytes): raw / gzip -9 / brotli -q 11"
+node scripts/bench/sizes.mjs
 bash scripts/build-single.sh
 echo "[build] done: dist/ (serve it with: node scripts/serve.mjs)"

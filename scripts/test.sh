@@ -62,10 +62,12 @@ node scripts/bench/sizes.mjs --check
 stage "node API tests (node --test tests/node/*.test.mjs)"
 node --test tests/node/*.test.mjs
 
-stage "browser e2e (node --test tests/e2e/*.test.mjs)"
+# @playwright/test with Debian's Chromium (playwright.config.mjs): it serves dist/ on free
+# loopback ports, keeps a trace and a screenshot of each failed test in artifacts/test-results/
+# and writes an HTML report to artifacts/playwright-report/ (never opened here).
+stage "browser e2e (npx playwright test)"
 rm -rf artifacts/screenshots # so stale screenshots are never mistaken for this run's
-# Explicit files, not the directory: Node 21+ reads a bare directory argument as a glob.
-node --test tests/e2e/*.test.mjs
+npx --no-install playwright test
 
 end_stage
 printf '\n==================== all checks passed ====================\n'

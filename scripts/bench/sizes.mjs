@@ -6,7 +6,7 @@
 // the tests; a change that shrinks it should lower CEILING_BYTES with the new figure.
 import { readFileSync, existsSync } from 'node:fs';
 import { gzipSync, brotliCompressSync, constants as z } from 'node:zlib';
-import { fileURLToPath } from 'node:url';
+import { fileURLToPath, pathToFileURL } from 'node:url';
 
 export const BUDGET_BYTES = 60_000;
 export const GUARD_BYTES = Math.round(BUDGET_BYTES * 1.15);
@@ -45,7 +45,8 @@ export function measure(files = FIRST_VISIT) {
   return { rows, total };
 }
 
-if (import.meta.url === `file://${process.argv[1]}`) {
+// Run as a script (not imported): a path with spaces or other escaped characters compares as a URL.
+if (process.argv[1] && import.meta.url === pathToFileURL(process.argv[1]).href) {
   const { rows, total } = measure();
   if (process.argv.includes('--json')) {
     console.log(JSON.stringify({ rows, total, budget: BUDGET_BYTES, guard: GUARD_BYTES, ceiling: CEILING_BYTES }));

@@ -2,26 +2,17 @@
 // single-file build opened from file://, attribute safety (XSS, malformed input) and the CSP.
 // Pages that only a test needs (a host page with an iframe, a page with odd attributes) are
 // answered by page.route on the local origin, so they come from 127.0.0.1 like everything else.
-import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { dirname } from 'node:path';
 import { pathToFileURL } from 'node:url';
-import { CSP, startServer } from '../../scripts/serve.mjs';
-import { startEnv, openPage, assertClean, DIST, XSS, markupScenario, collectDialogs } from './helpers.mjs';
-
-let env;
-before(async () => {
-  env = await startEnv();
-});
-after(async () => {
-  await env?.close();
-});
+import { CSP } from '../../scripts/serve.mjs';
+import { assertClean, DIST, XSS, markupScenario, collectDialogs } from './helpers.mjs';
+import { test } from './fixtures.mjs';
 
 const POST = 'www/blog-post.html';
 
 /** Answers `path` on the test server's origin with `html`, optionally under the site's CSP. */
-async function hostPage(rec, path, html, { csp = true } = {}) {
-  const url = `${env.url}${path}`;
+async function hostPage(rec, server, path, html, { csp = true } = {}) {
+  const url = `${server.url}${path}`;
   await rec.page.route(url, (route) =>
     route.fulfill({
       status: 200,
@@ -81,11 +72,11 @@ async function dragPauseEnd(page, scope, fraction) {
   await page.mouse.up();
 }
 
-test('sample post: three embeds, editing the second leaves the first and third unchanged', { timeout: 90_000 }, async (t) => {
-  const rec = await openPage(env, t);
+test('sample post: three embeds, editing the second leaves the first and third unchanged', async ({ rec, server }) => {
+  test.setTimeout(90_000);
   await watchCsp(rec);
   const { page } = rec;
-  await page.goto(env.url + POST);
+  await page.goto(server.url + POST);
   await waitForEmbeds(page, 3);
   const embeds = page.locator('fencing-playground');
   const words = await embeds.locator('[data-testid="verdict-word"]').allInnerTexts();
@@ -152,41 +143,38 @@ test('sample post: three embeds, editing the second leaves the first and third u
   assertClean(rec);
 });
 
-test('three embeds fetch and compile the wasm once; nothing leaves 127.0.0.1', { timeout: 60_000 }, async (t) => {
-  const rec = await openPage(env, t);
-  await rec.page.goto(env.url + POST);
+test('three embeds fetch and compile the wasm once; nothing leaves 127.0.0.1', async ({ rec, server }) => {
+  await rec.page.goto(server.url + POST);
   await waitForEmbeds(rec.page, 3);
   const wasm = rec.requests.filter((u) => new URL(u).pathname.endsWith('.wasm'));
   const glue = rec.requests.filter((u) => new URL(u).pathname.endsWith('/pkg/fencing_playground.js'));
-  assert.deepEqual(wasm, [`${env.url}pkg/fencing_playground_bg.wasm`]);
+  assert.deepEqual(wasm, [`${server.url}pkg/fencing_playground_bg.wasm`]);
   assert.equal(glue.length, 1);
   assert.ok(rec.requests.length > 3);
   assert.deepEqual(rec.outsideRequests(), []);
-  assert.ok(rec.requests.every((u) => u.startsWith(env.origin + '/') || u.startsWith('data:')), rec.requests.join('\n'));
+  assert.ok(rec.requests.every((u) => u.startsWith(server.origin + '/') || u.startsWith('data:')), rec.requests.join('\n'));
   assertClean(rec);
 });
 
-test('the sample post works from a sub-path', { timeout: 60_000 }, async (t) => {
-  // Serve dist/'s parent so the post lives at /dist/www/: any absolute URL would 404.
-  const parent = await startServer({ root: dirname(DIST.replace(/\/$/, '')), port: 0 });
-  const rec = await openPage({ ...env, origin: new URL(parent.url).origin }, t);
-  t.after(() => parent.close()); // after openPage's own hook, which closes the page first
-  await rec.page.goto(`${parent.url}dist/${POST}`);
+test('the sample post works from a sub-path', async ({ openPage, parentServer }) => {
+  // dist/'s parent is served too (playwright.config.mjs), so the post lives at /dist/www/: any
+  // absolute URL would 404.
+  const rec = await openPage({ origin: parentServer.origin });
+  await rec.page.goto(`${parentServer.url}dist/${POST}`);
   await waitForEmbeds(rec.page, 3);
   assert.ok(rec.requests.some((u) => u.endsWith('/dist/pkg/fencing_playground_bg.wasm')));
   assertClean(rec);
 });
 
-test('served pages carry the CSP and work under it', { timeout: 60_000 }, async (t) => {
-  const rec = await openPage(env, t);
+test('served pages carry the CSP and work under it', async ({ rec, server }) => {
   await watchCsp(rec);
   const { page } = rec;
   for (const path of [POST, 'www/embed.html', 'www/embed.js', 'www/embed-frame.js', 'index.html']) {
-    const res = await page.request.get(env.url + path);
+    const res = await page.request.get(server.url + path);
     assert.equal(res.status(), 200, path);
     assert.equal(res.headers()['content-security-policy'], CSP, path);
   }
-  const res = await page.goto(env.url + 'www/embed.html?preset=bare-del');
+  const res = await page.goto(server.url + 'www/embed.html?preset=bare-del');
   assert.equal(res.headers()['content-security-policy'], CSP);
   await waitForEmbeds(page, 1);
   assert.deepEqual(await cspViolations(rec), []);
@@ -202,8 +190,8 @@ test('served pages carry the CSP and work under it', { timeout: 60_000 }, async 
   assert.match((await cspViolations(rec))[0], /^script-src/);
 });
 
-test('the iframe form reports its height and the host follows it', { timeout: 90_000 }, async (t) => {
-  const rec = await openPage(env, t);
+test('the iframe form reports its height and the host follows it', async ({ rec, server }) => {
+  test.setTimeout(90_000);
   const { page } = rec;
   // The host's own listener, as docs/embedding.md shows it; it resizes the iframe.
   await page.addInitScript(() => {
@@ -217,7 +205,7 @@ test('the iframe form reports its height and the host follows it', { timeout: 90
       frame.style.height = `${e.data.height}px`;
     });
   });
-  const url = await hostPage(rec, '__test/iframe-host.html', `<!doctype html><html lang="en"><head><meta charset="utf-8">
+  const url = await hostPage(rec, server, '__test/iframe-host.html', `<!doctype html><html lang="en"><head><meta charset="utf-8">
     <title>iframe host</title></head><body><h1>Host</h1>
     <iframe id="fp" src="/www/embed.html?preset=gc-pause-fenced&readonly=1" title="playground" width="900" height="150"></iframe>
     <p>after</p></body></html>`);
@@ -276,9 +264,9 @@ test('the iframe form reports its height and the host follows it', { timeout: 90
   assertClean(rec);
 });
 
-test('the single file opens from file:// with no network and responds to a real drag', { timeout: 60_000 }, async (t) => {
+test('the single file opens from file:// with no network and responds to a real drag', async ({ openPage }) => {
   const fileUrl = pathToFileURL(`${DIST}fencing-playground.html`).href;
-  const rec = await openPage({ ...env, origin: 'file://' }, t);
+  const rec = await openPage({ origin: 'file://' });
   const { page } = rec;
   await page.goto(fileUrl);
   const timeline = page.locator('[data-testid="timeline"]');
@@ -297,14 +285,13 @@ test('the single file opens from file:// with no network and responds to a real 
   assertClean(rec);
 });
 
-test('a client named like markup shows as text and runs nothing', { timeout: 60_000 }, async (t) => {
-  const rec = await openPage(env, t);
+test('a client named like markup shows as text and runs nothing', async ({ rec, server }) => {
   const { page } = rec;
   const dialogs = collectDialogs(page);
   const scenario = markupScenario();
   // No CSP on this page on purpose: the text must be inert on its own, not only because a
   // policy would block an injected handler.
-  const url = await hostPage(rec, '__test/xss.html', embedPage(`<fencing-playground scenario='${JSON.stringify(scenario)}'></fencing-playground>`), { csp: false });
+  const url = await hostPage(rec, server, '__test/xss.html', embedPage(`<fencing-playground scenario='${JSON.stringify(scenario)}'></fencing-playground>`), { csp: false });
   await page.goto(url);
   await waitForEmbeds(page, 1);
   const el = page.locator('fencing-playground');
@@ -325,7 +312,7 @@ test('a client named like markup shows as text and runs nothing', { timeout: 60_
   assert.deepEqual(dialogs, []);
 
   // The iframe form takes the same scenario from its query string, under the site's CSP.
-  await page.goto(`${env.url}www/embed.html?scenario=${encodeURIComponent(JSON.stringify(scenario))}`);
+  await page.goto(`${server.url}www/embed.html?scenario=${encodeURIComponent(JSON.stringify(scenario))}`);
   await waitForEmbeds(page, 1);
   assert.equal(await page.locator('[data-testid="title"]').innerText(), scenario.name);
   assert.ok((await page.getByText(XSS, { exact: true }).count()) > 0);
@@ -333,11 +320,12 @@ test('a client named like markup shows as text and runs nothing', { timeout: 60_
   assertClean(rec);
 });
 
-test('malformed attributes name the problem and still give a working playground', { timeout: 90_000 }, async (t) => {
-  const rec = await openPage(env, t, { viewport: { width: 1280, height: 900 } });
+test('malformed attributes name the problem and still give a working playground', async ({ openPage, server }) => {
+  test.setTimeout(90_000);
+  const rec = await openPage({ viewport: { width: 1280, height: 900 } });
   await watchCsp(rec);
   const { page } = rec;
-  const url = await hostPage(rec, '__test/malformed.html', embedPage(`
+  const url = await hostPage(rec, server, '__test/malformed.html', embedPage(`
     <fencing-playground id="preset" preset="gc-pause-fencd"></fencing-playground>
     <fencing-playground id="json" scenario='{"version": 1, "clients": ['></fencing-playground>
     <fencing-playground id="invalid" scenario='{"version": 1, "clients": []}'></fencing-playground>
@@ -392,10 +380,9 @@ test('malformed attributes name the problem and still give a working playground'
   assertClean(rec);
 });
 
-test('changing only the theme or height keeps the reader\'s edits', { timeout: 60_000 }, async (t) => {
-  const rec = await openPage(env, t);
+test('changing only the theme or height keeps the reader\'s edits', async ({ rec, server }) => {
   const { page } = rec;
-  await page.goto(await hostPage(rec, '__test/live.html', embedPage('<fencing-playground preset="gc-pause-fenced"></fencing-playground>')));
+  await page.goto(await hostPage(rec, server, '__test/live.html', embedPage('<fencing-playground preset="gc-pause-fenced"></fencing-playground>')));
   await waitForEmbeds(page, 1);
   const el = page.locator('fencing-playground');
   const before = await el.locator('[data-testid="verdict"]').innerText();

@@ -3,17 +3,9 @@
 // At 15 ms the jump expires A's key on R3 early, B collects R3, R4 and R5, and both hold a
 // valid lock: the checker's two_holders violation appears. Dragged past B's acquisition, the
 // jump comes too late to help B, and the violation is gone.
-import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { startEnv, openPage, assertClean, tid, expectText, centre, xOf } from './helpers.mjs';
-
-let env;
-before(async () => {
-  env = await startEnv();
-});
-after(async () => {
-  await env?.close();
-});
+import { assertClean, tid, expectText, centre, xOf } from './helpers.mjs';
+import { test } from './fixtures.mjs';
 
 const text = (page, id) => page.locator(tid(id)).textContent();
 
@@ -63,7 +55,7 @@ async function doubleClick(page, lane, ms) {
 
 /** Opens the page and picks preset `id` from the picker. */
 async function loadPreset(page, id) {
-  await page.goto(env.url);
+  await page.goto('/'); // the served dist/ (baseURL)
   await page.locator(tid('timeline')).waitFor({ timeout: 20_000 });
   await page.selectOption(tid('preset'), id);
 }
@@ -123,8 +115,9 @@ async function buildTheSchedule(page) {
   await expectText(page, 'verdict-word', '✓ Safe');
 }
 
-test('mouse: a clock jump on R3, dragged by hand, makes and unmakes a second holder', { timeout: 120_000 }, async (t) => {
-  const rec = await openPage(env, t, { viewport: { width: 1280, height: 1000 } });
+test('mouse: a clock jump on R3, dragged by hand, makes and unmakes a second holder', async ({ openPage }) => {
+  test.setTimeout(120_000);
+  const rec = await openPage({ viewport: { width: 1280, height: 1000 } });
   const { page } = rec;
   await buildTheSchedule(page);
 
@@ -161,8 +154,7 @@ test('mouse: a clock jump on R3, dragged by hand, makes and unmakes a second hol
   assertClean(rec);
 });
 
-test('mouse: an instance event dragged onto another instance\'s lane moves there', { timeout: 60_000 }, async (t) => {
-  const rec = await openPage(env, t);
+test('mouse: an instance event dragged onto another instance\'s lane moves there', async ({ rec }) => {
   const { page } = rec;
   await loadPreset(page, 'redlock-clock-jump');
   await expectText(page, 'verdict-word', '✗ Unsafe');
@@ -188,8 +180,8 @@ test('mouse: an instance event dragged onto another instance\'s lane moves there
   assertClean(rec);
 });
 
-test('mouse: instance palette buttons dragged onto an instance\'s lane add their event there', { timeout: 60_000 }, async (t) => {
-  const rec = await openPage(env, t, { viewport: { width: 1280, height: 1000 } });
+test('mouse: instance palette buttons dragged onto an instance\'s lane add their event there', async ({ openPage }) => {
+  const rec = await openPage({ viewport: { width: 1280, height: 1000 } });
   const { page } = rec;
   await loadPreset(page, 'redlock-empty');
   await expectText(page, 'title', 'Empty Redlock');
@@ -214,8 +206,7 @@ test('mouse: instance palette buttons dragged onto an instance\'s lane add their
   assertClean(rec);
 });
 
-test('keyboard: an instance event is nudged, moved to another instance and deleted', { timeout: 60_000 }, async (t) => {
-  const rec = await openPage(env, t);
+test('keyboard: an instance event is nudged, moved to another instance and deleted', async ({ rec }) => {
   const { page } = rec;
   await loadPreset(page, 'redlock-clock-jump');
   await expectText(page, 'verdict-word', '✗ Unsafe');

@@ -2,26 +2,18 @@
 // trip, Copy link, JSON export and import, autosave, bad links and bad saved data, the XSS name
 // through a link, SVG and PNG export, themes, mount()'s handle and errors, and embeds leaving
 // their host's hash and storage alone.
-import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFile, copyFile } from 'node:fs/promises';
-import { startEnv, openPage, assertClean, SCREENSHOTS, tid, centre, xOf, XSS, markupScenario, collectDialogs } from './helpers.mjs';
-
-let env;
-before(async () => {
-  env = await startEnv();
-});
-after(async () => {
-  await env?.close();
-});
+import { assertClean, SCREENSHOTS, tid, centre, xOf, XSS, markupScenario, collectDialogs } from './helpers.mjs';
+import { test } from './fixtures.mjs';
 
 const KEY = 'fencing-playground:v1';
 
 /** The hash a scenario's link has, made here independently of the wasm: `#s=1.<base64url JSON>`. */
 const hashOf = (scenario) => `#s=1.${Buffer.from(JSON.stringify(scenario)).toString('base64url')}`;
 
-/** Opens `url` (the main page by default) and waits for the timeline. */
-async function boot(page, url = env.url) {
+/** Opens `url` (the main page by default: '/' is the served dist/) and waits for the timeline. */
+async function boot(page, url = '/') {
   await page.goto(url);
   const bootError = page.locator(tid('boot-error'));
   await page.locator(tid('timeline')).or(bootError).first().waitFor({ timeout: 20_000 });
@@ -77,8 +69,7 @@ async function downloadFrom(page, id) {
   return { name: dl.suggestedFilename(), path: await dl.path() };
 }
 
-test('URL round trip: a dragged edit lands in the hash and opens the same picture elsewhere', { timeout: 60_000 }, async (t) => {
-  const rec = await openPage(env, t);
+test('URL round trip: a dragged edit lands in the hash and opens the same picture elsewhere', async ({ rec, openPage, server }) => {
   const { page } = rec;
   await boot(page);
   await dragPauseEndTo(page, 20);
@@ -91,18 +82,17 @@ test('URL round trip: a dragged edit lands in the hash and opens the same pictur
   const want = await picture(page);
 
   // A fresh context: no localStorage, so only the link can restore it.
-  const other = await openPage(env, t);
-  await boot(other.page, `${env.url}${h}`);
+  const other = await openPage();
+  await boot(other.page, `${server.url}${h}`);
   assert.deepEqual(await picture(other.page), want);
   assert.equal(await other.page.locator(tid('problem')).count(), 0);
   assertClean(rec);
   assertClean(other);
 });
 
-test('Copy link copies the full URL and says so; without a clipboard the link is shown', { timeout: 60_000 }, async (t) => {
-  const rec = await openPage(env, t);
+test('Copy link copies the full URL and says so; without a clipboard the link is shown', async ({ rec, openPage, server }) => {
   const { page, context } = rec;
-  await context.grantPermissions(['clipboard-read', 'clipboard-write'], { origin: env.origin });
+  await context.grantPermissions(['clipboard-read', 'clipboard-write'], { origin: server.origin });
   await boot(page);
   await dragPauseEndTo(page, 25);
   await until('hash settles', () => hash(page), (v) => v.length > 10);
@@ -110,12 +100,12 @@ test('Copy link copies the full URL and says so; without a clipboard the link is
   await expectText(page, 'link-copied', 'Link copied');
   const copied = await page.evaluate(() => navigator.clipboard.readText());
   assert.equal(copied, page.url());
-  assert.ok(copied.startsWith(`${env.url}#s=1.`), copied);
+  assert.ok(copied.startsWith(`${server.url}#s=1.`), copied);
   // An edit makes the confirmation stale, so it goes.
   await dragPauseEndTo(page, 45);
   await until('confirmation gone', () => page.locator(tid('link-copied')).count(), (n) => n === 0);
 
-  const bare = await openPage(env, t);
+  const bare = await openPage();
   await bare.page.addInitScript(() => Object.defineProperty(Navigator.prototype, 'clipboard', { get: () => undefined }));
   await boot(bare.page);
   await bare.page.locator(tid('copy-link')).click();
@@ -129,8 +119,7 @@ test('Copy link copies the full URL and says so; without a clipboard the link is
   assertClean(bare);
 });
 
-test('Export JSON, change the scenario, Import JSON: the same run; a malformed file names the field and changes nothing', { timeout: 60_000 }, async (t) => {
-  const rec = await openPage(env, t);
+test('Export JSON, change the scenario, Import JSON: the same run; a malformed file names the field and changes nothing', async ({ rec }) => {
   const { page } = rec;
   await boot(page);
   await dragPauseEndTo(page, 20);
@@ -168,8 +157,7 @@ test('Export JSON, change the scenario, Import JSON: the same run; a malformed f
   assertClean(rec);
 });
 
-test('a scenario file dropped on the playground is imported; a malformed one names the field and changes nothing', { timeout: 60_000 }, async (t) => {
-  const rec = await openPage(env, t);
+test('a scenario file dropped on the playground is imported; a malformed one names the field and changes nothing', async ({ rec }) => {
   const { page } = rec;
   await boot(page);
   // Browsers cannot be handed an OS file drag by a script, so the drop is dispatched with a real
@@ -201,8 +189,7 @@ test('a scenario file dropped on the playground is imported; a malformed one nam
   assertClean(rec);
 });
 
-test('a reload restores the last scenario from localStorage', { timeout: 60_000 }, async (t) => {
-  const rec = await openPage(env, t);
+test('a reload restores the last scenario from localStorage', async ({ rec, server }) => {
   const { page } = rec;
   await boot(page);
   await page.selectOption(tid('preset'), 'gc-pause-unfenced');
@@ -212,14 +199,13 @@ test('a reload restores the last scenario from localStorage', { timeout: 60_000 
   const saved = await until('saved', () => page.evaluate((k) => localStorage.getItem(k), KEY), (v) => v?.includes('"pause"'));
   assert.equal(JSON.parse(saved).storage.fenceRule, 'off');
   // No hash: only the saved scenario can bring the edit back.
-  await boot(page, env.url);
+  await boot(page, server.url);
   assert.deepEqual(await picture(page), want);
   assert.equal(await page.locator(tid('problem')).count(), 0);
   assertClean(rec);
 });
 
-test('corrupt or incompatible saved data: a notice naming the problem and the default preset', { timeout: 60_000 }, async (t) => {
-  const rec = await openPage(env, t);
+test('corrupt or incompatible saved data: a notice naming the problem and the default preset', async ({ rec, server }) => {
   const { page } = rec;
   await boot(page);
   const cases = [
@@ -229,7 +215,7 @@ test('corrupt or incompatible saved data: a notice naming the problem and the de
   ];
   for (const [saved, want] of cases) {
     await page.evaluate(([k, v]) => localStorage.setItem(k, v), [KEY, saved]);
-    await boot(page, env.url);
+    await boot(page, server.url);
     const p = await until('problem', () => problem(page), (v) => v.includes(want));
     assert.match(p, /^Your saved scenario could not be restored \(.+\)\. Showing the default scenario instead\.$/);
     assert.equal(await page.locator(tid('preset')).inputValue(), 'gc-pause-fenced');
@@ -241,17 +227,16 @@ test('corrupt or incompatible saved data: a notice naming the problem and the de
   assertClean(rec);
 });
 
-test('a malformed hash names the problem and gives a working default; a bad hashchange keeps the scenario', { timeout: 60_000 }, async (t) => {
-  const rec = await openPage(env, t);
+test('a malformed hash names the problem and gives a working default; a bad hashchange keeps the scenario', async ({ rec, server }) => {
   const { page } = rec;
-  await boot(page, `${env.url}#s=1.!!!`);
+  await boot(page, `${server.url}#s=1.!!!`);
   assert.match(await problem(page), /^This link could not be opened \(link: the data is damaged/);
   assert.equal(await page.locator(tid('preset')).inputValue(), 'gc-pause-fenced');
   await dragPauseEndTo(page, 20);
   await expectText(page, 'step-A-2', 'accepted, balance 90');
 
   const invalid = hashOf({ version: 1, clients: [{ name: 'A', events: [{ kind: 'debit', atMs: 5, amount: -3 }] }] });
-  await boot(page, `${env.url}${invalid}`);
+  await boot(page, `${server.url}${invalid}`);
   assert.match(await problem(page), /clients\[0\]\.events\[0\]\.amount/);
 
   const before = await picture(page);
@@ -267,12 +252,11 @@ test('a malformed hash names the problem and gives a working default; a bad hash
   assertClean(rec);
 });
 
-test('an XSS client name in a link renders as text and runs nothing', { timeout: 60_000 }, async (t) => {
-  const rec = await openPage(env, t);
+test('an XSS client name in a link renders as text and runs nothing', async ({ rec, server }) => {
   const { page } = rec;
   const dialogs = collectDialogs(page);
   const scenario = markupScenario();
-  await boot(page, `${env.url}${hashOf(scenario)}`);
+  await boot(page, `${server.url}${hashOf(scenario)}`);
   assert.equal(await text(page, 'title'), scenario.name);
   assert.equal(await text(page, 'caption'), scenario.caption);
   assert.ok((await page.getByText(XSS, { exact: true }).count()) > 0, 'the name shows as text');
@@ -292,8 +276,7 @@ test('an XSS client name in a link renders as text and runs nothing', { timeout:
   assertClean(rec);
 });
 
-test('SVG and PNG export: a standalone SVG with the lane labels in light colours, and a 2x PNG', { timeout: 60_000 }, async (t) => {
-  const rec = await openPage(env, t);
+test('SVG and PNG export: a standalone SVG with the lane labels in light colours, and a 2x PNG', async ({ rec, browser, server }) => {
   const { page } = rec;
   // Dark page: the exports still use the light palette.
   await page.emulateMedia({ colorScheme: 'dark' });
@@ -328,13 +311,16 @@ test('SVG and PNG export: a standalone SVG with the lane labels in light colours
   // Standalone: open the file itself and look at it.
   // (A context of its own: the recorded ones abort everything but the test server.)
   await copyFile(svgFile.path, `${SCREENSHOTS}export.svg`);
-  const viewer = await env.browser.newContext({ viewport: { width: 1280, height: 800 } });
-  t.after(() => viewer.close());
-  const view = await viewer.newPage();
-  await view.goto(`file://${SCREENSHOTS}export.svg`);
-  const shown = await view.evaluate(() => ({ root: document.documentElement.localName, width: document.documentElement.getBoundingClientRect().width }));
-  assert.deepEqual(shown, { root: 'svg', width: Number(facts.width) });
-  await view.screenshot({ path: `${SCREENSHOTS}export-svg-standalone.png` });
+  const viewer = await browser.newContext({ viewport: { width: 1280, height: 800 } });
+  try {
+    const view = await viewer.newPage();
+    await view.goto(`file://${SCREENSHOTS}export.svg`);
+    const shown = await view.evaluate(() => ({ root: document.documentElement.localName, width: document.documentElement.getBoundingClientRect().width }));
+    assert.deepEqual(shown, { root: 'svg', width: Number(facts.width) });
+    await view.screenshot({ path: `${SCREENSHOTS}export-svg-standalone.png` });
+  } finally {
+    await viewer.close();
+  }
 
   const pngFile = await downloadFrom(page, 'export-png');
   assert.equal(pngFile.name, 'timeline.png');
@@ -346,8 +332,7 @@ test('SVG and PNG export: a standalone SVG with the lane labels in light colours
   assertClean(rec);
 });
 
-test('data-theme on the mount element overrides prefers-color-scheme; auto follows it', { timeout: 60_000 }, async (t) => {
-  const rec = await openPage(env, t);
+test('data-theme on the mount element overrides prefers-color-scheme; auto follows it', async ({ rec }) => {
   const { page } = rec;
   await page.emulateMedia({ colorScheme: 'dark' });
   await boot(page);
@@ -366,8 +351,7 @@ test('data-theme on the mount element overrides prefers-color-scheme; auto follo
   assertClean(rec);
 });
 
-test('mount(): option errors name the field, detached elements are refused, destroy() unmounts', { timeout: 60_000 }, async (t) => {
-  const rec = await openPage(env, t);
+test('mount(): option errors name the field, detached elements are refused, destroy() unmounts', async ({ rec }) => {
   const { page } = rec;
   await boot(page);
   const out = await page.evaluate(async () => {
@@ -417,10 +401,10 @@ test('mount(): option errors name the field, detached elements are refused, dest
   assertClean(rec);
 });
 
-test('embeds on the sample post leave the page hash and localStorage alone; keys keep focus in shadow DOM', { timeout: 90_000 }, async (t) => {
-  const rec = await openPage(env, t);
+test('embeds on the sample post leave the page hash and localStorage alone; keys keep focus in shadow DOM', async ({ rec, server }) => {
+  test.setTimeout(90_000);
   const { page } = rec;
-  await page.goto(`${env.url}www/blog-post.html`);
+  await page.goto(`${server.url}www/blog-post.html`);
   const second = page.locator('fencing-playground').nth(1);
   await page.locator('fencing-playground [data-testid="timeline"]').nth(2).waitFor({ timeout: 20_000 });
   assert.equal(await second.locator(tid('copy-link')).count(), 0, 'embeds offer no page link');

@@ -1,18 +1,8 @@
 // Smoke test: the built page boots under the strict CSP, the app renders its timeline,
 // nothing errors, and nothing is fetched from anywhere but the local server.
-import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { dirname } from 'node:path';
-import { startServer } from '../../scripts/serve.mjs';
-import { startEnv, openPage, assertClean, DIST } from './helpers.mjs';
-
-let env;
-before(async () => {
-  env = await startEnv();
-});
-after(async () => {
-  await env?.close();
-});
+import { assertClean } from './helpers.mjs';
+import { test } from './fixtures.mjs';
 
 /** Loads `url` and waits for the timeline, failing with the page's own message if boot failed. */
 async function bootAndWaitForTimeline(rec, url) {
@@ -24,19 +14,17 @@ async function bootAndWaitForTimeline(rec, url) {
   return timeline;
 }
 
-test('page boots and renders the timeline', { timeout: 60_000 }, async (t) => {
-  const rec = await openPage(env, t);
-  const timeline = await bootAndWaitForTimeline(rec, env.url);
+test('page boots and renders the timeline', async ({ rec, server }) => {
+  const timeline = await bootAndWaitForTimeline(rec, server.url);
   assert.equal(await timeline.evaluate((el) => el.tagName.toLowerCase()), 'svg');
   assert.ok(await timeline.isVisible(), 'timeline is not visible');
   assertClean(rec);
 });
 
-test('page works from a sub-path', { timeout: 60_000 }, async (t) => {
-  // Serve dist/'s parent so the page lives at /dist/: any absolute URL (/pkg/..., /www/...) 404s.
-  const parent = await startServer({ root: dirname(DIST.replace(/\/$/, '')), port: 0 });
-  const rec = await openPage({ ...env, origin: new URL(parent.url).origin }, t);
-  t.after(() => parent.close()); // after openPage's own hook, which closes the page first
-  await bootAndWaitForTimeline(rec, `${parent.url}dist/`);
+test('page works from a sub-path', async ({ openPage, parentServer }) => {
+  // dist/'s parent is served too (playwright.config.mjs), so the page lives at /dist/: any
+  // absolute URL (/pkg/..., /www/...) 404s.
+  const rec = await openPage({ origin: parentServer.origin });
+  await bootAndWaitForTimeline(rec, `${parentServer.url}dist/`);
   assertClean(rec);
 });

@@ -7,22 +7,14 @@
 // only if A's lease is still alive at 31 ms, and that takes a renewal. The GC-pause preset has
 // A's watchdog on (it renews every TTL/2 while A runs, and stalls while A is paused), so a
 // short pause keeps B out; a separate test switches the watchdog off to show the bare lease.
-import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { startEnv, openPage, assertClean, tid, expectText, centre, xOf } from './helpers.mjs';
-
-let env;
-before(async () => {
-  env = await startEnv();
-});
-after(async () => {
-  await env?.close();
-});
+import { assertClean, tid, expectText, centre, xOf } from './helpers.mjs';
+import { test } from './fixtures.mjs';
 
 
 async function boot(rec) {
   const { page } = rec;
-  await page.goto(env.url);
+  await page.goto('/'); // the served dist/ (baseURL)
   const bootError = page.locator(tid('boot-error'));
   await page.locator(tid('timeline')).or(bootError).first().waitFor({ timeout: 20_000 });
   if (await bootError.count()) assert.fail(await bootError.innerText());
@@ -77,8 +69,7 @@ async function expectLongPause(page) {
   assert.equal(await page.locator(tid('stale-A-0')).count(), 1, 'A believes past its lease');
 }
 
-test('mouse: shortening the GC pause below the TTL flips the verdicts, and back', { timeout: 60_000 }, async (t) => {
-  const rec = await openPage(env, t);
+test('mouse: shortening the GC pause below the TTL flips the verdicts, and back', async ({ rec }) => {
   const { page } = rec;
   await boot(rec);
   await expectLongPause(page);
@@ -93,8 +84,7 @@ test('mouse: shortening the GC pause below the TTL flips the verdicts, and back'
   assertClean(rec);
 });
 
-test('mouse: the default page as a newcomer finds it', { timeout: 60_000 }, async (t) => {
-  const rec = await openPage(env, t);
+test('mouse: the default page as a newcomer finds it', async ({ rec }) => {
   const { page } = rec;
   await boot(rec);
   await expectText(page, 'hint', "drag the right edge of A's GC pause to the left");
@@ -107,8 +97,7 @@ test('mouse: the default page as a newcomer finds it', { timeout: 60_000 }, asyn
   assertClean(rec);
 });
 
-test('mouse: without the watchdog a short pause cannot keep B out', { timeout: 60_000 }, async (t) => {
-  const rec = await openPage(env, t);
+test('mouse: without the watchdog a short pause cannot keep B out', async ({ rec }) => {
   const { page } = rec;
   await boot(rec);
   await page.locator(tid('watchdog')).click();
@@ -127,8 +116,7 @@ async function tabTo(page, id, limit = 60) {
   assert.fail(`Tab never reached ${id}`);
 }
 
-test('keyboard only: Tab to the pause edge, Shift+arrows resize it, Ctrl+Z undoes', { timeout: 60_000 }, async (t) => {
-  const rec = await openPage(env, t);
+test('keyboard only: Tab to the pause edge, Shift+arrows resize it, Ctrl+Z undoes', async ({ rec }) => {
   const { page } = rec;
   await boot(rec);
   await page.locator(tid('preset')).focus();
@@ -162,8 +150,7 @@ test('keyboard only: Tab to the pause edge, Shift+arrows resize it, Ctrl+Z undoe
   assertClean(rec);
 });
 
-test('mouse: a palette button dragged onto B\'s lane adds its event where it drops', { timeout: 60_000 }, async (t) => {
-  const rec = await openPage(env, t);
+test('mouse: a palette button dragged onto B\'s lane adds its event where it drops', async ({ rec }) => {
   await boot(rec);
   const { page } = rec;
   assert.equal(await page.locator(tid('pause-B-2')).count(), 0, 'B starts without a third event');
@@ -190,10 +177,9 @@ test('mouse: a palette button dragged onto B\'s lane adds its event where it dro
   assertClean(rec);
 });
 
-test('the default page at 1280×800 shows the story without scrolling', { timeout: 60_000 }, async (t) => {
-  const rec = await openPage(env, t);
+test('the default page at 1280×800 shows the story without scrolling', async ({ rec, server }) => {
   const { page } = rec;
-  await page.goto(env.url);
+  await page.goto(server.url);
   await page.locator(tid('timeline')).waitFor({ timeout: 20_000 });
   const box = await page.locator(tid('timeline')).boundingBox();
   assert.ok(box.y + box.height <= 800, `timeline ends at ${box.y + box.height}px, below the fold`);
@@ -208,8 +194,8 @@ test('the default page at 1280×800 shows the story without scrolling', { timeou
   assertClean(rec);
 });
 
-test('at 390 px wide the timeline fits and an event can still be dragged', { timeout: 60_000 }, async (t) => {
-  const rec = await openPage(env, t, { viewport: { width: 390, height: 844 } });
+test('at 390 px wide the timeline fits and an event can still be dragged', async ({ openPage }) => {
+  const rec = await openPage({ viewport: { width: 390, height: 844 } });
   const { page } = rec;
   await boot(rec);
   const box = await page.locator(tid('timeline')).boundingBox();

@@ -8,6 +8,7 @@ use super::checker;
 use super::clock::Clock;
 use super::lease::{Lease, LeaseTable, ReleaseMode, Released};
 use super::narrate;
+use super::rng::Seeded;
 use super::scenario::{Event, ReleaseKind, Scenario, MAX_TIME_MS};
 use super::trace::*;
 use std::cmp::Reverse;
@@ -835,7 +836,9 @@ impl<'a> Sim<'a> {
             amount,
             token: match self.s.storage.fence_rule {
                 // Compare-and-set carries the lock's random value instead of a fence.
-                FenceRule::CasValue => held.map(|h| lock_value(self.s.seed, h.generation)),
+                FenceRule::CasValue => {
+                    held.map(|h| Seeded::new(self.s.seed).lock_value(h.generation))
+                }
                 _ => held.and_then(|h| h.fence),
             },
             idempotency_key: key,
@@ -905,15 +908,6 @@ fn merged_pauses(events: &[Event]) -> Vec<(u64, u64)> {
         }
     }
     merged
-}
-
-/// The random value a lock holder writes as `SET key <value> NX PX`, derived from the seed so
-/// runs stay deterministic. Four hex digits are plenty to tell holders apart on screen.
-pub fn lock_value(seed: u64, generation: u64) -> u64 {
-    let mut z = seed ^ generation.wrapping_mul(0x9E37_79B9_7F4A_7C15);
-    z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
-    z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
-    (z ^ (z >> 31)) & 0xffff
 }
 
 fn fence_text(fence: Option<u64>) -> String {

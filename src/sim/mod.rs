@@ -11,6 +11,7 @@ pub mod narrate;
 pub mod presets;
 mod read;
 pub mod redlock;
+pub mod rng;
 pub mod scenario;
 pub mod trace;
 

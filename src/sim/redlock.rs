@@ -9,6 +9,7 @@
 use super::clock::Clock;
 use super::engine::{Action, Inst, Sim};
 use super::lease::{LeaseTable, ReleaseMode, Released};
+use super::rng::Seeded;
 use super::scenario::{Instance, InstanceEvent, Redlock, ReleaseKind, Scenario};
 use super::trace::*;
 
@@ -70,18 +71,6 @@ pub(super) fn instance(s: &Scenario, r: &Redlock, i: &Instance) -> Inst {
         down,
         cuts,
     }
-}
-
-/// A small deterministic generator (SplitMix64) for retry jitter.
-fn jitter(seed: u64, client: usize, attempt: u32, max_ms: u64) -> u64 {
-    let mut z = seed
-        .wrapping_add((client as u64) << 32)
-        .wrapping_add(u64::from(attempt))
-        .wrapping_add(0x9E37_79B9_7F4A_7C15);
-    z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
-    z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
-    z ^= z >> 31;
-    z % max_ms.saturating_add(1)
 }
 
 impl Sim<'_> {
@@ -440,7 +429,11 @@ impl Sim<'_> {
                 );
                 if at.number <= r.retries {
                     if let Some(event) = at.event {
-                        let delay = jitter(self.s.seed, at.client, at.number, r.retry_delay_ms);
+                        let delay = Seeded::new(self.s.seed).retry_delay_ms(
+                            at.client,
+                            at.number,
+                            r.retry_delay_ms,
+                        );
                         let when = t.saturating_add(delay);
                         self.push(
                             when,
@@ -559,20 +552,5 @@ impl Sim<'_> {
             at_ms: t,
             text,
         });
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn jitter_is_deterministic_and_bounded() {
-        let a: Vec<u64> = (1..20).map(|n| jitter(7, 1, n, 20)).collect();
-        let b: Vec<u64> = (1..20).map(|n| jitter(7, 1, n, 20)).collect();
-        assert_eq!(a, b);
-        assert!(a.iter().all(|d| *d <= 20));
-        assert!(a.iter().any(|d| *d != a[0]));
-        assert_eq!(jitter(7, 1, 1, 0), 0);
     }
 }

@@ -3,8 +3,8 @@
 //! a balance that differs from a serial run of the accepted intents, a lease deleted by a
 //! client that did not own it. In the efficiency tier double work is noted, not condemned.
 
-use super::scenario::Tier;
 use super::trace::*;
+use super::words;
 use std::collections::BTreeMap;
 
 pub fn check(trace: &Trace) -> Verdict {
@@ -48,7 +48,7 @@ fn name(trace: &Trace, client: usize) -> &str {
 }
 
 fn token_text(trace: &Trace, w: &WriteRecord) -> String {
-    super::engine::token_text(trace, w.token)
+    words::token_text(trace, w.token)
 }
 
 fn accepted(trace: &Trace) -> Vec<&WriteRecord> {

@@ -3,7 +3,7 @@
 //! client executes nothing; what falls due during its pause runs when it wakes, in order. The
 //! number of actions is bounded by the scenario's step limit, and hitting it is reported.
 
-use super::account::{Account, DebitVerdict, FenceRule, Rejection};
+use super::account::{Account, DebitVerdict, FenceRule};
 use super::checker;
 use super::clock::Clock;
 use super::lease::{Lease, LeaseTable, ReleaseMode, Released};
@@ -11,6 +11,7 @@ use super::narrate;
 use super::rng::Seeded;
 use super::scenario::{Event, ReleaseKind, Scenario, MAX_TIME_MS};
 use super::trace::*;
+use super::words;
 use std::cmp::Reverse;
 use std::collections::BinaryHeap;
 
@@ -283,7 +284,7 @@ impl<'a> Sim<'a> {
         event: Option<usize>,
         outcome: Outcome,
     ) {
-        let text = describe(&outcome, &self.trace);
+        let text = words::describe(&outcome, &self.trace);
         self.trace.steps.push(Step {
             at_ms,
             client,
@@ -908,140 +909,4 @@ fn merged_pauses(events: &[Event]) -> Vec<(u64, u64)> {
         }
     }
     merged
-}
-
-fn fence_text(fence: Option<u64>) -> String {
-    match fence {
-        Some(f) => format!("fence {f}"),
-        None => "no fence".to_string(),
-    }
-}
-
-/// How a write's token reads: a fence, or a lock value under compare-and-set.
-pub fn token_text(trace: &Trace, token: Option<u64>) -> String {
-    match (trace.fence_rule, token) {
-        (FenceRule::CasValue, Some(v)) => format!("value {v:04x}"),
-        (FenceRule::CasValue, None) => "no value".to_string(),
-        _ => fence_text(token),
-    }
-}
-
-/// A step's outcome in a few words, for the timeline and the console.
-fn describe(outcome: &Outcome, trace: &Trace) -> String {
-    match outcome {
-        Outcome::Granted {
-            fence,
-            lease_until_ms,
-        } => format!(
-            "granted {}, lease until {lease_until_ms} ms",
-            fence_text(*fence)
-        ),
-        Outcome::Denied { holder } => format!("denied lock_held by {holder}"),
-        Outcome::Renewed {
-            lease_until_ms,
-            by_watchdog,
-        } => format!(
-            "{} until {lease_until_ms} ms",
-            if *by_watchdog {
-                "watchdog renewed"
-            } else {
-                "renewed"
-            }
-        ),
-        Outcome::RenewDenied { holder, .. } => match holder {
-            Some(h) => format!("renew denied: {h} holds the lock"),
-            None => "renew denied: the lease had expired".to_string(),
-        },
-        Outcome::WatchdogStarted => "watchdog started".to_string(),
-        Outcome::Released { mode, deleted, own } => {
-            let how = match mode {
-                ReleaseKind::TokenChecked => "token-checked release",
-                ReleaseKind::BareDel => "bare DEL",
-            };
-            match (own, deleted) {
-                (true, _) => format!("{how}: released its own lease"),
-                (false, Some(victim)) => format!("{how}: deleted {victim}'s lease"),
-                (false, None) => format!("{how}: nothing to delete"),
-            }
-        }
-        Outcome::CheckPassed => "isHeld() returned true".to_string(),
-        Outcome::CheckFailed => "isHeld() returned false; write skipped".to_string(),
-        Outcome::DebitSent { write } => match trace.writes.get(*write) {
-            Some(w) => {
-                let mut text = format!(
-                    "sent debit {} with {}",
-                    w.amount,
-                    token_text(trace, w.token)
-                );
-                if w.arrived_ms > w.sent_ms {
-                    text.push_str(&format!(", arrives at {} ms", w.arrived_ms));
-                }
-                text
-            }
-            None => "sent a debit".to_string(),
-        },
-        Outcome::Stored { verdict, .. } => verdict_text(verdict),
-        Outcome::Paused { cause, until_ms } => {
-            format!("paused by {} until {until_ms} ms", cause.label())
-        }
-        Outcome::Woke => "woke up".to_string(),
-        Outcome::Crashed => "crashed".to_string(),
-        Outcome::ClockJumped { by_ms } => format!("clock jumped by {by_ms:+} ms"),
-        Outcome::Skipped { reason } => format!("skipped: {reason}"),
-        Outcome::Redlock { attempt, .. } => match trace.acquisitions.get(*attempt) {
-            Some(a) => redlock_text(a, trace.instances.len()),
-            None => "Redlock attempt".to_string(),
-        },
-    }
-}
-
-/// A Redlock attempt in a few words, e.g. "acquired 3/5 in 4 ms, valid 24 ms".
-pub fn redlock_text(a: &Acquisition, instances: usize) -> String {
-    let what = if a.purpose == "extend" {
-        "extended"
-    } else {
-        "acquired"
-    };
-    match &a.reason {
-        None => format!(
-            "{what} {}/{} in {} ms, valid {} ms{}",
-            a.votes,
-            instances,
-            a.elapsed_ms,
-            a.validity_ms,
-            a.fence.map_or(String::new(), |f| format!(", fence {f}"))
-        ),
-        Some(reason) => format!("not {what}: {reason}"),
-    }
-}
-
-/// The storage's verdict in words, e.g. "rejected stale_fence: 33 ≤ 34".
-pub fn verdict_text(verdict: &DebitVerdict) -> String {
-    match verdict {
-        DebitVerdict::Accepted { balance } => format!("accepted, balance {balance}"),
-        DebitVerdict::Duplicate { balance } => {
-            format!("duplicate: already applied, balance {balance}")
-        }
-        DebitVerdict::Rejected {
-            reason: Rejection::StaleFence,
-            last_fence,
-            token,
-        } => match (token, last_fence) {
-            (Some(t), Some(l)) => format!("rejected stale_fence: {t} ≤ {l}"),
-            _ => "rejected stale_fence".to_string(),
-        },
-        DebitVerdict::Rejected {
-            reason: Rejection::MissingToken,
-            ..
-        } => "rejected missing_token: the write carried no fence".to_string(),
-        DebitVerdict::Rejected {
-            reason: Rejection::StaleValue,
-            last_fence,
-            token,
-        } => format!(
-            "rejected stale_value: {:04x} was replaced by {:04x}",
-            token.unwrap_or(0),
-            last_fence.unwrap_or(0)
-        ),
-    }
 }

@@ -14,6 +14,7 @@ pub mod redlock;
 pub mod rng;
 pub mod scenario;
 pub mod trace;
+pub mod words;
 
 pub use account::{Account, DebitVerdict, FenceRule, Rejection};
 pub use engine::run;

@@ -1,8 +1,8 @@
 //! Narration: the run told in plain sentences, generated from the trace, so a reader who does
 //! not yet know what a fence is can follow the timeline in words.
 
-use super::account::{DebitVerdict, Rejection};
 use super::trace::*;
+use super::words;
 
 pub fn narrate(trace: &Trace) -> Vec<String> {
     let mut lines: Vec<(u64, usize, String)> = Vec::new();
@@ -116,7 +116,7 @@ pub fn narrate(trace: &Trace) -> Vec<String> {
                 "At {t} ms {who} checked isHeld(), got false and skipped its write."
             )),
             Outcome::DebitSent { write } => trace.writes.get(*write).map(|w| {
-                let fence = super::engine::token_text(trace, w.token);
+                let fence = words::token_text(trace, w.token);
                 let mut s = format!("At {t} ms {who} sent a debit of {} with {fence}", w.amount);
                 let live = w
                     .generation

@@ -2,8 +2,10 @@
 //! belief intervals, the storage ledger and the balance over time. The UI draws only this, and
 //! the checker judges only this, so the trace is the single source of every verdict on screen.
 
-use super::account::{DebitVerdict, FenceRule};
-use super::scenario::{PauseCause, ReleaseKind, Tier};
+// The trace's vocabulary includes the storage's verdicts and the scenario's enumerations;
+// re-exported so that readers of a trace (checker, narration, UI) need only this module.
+pub use super::account::{DebitVerdict, FenceRule, Rejection};
+pub use super::scenario::{PauseCause, ReleaseKind, Tier};
 use serde::Serialize;
 
 #[derive(Clone, Debug, PartialEq, Eq, Serialize)]

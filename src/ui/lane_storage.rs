@@ -5,7 +5,7 @@
 
 use super::describe::{mark, Mark};
 use super::geometry::{fit_label, place_rows, text_width_px, LaneKind, Layout};
-use crate::sim::engine::verdict_text;
+use crate::sim::words::verdict_text;
 use crate::sim::Trace;
 use std::rc::Rc;
 use yew::prelude::*;

@@ -70,10 +70,7 @@ pub fn presets() -> Result<JsValue, JsError> {
 )]
 pub fn validate(scenario: JsValue) -> JsValue {
     let result = json_text(&scenario, "scenario")
-        .map_err(|_| sim::ScenarioError {
-            path: String::new(),
-            message: "expected a scenario object or JSON text".to_string(),
-        })
+        .map_err(|_| sim::ScenarioError::new("", "expected a scenario object or JSON text"))
         .and_then(|text| Scenario::from_json(&text));
     let out = Object::new();
     match result {

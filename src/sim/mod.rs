@@ -8,7 +8,6 @@ pub mod engine;
 pub mod lease;
 pub mod narrate;
 pub mod presets;
-pub mod redlock;
 pub mod rng;
 pub mod scenario;
 pub mod trace;

@@ -3,6 +3,7 @@
 //! words from here, so one wording change is one edit, and the checker and the narration need
 //! nothing but the trace and this file.
 
+use super::scenario::InstanceEvent;
 use super::trace::*;
 
 /// A grant's fence, or that there was none.
@@ -138,6 +139,49 @@ pub fn verdict_text(verdict: &DebitVerdict) -> String {
             "rejected stale_value: {:04x} was replaced by {:04x}",
             token.unwrap_or(0),
             last_fence.unwrap_or(0)
+        ),
+    }
+}
+
+/// Why a crashed client's event did nothing.
+pub fn crashed_reason(name: &str) -> String {
+    format!("{name} had crashed")
+}
+
+/// Why a debit was not sent: client code writes only inside its critical section.
+pub fn not_holding_reason(name: &str) -> String {
+    format!("{name} does not hold the lock, so it does not write")
+}
+
+/// A Redlock instance's event as the trace marks it, e.g. "R3's clock jumps +60 ms".
+pub fn instance_event_text(name: &str, e: &InstanceEvent) -> String {
+    match e {
+        InstanceEvent::ClockJump { by_ms, over_ms, .. } => {
+            if *over_ms > 0 {
+                format!("{name}'s clock slews {by_ms:+} ms over {over_ms} ms")
+            } else {
+                format!("{name}'s clock jumps {by_ms:+} ms")
+            }
+        }
+        InstanceEvent::Crash {
+            down_ms,
+            persistent,
+            ..
+        } => format!(
+            "{name} crashes for {down_ms} ms{}",
+            if *persistent {
+                " and keeps its keys (persistence)"
+            } else {
+                " and comes back with no keys"
+            }
+        ),
+        InstanceEvent::Partition {
+            duration_ms,
+            client,
+            ..
+        } => format!(
+            "{name} is cut off from {} for {duration_ms} ms",
+            client.as_deref().unwrap_or("every client")
         ),
     }
 }

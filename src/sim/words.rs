@@ -94,12 +94,11 @@ pub fn describe(outcome: &Outcome, trace: &Trace) -> String {
 
 /// A Redlock attempt in a few words, e.g. "acquired 3/5 in 4 ms, valid 24 ms".
 pub fn redlock_text(a: &Acquisition, instances: usize) -> String {
-    let what = if a.purpose == "extend" {
-        "extended"
-    } else {
-        "acquired"
+    let what = match a.purpose {
+        Purpose::Acquire => "acquired",
+        Purpose::Extend => "extended",
     };
-    match &a.reason {
+    match failure_text(a, instances) {
         None => format!(
             "{what} {}/{} in {} ms, valid {} ms{}",
             a.votes,
@@ -109,6 +108,46 @@ pub fn redlock_text(a: &Acquisition, instances: usize) -> String {
             a.fence.map_or(String::new(), |f| format!(", fence {f}"))
         ),
         Some(reason) => format!("not {what}: {reason}"),
+    }
+}
+
+/// What a Redlock attempt was for, as one word: "acquire" or "extend".
+pub fn purpose_word(p: Purpose) -> &'static str {
+    match p {
+        Purpose::Acquire => "acquire",
+        Purpose::Extend => "extend",
+    }
+}
+
+/// Why a Redlock attempt failed, with its numbers, e.g. "only 2 of 5 instances agreed, 3
+/// needed"; `None` for an attempt that succeeded.
+pub fn failure_text(a: &Acquisition, instances: usize) -> Option<String> {
+    Some(match a.reason? {
+        Failure::NoMajority => format!(
+            "only {} of {instances} instances agreed, {} needed",
+            a.votes, a.needed
+        ),
+        Failure::TooSlow => {
+            // validity = TTL − elapsed − drift, so the TTL is their sum.
+            let ttl = a.validity_ms + a.elapsed_ms + a.drift_ms as i64;
+            format!("{} ms spent, not below the {ttl} ms TTL", a.elapsed_ms)
+        }
+        Failure::NoValidityLeft => {
+            format!("no validity left ({} ms after drift margin)", a.validity_ms)
+        }
+    })
+}
+
+/// Why a lease (or an instance's key) ended, in a few words.
+pub fn span_end_words(end: &SpanEnd) -> &'static str {
+    match end {
+        SpanEnd::Expired => "TTL ran out",
+        SpanEnd::Released => "released",
+        SpanEnd::Deleted => "deleted by DEL",
+        SpanEnd::Crashed => "holder crashed",
+        SpanEnd::Replaced => "replaced",
+        SpanEnd::Open => "still held",
+        SpanEnd::Forgotten => "forgotten on restart",
     }
 }
 

@@ -59,8 +59,6 @@ pub fn event_label(e: &Event) -> String {
         Event::Release { .. } => "release".to_string(),
         Event::Crash { .. } => "crash".to_string(),
         Event::ClockJump { by_ms, .. } => format!("clock jump {by_ms:+} ms"),
-        #[allow(unreachable_patterns)]
-        other => other.kind().replace('_', " "),
     }
 }
 
@@ -205,7 +203,7 @@ pub fn instant(trace: &Trace, t: u64) -> Instant {
 /// The playhead's reading in one line, e.g. "At 40 ms: B holds the lease (fence 34). A and B
 /// believe they hold it; A's belief is stale. A is paused. Balance 90, last fence 34."
 pub fn instant_text(trace: &Trace, at: &Instant) -> String {
-    let name = |c: usize| trace.clients.get(c).map_or("?", String::as_str);
+    let name = |c: usize| trace.client_name(c);
     let fence = |f: Option<u64>| f.map_or(String::new(), |f| format!(" (fence {f})"));
     let mut s = format!("At {} ms: ", at.at_ms);
     match at.holder {

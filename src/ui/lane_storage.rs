@@ -61,7 +61,7 @@ pub fn StorageLane(props: &StorageLaneProps) -> Html {
     let t = &props.trace;
     let top = lane.top_px;
     let prefix = if props.ghost { "ghost-" } else { "" };
-    let name = |c: usize| t.clients.get(c).map_or("?", String::as_str);
+    let name = |c: usize| t.client_name(c);
 
     let mut writes: Vec<(i32, String, Mark, String)> = t
         .writes

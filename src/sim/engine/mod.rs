@@ -5,7 +5,8 @@
 //!
 //! The parts are children of this module and never import it: `queue` (the agenda and the
 //! pauses), `world` (what every part shares, the trace being written), `instance` (one lock
-//! instance), `single` and `redlock` (the two lock services), `storage` (debits and verdicts).
+//! instance), `single` and `redlock` (the two lock services), `storage` (debits and verdicts),
+//! `spans` (what the finished lease spans imply).
 //! This file composes them: the service is a `Service`, so the Redlock path gets its settings
 //! through its type.
 
@@ -13,6 +14,7 @@ mod instance;
 mod queue;
 mod redlock;
 mod single;
+mod spans;
 mod storage;
 mod world;
 
@@ -276,30 +278,12 @@ impl<'a> Sim<'a> {
     fn finish(self) -> Trace {
         let Sim { w, storage, .. } = self;
         let mut trace = w.trace;
-        mark_stale_beliefs(&mut trace);
+        spans::mark_stale_beliefs(&mut trace);
+        trace.majorities = spans::majority_spans(&trace);
         trace.final_balance = storage.balance();
         trace.last_fence = storage.last_fence();
         trace.verdict = checker::check(&trace);
         trace.narration = narrate::narrate(&trace);
         trace
-    }
-}
-
-/// A belief turns stale where fewer than a majority of instances still hold its grant.
-fn mark_stale_beliefs(trace: &mut Trace) {
-    let majority = trace.majority.max(1);
-    let mut ends: std::collections::BTreeMap<(usize, u64), Vec<u64>> = Default::default();
-    for l in &trace.leases {
-        ends.entry((l.holder, l.generation))
-            .or_default()
-            .push(l.end_ms);
-    }
-    for b in &mut trace.beliefs {
-        let mut e = ends.remove(&(b.client, b.generation)).unwrap_or_default();
-        e.sort_unstable_by(|x, y| y.cmp(x));
-        let lost_at = e.get(majority - 1).copied().unwrap_or(b.start_ms);
-        if b.end_ms > lost_at {
-            b.stale_from_ms = Some(lost_at.max(b.start_ms));
-        }
     }
 }

@@ -366,16 +366,11 @@ impl<'a> Redlock<'a> {
         let validity_ms = ttl as i64 - elapsed_ms - drift_ms as i64;
         let votes = at.votes.len();
         let reason = if votes < needed {
-            Some(format!(
-                "only {votes} of {} instances agreed, {needed} needed",
-                self.inst.len()
-            ))
+            Some(Failure::NoMajority)
         } else if elapsed_ms >= ttl as i64 {
-            Some(format!("{elapsed_ms} ms spent, not below the {ttl} ms TTL"))
+            Some(Failure::TooSlow)
         } else if validity_ms <= 0 {
-            Some(format!(
-                "no validity left ({validity_ms} ms after drift margin)"
-            ))
+            Some(Failure::NoValidityLeft)
         } else {
             None
         };
@@ -390,10 +385,9 @@ impl<'a> Redlock<'a> {
             client: at.client,
             event: at.event,
             purpose: match at.ask {
-                Ask::Extend => "extend",
-                _ => "acquire",
-            }
-            .to_string(),
+                Ask::Extend => Purpose::Extend,
+                _ => Purpose::Acquire,
+            },
             attempt: at.number,
             start_ms: at.start_ms,
             end_ms: t,
@@ -470,7 +464,7 @@ impl<'a> Redlock<'a> {
                     instance,
                     start_ms: t,
                     end_ms: t.saturating_add(*down_ms),
-                    kind: "crash".to_string(),
+                    kind: OutageKind::Crash,
                     persistent: *persistent,
                     client: None,
                 });
@@ -499,7 +493,7 @@ impl<'a> Redlock<'a> {
                     instance,
                     start_ms: t,
                     end_ms: t.saturating_add(*duration_ms),
-                    kind: "partition".to_string(),
+                    kind: OutageKind::Partition,
                     persistent: false,
                     client: who,
                 });

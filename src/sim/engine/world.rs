@@ -75,6 +75,7 @@ impl<'a> World<'a> {
                 fence_rule: s.storage.fence_rule,
                 instances,
                 majority,
+                majorities: Vec::new(),
                 end_ms: horizon,
                 steps: Vec::new(),
                 leases: Vec::new(),

@@ -5,12 +5,13 @@
 //!
 //! The parts are children of this module and never import it: `queue` (the agenda and the
 //! pauses), `world` (what every part shares, the trace being written), `instance` (one lock
-//! instance), `single` and `redlock` (the two lock services), `storage` (debits and verdicts),
-//! `spans` (what the finished lease spans imply).
-//! This file composes them: the service is a `Service`, so the Redlock path gets its settings
-//! through its type.
+//! instance), `single` and `redlock` (the two lock services), `outages` (what an instance's own
+//! events do), `storage` (debits and verdicts) and `spans` (what the finished lease spans
+//! imply). This file composes them: the service is a `Service`, so the Redlock path gets its
+//! settings through its type and no step asks whether Redlock is configured.
 
 mod instance;
+mod outages;
 mod queue;
 mod redlock;
 mod single;

@@ -7,13 +7,13 @@
 //! wakes.
 
 use super::instance::{release_mode, Inst};
+use super::outages;
 use super::queue::{Action, Queue};
 use super::world::World;
 use crate::sim::lease::{ReleaseMode, Released};
 use crate::sim::rng::Seeded;
-use crate::sim::scenario::{self, InstanceEvent, ReleaseKind, Scenario};
+use crate::sim::scenario::{self, ReleaseKind, Scenario};
 use crate::sim::trace::*;
-use crate::sim::words;
 
 /// What a round of requests asks the instances for.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -450,59 +450,8 @@ impl<'a> Redlock<'a> {
     /// An instance crashes, is cut off, or has its clock moved.
     pub fn instance_event(&mut self, w: &mut World, t: u64, instance: usize, event: usize) {
         let spec = &self.r.instances[instance];
-        let Some(e) = spec.events.get(event) else {
-            return;
-        };
-        match e {
-            InstanceEvent::ClockJump { .. } => {}
-            InstanceEvent::Crash {
-                down_ms,
-                persistent,
-                ..
-            } => {
-                w.trace.outages.push(Outage {
-                    instance,
-                    start_ms: t,
-                    end_ms: t.saturating_add(*down_ms),
-                    kind: OutageKind::Crash,
-                    persistent: *persistent,
-                    client: None,
-                });
-                if !persistent {
-                    self.inst[instance].table.forget_all();
-                    for span in w
-                        .trace
-                        .leases
-                        .iter_mut()
-                        .filter(|l| l.instance == instance && l.end_ms > t && l.start_ms <= t)
-                    {
-                        span.end_ms = t;
-                        span.end = SpanEnd::Forgotten;
-                    }
-                }
-            }
-            InstanceEvent::Partition {
-                duration_ms,
-                client,
-                ..
-            } => {
-                let who = client
-                    .as_ref()
-                    .and_then(|c| w.trace.clients.iter().position(|k| k == c));
-                w.trace.outages.push(Outage {
-                    instance,
-                    start_ms: t,
-                    end_ms: t.saturating_add(*duration_ms),
-                    kind: OutageKind::Partition,
-                    persistent: false,
-                    client: who,
-                });
-            }
+        if let (Some(e), Some(inst)) = (spec.events.get(event), self.inst.get_mut(instance)) {
+            outages::apply(w, t, (instance, inst), &spec.name, e);
         }
-        w.trace.instance_marks.push(InstanceMark {
-            instance,
-            at_ms: t,
-            text: words::instance_event_text(&spec.name, e),
-        });
     }
 }

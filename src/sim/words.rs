@@ -224,3 +224,66 @@ pub fn instance_event_text(name: &str, e: &InstanceEvent) -> String {
         ),
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn attempt(reason: Option<Failure>, elapsed_ms: i64, validity_ms: i64) -> Acquisition {
+        Acquisition {
+            client: 0,
+            event: Some(0),
+            purpose: Purpose::Acquire,
+            attempt: 1,
+            start_ms: 0,
+            end_ms: 10,
+            votes: 2,
+            needed: 3,
+            elapsed_ms,
+            drift_ms: 2,
+            validity_ms,
+            ok: reason.is_none(),
+            fence: None,
+            reason,
+        }
+    }
+
+    #[test]
+    fn failures_are_told_with_their_numbers() {
+        let a = attempt(Some(Failure::NoMajority), 10, 18);
+        assert_eq!(
+            failure_text(&a, 5).as_deref(),
+            Some("only 2 of 5 instances agreed, 3 needed")
+        );
+        assert_eq!(
+            redlock_text(&a, 5),
+            "not acquired: only 2 of 5 instances agreed, 3 needed"
+        );
+        // TTL 30: elapsed 31 + drift 2 + validity −3.
+        let slow = attempt(Some(Failure::TooSlow), 31, -3);
+        assert_eq!(
+            failure_text(&slow, 5).as_deref(),
+            Some("31 ms spent, not below the 30 ms TTL")
+        );
+        let none = attempt(Some(Failure::NoValidityLeft), 28, 0);
+        assert_eq!(
+            failure_text(&none, 5).as_deref(),
+            Some("no validity left (0 ms after drift margin)")
+        );
+        let ok = Acquisition {
+            votes: 3,
+            purpose: Purpose::Extend,
+            ..attempt(None, 4, 24)
+        };
+        assert_eq!(failure_text(&ok, 5), None);
+        assert_eq!(redlock_text(&ok, 5), "extended 3/5 in 4 ms, valid 24 ms");
+        assert_eq!(purpose_word(ok.purpose), "extend");
+    }
+
+    #[test]
+    fn every_span_end_has_its_own_words() {
+        assert_eq!(span_end_words(&SpanEnd::Forgotten), "forgotten on restart");
+        assert_eq!(span_end_words(&SpanEnd::Expired), "TTL ran out");
+        assert_eq!(span_end_words(&SpanEnd::Open), "still held");
+    }
+}

@@ -147,16 +147,18 @@ pub struct Instant {
 /// instant it arrived.
 pub fn instant(trace: &Trace, t: u64) -> Instant {
     // The holder is whoever holds live keys on a majority of the instances (one of one for a
-    // single Redis).
-    let live: Vec<_> = trace
-        .leases
+    // single Redis), as the trace's majority spans say; its fence is its first live lease's.
+    let holder = trace
+        .majorities
         .iter()
-        .filter(|l| l.start_ms <= t && t < l.end_ms)
-        .collect();
-    let holder = live
-        .iter()
-        .find(|l| live.iter().filter(|o| o.holder == l.holder).count() >= trace.majority.max(1))
-        .map(|l| (l.holder, l.fence));
+        .find(|h| h.start_ms <= t && t < h.end_ms)
+        .map(|h| {
+            let live = trace
+                .leases
+                .iter()
+                .find(|l| l.holder == h.client && l.start_ms <= t && t < l.end_ms);
+            (h.client, live.and_then(|l| l.fence))
+        });
     let believers = trace
         .beliefs
         .iter()

@@ -11,7 +11,14 @@ const TS_TYPES: &'static str = r#"
 /** A scenario in the documented JSON format (see docs/scenario-format.md). */
 export interface Scenario { version: number; clients: { name: string; events?: object[] }[]; [field: string]: unknown }
 /** The trace of a run: steps, lease and belief spans, ledger, balance, verdict, narration. */
-export interface Trace { clients: string[]; endMs: number; steps: object[]; verdict: Verdict; narration: string[]; finalBalance: number; lastFence: number | null; [field: string]: unknown }
+export interface Trace { clients: string[]; instances: string[]; majority: number; endMs: number; steps: object[]; writes: WriteRecord[]; acquisitions: Acquisition[]; majorities: HoldSpan[]; verdict: Verdict; narration: string[]; finalBalance: number; lastFence: number | null; [field: string]: unknown }
+/** The storage's verdict on one debit. Every key in a trace is camelCase. */
+export type DebitVerdict = { status: "accepted" | "duplicate"; balance: number } | { status: "rejected"; reason: "stale_fence" | "missing_token" | "stale_value"; lastFence: number | null; token: number | null };
+export interface WriteRecord { client: number; event: number | null; sentMs: number; arrivedMs: number; amount: number; token: number | null; idempotencyKey: string | null; generation: number | null; believedHeld: boolean; verdict: DebitVerdict | null }
+/** One Redlock attempt; `reason` is set exactly when `ok` is false. */
+export interface Acquisition { client: number; event: number | null; purpose: "acquire" | "extend"; attempt: number; startMs: number; endMs: number; votes: number; needed: number; elapsedMs: number; driftMs: number; validityMs: number; ok: boolean; fence: number | null; reason: "no_majority" | "too_slow" | "no_validity_left" | null }
+/** A stretch in which `client` held live keys on a majority of the instances. */
+export interface HoldSpan { client: number; startMs: number; endMs: number }
 export interface Verdict { safe: boolean; violations: { kind: string; atMs: number; clients: number[]; text: string }[]; notes: string[] }
 export type AcquireResult = { ok: true; fence: number | null } | { ok: false; error: "lock_held"; holder: string };
 export type DebitResult = { ok: true; balance: number; duplicate?: true } | { ok: false; error: "stale_fence" | "missing_token"; lastFence: number; token: number | null };
@@ -70,10 +77,7 @@ pub fn presets() -> Result<JsValue, JsError> {
 )]
 pub fn validate(scenario: JsValue) -> JsValue {
     let result = json_text(&scenario, "scenario")
-        .map_err(|_| sim::ScenarioError {
-            path: String::new(),
-            message: "expected a scenario object or JSON text".to_string(),
-        })
+        .map_err(|_| sim::ScenarioError::new("", "expected a scenario object or JSON text"))
         .and_then(|text| Scenario::from_json(&text));
     let out = Object::new();
     match result {

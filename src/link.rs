@@ -13,10 +13,7 @@ const MAX_LINK_CHARS: usize = 270_000;
 const ALPHABET: &[u8; 64] = b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_";
 
 fn link_error(message: impl Into<String>) -> ScenarioError {
-    ScenarioError {
-        path: "link".to_string(),
-        message: message.into(),
-    }
+    ScenarioError::new("link", message)
 }
 
 /// The hash (without `#`) that restores `scenario` exactly.

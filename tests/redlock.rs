@@ -8,7 +8,8 @@ wasm_bindgen_test::wasm_bindgen_test_configure!(run_in_browser);
 
 use fencing_playground::sim::presets::{empty_redlock, preset};
 use fencing_playground::sim::scenario::{InstanceEvent, Redlock};
-use fencing_playground::sim::trace::Trace;
+use fencing_playground::sim::trace::{Failure, Trace};
+use fencing_playground::sim::words::failure_text;
 use fencing_playground::sim::{run, Event, Scenario, ViolationKind};
 
 fn lines(trace: &Trace) -> Vec<String> {
@@ -79,8 +80,9 @@ fn a_slow_instance_past_the_timeout_does_not_vote() {
     let a = &trace.acquisitions[0];
     assert_eq!(a.votes, 2);
     assert!(!a.ok);
+    assert_eq!(a.reason, Some(Failure::NoMajority));
     assert_eq!(
-        a.reason.as_deref(),
+        failure_text(a, trace.instances.len()).as_deref(),
         Some("only 2 of 5 instances agreed, 3 needed")
     );
     // The instances did grant the slow requests; the failed client releases them.

@@ -18,7 +18,7 @@ fn readable(id: &str, trace: &Trace) -> String {
     let _ = writeln!(out, "instances {}", trace.instances.join(", "));
     let _ = writeln!(out, "\nsteps");
     for s in &trace.steps {
-        let who = trace.clients.get(s.client).map_or("?", String::as_str);
+        let who = trace.client_name(s.client);
         let _ = writeln!(out, "{:>6} {who}: {}", s.at_ms, s.text);
     }
     let _ = writeln!(out, "\nnarration");

@@ -44,7 +44,7 @@ impl Rejection {
 
 /// The storage's answer to one debit.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize)]
-#[serde(rename_all = "camelCase", tag = "status")]
+#[serde(tag = "status", rename_all_fields = "camelCase")]
 pub enum DebitVerdict {
     #[serde(rename = "accepted")]
     Accepted { balance: i64 },

@@ -3,8 +3,8 @@
 //! a balance that differs from a serial run of the accepted intents, a lease deleted by a
 //! client that did not own it. In the efficiency tier double work is noted, not condemned.
 
-use super::scenario::Tier;
 use super::trace::*;
+use super::words;
 use std::collections::BTreeMap;
 
 pub fn check(trace: &Trace) -> Verdict {
@@ -43,12 +43,8 @@ pub fn check(trace: &Trace) -> Verdict {
     }
 }
 
-fn name(trace: &Trace, client: usize) -> &str {
-    trace.clients.get(client).map_or("?", String::as_str)
-}
-
 fn token_text(trace: &Trace, w: &WriteRecord) -> String {
-    super::engine::token_text(trace, w.token)
+    words::token_text(trace, w.token)
 }
 
 fn accepted(trace: &Trace) -> Vec<&WriteRecord> {
@@ -73,10 +69,10 @@ fn stale_writes(trace: &Trace, out: &mut Vec<Violation>) {
                     clients: vec![w.client, n.client],
                     text: format!(
                         "{}'s debit with {} was accepted at {} ms, after {}'s debit with {} from a newer lease",
-                        name(trace, w.client),
+                        trace.client_name(w.client),
                         token_text(trace, w),
                         w.arrived_ms,
-                        name(trace, n.client),
+                        trace.client_name(n.client),
                         token_text(trace, n)
                     ),
                 });
@@ -87,9 +83,9 @@ fn stale_writes(trace: &Trace, out: &mut Vec<Violation>) {
                 clients: vec![w.client],
                 text: format!(
                     "{}'s debit was accepted at {} ms although {} never held the lock",
-                    name(trace, w.client),
+                    trace.client_name(w.client),
                     w.arrived_ms,
-                    name(trace, w.client)
+                    trace.client_name(w.client)
                 ),
             }),
             _ => {}
@@ -143,8 +139,8 @@ fn overlapping_writers(trace: &Trace, out: &mut Vec<Violation>) {
                     clients: vec![x.client, y.client],
                     text: format!(
                         "{} and {} both wrote while each believed it held the lock ({}–{} ms)",
-                        name(trace, x.client),
-                        name(trace, y.client),
+                        trace.client_name(x.client),
+                        trace.client_name(y.client),
                         from,
                         to
                     ),
@@ -210,7 +206,7 @@ fn foreign_deletes(trace: &Trace, out: &mut Vec<Violation>) {
                 clients: std::iter::once(s.client).chain(victim_id).collect(),
                 text: format!(
                     "{}'s bare DEL at {} ms deleted {}'s live lease",
-                    name(trace, s.client),
+                    trace.client_name(s.client),
                     s.at_ms,
                     victim
                 ),
@@ -249,8 +245,8 @@ fn two_holders(trace: &Trace, out: &mut Vec<Violation>) {
                     clients: vec![a.client, b.client],
                     text: format!(
                         "{} and {} both held a valid lock from {} to {} ms",
-                        name(trace, a.client),
-                        name(trace, b.client),
+                        trace.client_name(a.client),
+                        trace.client_name(b.client),
                         from,
                         to
                     ),

@@ -6,13 +6,12 @@ pub mod checker;
 pub mod clock;
 pub mod engine;
 pub mod lease;
-pub mod migrate;
 pub mod narrate;
 pub mod presets;
-mod read;
-pub mod redlock;
+pub mod rng;
 pub mod scenario;
 pub mod trace;
+pub mod words;
 
 pub use account::{Account, DebitVerdict, FenceRule, Rejection};
 pub use engine::run;

@@ -1,12 +1,12 @@
 //! Narration: the run told in plain sentences, generated from the trace, so a reader who does
 //! not yet know what a fence is can follow the timeline in words.
 
-use super::account::{DebitVerdict, Rejection};
 use super::trace::*;
+use super::words;
 
 pub fn narrate(trace: &Trace) -> Vec<String> {
     let mut lines: Vec<(u64, usize, String)> = Vec::new();
-    let name = |c: usize| trace.clients.get(c).map_or("?", String::as_str);
+    let name = |c: usize| trace.client_name(c);
     let paused_at = |c: usize, t: u64| {
         trace
             .pauses
@@ -41,10 +41,7 @@ pub fn narrate(trace: &Trace) -> Vec<String> {
                     format!(
                         "At {} ms {} expired {}'s key, {} ms before {}'s lock stops being valid.",
                         lease.end_ms,
-                        trace
-                            .instances
-                            .get(lease.instance)
-                            .map_or("?", String::as_str),
+                        trace.instance_name(lease.instance),
                         name(lease.holder),
                         v - lease.end_ms,
                         name(lease.holder)
@@ -116,7 +113,7 @@ pub fn narrate(trace: &Trace) -> Vec<String> {
                 "At {t} ms {who} checked isHeld(), got false and skipped its write."
             )),
             Outcome::DebitSent { write } => trace.writes.get(*write).map(|w| {
-                let fence = super::engine::token_text(trace, w.token);
+                let fence = words::token_text(trace, w.token);
                 let mut s = format!("At {t} ms {who} sent a debit of {} with {fence}", w.amount);
                 let live = w
                     .generation
@@ -175,9 +172,9 @@ pub fn narrate(trace: &Trace) -> Vec<String> {
                 } else {
                     String::new()
                 };
-                match (a.purpose.as_str(), ok) {
-                    ("extend", true) if a.event.is_none() => String::new(),
-                    ("extend", true) => format!(
+                match (a.purpose, ok) {
+                    (Purpose::Extend, true) if a.event.is_none() => String::new(),
+                    (Purpose::Extend, true) => format!(
                         "At {t} ms {who} extended its lock on {} instances; validity {} ms.",
                         a.votes, a.validity_ms
                     ),
@@ -194,8 +191,9 @@ pub fn narrate(trace: &Trace) -> Vec<String> {
                     ),
                     (p, false) => format!(
                         "At {t} ms {who}'s {}{tries} failed: {}.",
-                        if p == "extend" { "extension" } else { "acquisition" },
-                        a.reason.as_deref().unwrap_or("no majority")
+                        if p == Purpose::Extend { "extension" } else { "acquisition" },
+                        words::failure_text(a, trace.instances.len())
+                            .unwrap_or_else(|| "no majority".to_string())
                     ),
                 }
             }).filter(|s| !s.is_empty()),

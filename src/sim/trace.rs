@@ -2,8 +2,10 @@
 //! belief intervals, the storage ledger and the balance over time. The UI draws only this, and
 //! the checker judges only this, so the trace is the single source of every verdict on screen.
 
-use super::account::{DebitVerdict, FenceRule};
-use super::scenario::{PauseCause, ReleaseKind, Tier};
+// The trace's vocabulary includes the storage's verdicts and the scenario's enumerations;
+// re-exported so that readers of a trace (checker, narration, UI) need only this module.
+pub use super::account::{DebitVerdict, FenceRule, Rejection};
+pub use super::scenario::{PauseCause, ReleaseKind, Tier};
 use serde::Serialize;
 
 #[derive(Clone, Debug, PartialEq, Eq, Serialize)]
@@ -18,6 +20,9 @@ pub struct Trace {
     pub instances: Vec<String>,
     /// Redlock's majority (1 for a single instance).
     pub majority: usize,
+    /// The stretches in which a client held live keys on a majority of the instances (every
+    /// lease of a single instance is one), by start.
+    pub majorities: Vec<HoldSpan>,
     /// The last instant anything happened or was scheduled, at least the scenario's `endMs`.
     pub end_ms: u64,
     pub steps: Vec<Step>,
@@ -39,6 +44,18 @@ pub struct Trace {
     pub step_limit_hit: bool,
     pub verdict: Verdict,
     pub narration: Vec<String>,
+}
+
+impl Trace {
+    /// A client's name, or "?" for an index the trace does not know.
+    pub fn client_name(&self, client: usize) -> &str {
+        self.clients.get(client).map_or("?", String::as_str)
+    }
+
+    /// A lock instance's name, or "?" for an index the trace does not know.
+    pub fn instance_name(&self, instance: usize) -> &str {
+        self.instances.get(instance).map_or("?", String::as_str)
+    }
 }
 
 /// One thing a client or the storage did, in the order it happened.
@@ -218,8 +235,7 @@ pub struct WriteRecord {
 pub struct Acquisition {
     pub client: usize,
     pub event: Option<usize>,
-    /// `acquire` or `extend`.
-    pub purpose: String,
+    pub purpose: Purpose,
     /// 1 for the first try, 2 for the first retry, …
     pub attempt: u32,
     pub start_ms: u64,
@@ -231,8 +247,37 @@ pub struct Acquisition {
     pub validity_ms: i64,
     pub ok: bool,
     pub fence: Option<u64>,
-    /// Why it failed, in words.
-    pub reason: Option<String>,
+    /// Why it failed (`None` exactly when `ok`); `words::failure_text` says it in words.
+    pub reason: Option<Failure>,
+}
+
+/// What a Redlock attempt tried to do.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Purpose {
+    Acquire,
+    Extend,
+}
+
+/// Why a Redlock attempt failed, checked in this order.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Failure {
+    /// Fewer than `needed` instances granted in time.
+    NoMajority,
+    /// The round took the whole TTL or longer.
+    TooSlow,
+    /// TTL − elapsed − drift margin left nothing.
+    NoValidityLeft,
+}
+
+/// A stretch of true time in which `client` held unexpired keys on a majority of instances.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct HoldSpan {
+    pub client: usize,
+    pub start_ms: u64,
+    pub end_ms: u64,
 }
 
 #[derive(Clone, Debug, PartialEq, Eq, Serialize)]
@@ -241,10 +286,18 @@ pub struct Outage {
     pub instance: usize,
     pub start_ms: u64,
     pub end_ms: u64,
-    /// `crash` (keys kept only if `persistent`) or `partition` (from `client`, or everyone).
-    pub kind: String,
+    pub kind: OutageKind,
     pub persistent: bool,
     pub client: Option<usize>,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum OutageKind {
+    /// Down; keys kept only if the outage is `persistent`.
+    Crash,
+    /// Cut off from the outage's `client`, or from everyone.
+    Partition,
 }
 
 #[derive(Clone, Debug, PartialEq, Eq, Serialize)]

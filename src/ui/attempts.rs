@@ -34,7 +34,7 @@ pub fn Attempts(props: &AttemptsProps) -> Html {
             { for t.acquisitions.iter().enumerate().filter_map(|(k, a)| {
                 let y = l.attempt_row_top(a.client)?;
                 let nth = seen.get_mut(a.client).map(|c| { *c += 1; *c - 1 })?;
-                let who = t.clients.get(a.client).map_or("?", String::as_str);
+                let who = t.client_name(a.client);
                 let x0 = l.axis.x(a.start_ms);
                 let x1 = l.axis.x(a.end_ms).max(x0 + 2);
                 // The label may run on until this client's next attempt starts.

@@ -59,8 +59,6 @@ pub fn event_label(e: &Event) -> String {
         Event::Release { .. } => "release".to_string(),
         Event::Crash { .. } => "crash".to_string(),
         Event::ClockJump { by_ms, .. } => format!("clock jump {by_ms:+} ms"),
-        #[allow(unreachable_patterns)]
-        other => other.kind().replace('_', " "),
     }
 }
 
@@ -149,16 +147,18 @@ pub struct Instant {
 /// instant it arrived.
 pub fn instant(trace: &Trace, t: u64) -> Instant {
     // The holder is whoever holds live keys on a majority of the instances (one of one for a
-    // single Redis).
-    let live: Vec<_> = trace
-        .leases
+    // single Redis), as the trace's majority spans say; its fence is its first live lease's.
+    let holder = trace
+        .majorities
         .iter()
-        .filter(|l| l.start_ms <= t && t < l.end_ms)
-        .collect();
-    let holder = live
-        .iter()
-        .find(|l| live.iter().filter(|o| o.holder == l.holder).count() >= trace.majority.max(1))
-        .map(|l| (l.holder, l.fence));
+        .find(|h| h.start_ms <= t && t < h.end_ms)
+        .map(|h| {
+            let live = trace
+                .leases
+                .iter()
+                .find(|l| l.holder == h.client && l.start_ms <= t && t < l.end_ms);
+            (h.client, live.and_then(|l| l.fence))
+        });
     let believers = trace
         .beliefs
         .iter()
@@ -205,7 +205,7 @@ pub fn instant(trace: &Trace, t: u64) -> Instant {
 /// The playhead's reading in one line, e.g. "At 40 ms: B holds the lease (fence 34). A and B
 /// believe they hold it; A's belief is stale. A is paused. Balance 90, last fence 34."
 pub fn instant_text(trace: &Trace, at: &Instant) -> String {
-    let name = |c: usize| trace.clients.get(c).map_or("?", String::as_str);
+    let name = |c: usize| trace.client_name(c);
     let fence = |f: Option<u64>| f.map_or(String::new(), |f| format!(" (fence {f})"));
     let mut s = format!("At {} ms: ", at.at_ms);
     match at.holder {

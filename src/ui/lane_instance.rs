@@ -5,9 +5,10 @@
 //! and its clock's offset at the playhead, read from the scenario's clock settings.
 
 use super::geometry::{small_text_width_px, LaneKind, Layout};
-use super::redlock_view::{clock_text, instance_event_labels, key_end_words};
+use super::redlock_view::{clock_text, instance_event_labels};
 use crate::sim::scenario::{Instance, InstanceEvent};
 use crate::sim::trace::{LeaseSpan, SpanEnd};
+use crate::sim::words::span_end_words;
 use std::rc::Rc;
 use yew::prelude::*;
 
@@ -68,7 +69,7 @@ pub fn InstanceLane(props: &InstanceLaneProps) -> Html {
         html! {
             <g class={classes!("fp-key", format!("fp-c{}", key.holder % 6), forgotten.then_some("forgotten"))}
                 data-testid={format!("key-{name}-{k}")}>
-                <title>{ format!("{name}: {holder}'s key from {} to {} ms, {}", key.start_ms, key.end_ms, key_end_words(&key.end)) }</title>
+                <title>{ format!("{name}: {holder}'s key from {} to {} ms, {}", key.start_ms, key.end_ms, span_end_words(&key.end)) }</title>
                 <rect x={x0.to_string()} y={y.to_string()} width={(x1 - x0).to_string()} height={KEY_H.to_string()} rx="3" />
                 if let Some(text) = label {
                     <text class="small" x={(x0 + 4).to_string()} y={(y + 12).to_string()}>{ text }</text>

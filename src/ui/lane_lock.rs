@@ -3,7 +3,7 @@
 //! with a tick at every renewal.
 
 use super::geometry::{text_width_px, LaneKind, Layout};
-use crate::sim::trace::SpanEnd;
+use crate::sim::words::span_end_words;
 use crate::sim::Trace;
 use std::rc::Rc;
 use yew::prelude::*;
@@ -18,19 +18,6 @@ impl PartialEq for LockLaneProps {
     fn eq(&self, other: &Self) -> bool {
         self.layout == other.layout
             && super::same_part(&self.trace, &other.trace, |t| (&t.leases, &t.clients))
-    }
-}
-
-fn end_words(end: &SpanEnd) -> &'static str {
-    match end {
-        SpanEnd::Expired => "TTL ran out",
-        SpanEnd::Released => "released",
-        SpanEnd::Deleted => "deleted by DEL",
-        SpanEnd::Crashed => "holder crashed",
-        SpanEnd::Replaced => "replaced",
-        SpanEnd::Open => "still held",
-        #[allow(unreachable_patterns)]
-        _ => "ended",
     }
 }
 
@@ -54,7 +41,7 @@ pub fn LockLane(props: &LockLaneProps) -> Html {
             { for t.leases.iter().enumerate().map(|(i, lease)| {
                 let x0 = l.axis.x(lease.start_ms);
                 let x1 = l.axis.x(lease.end_ms).max(x0 + 2);
-                let who = t.clients.get(lease.holder).map_or("?", String::as_str);
+                let who = t.client_name(lease.holder);
                 let mut label = match lease.fence {
                     Some(f) => format!("{who} · fence {f}"),
                     None => format!("{who} · no fence"),
@@ -62,7 +49,7 @@ pub fn LockLane(props: &LockLaneProps) -> Html {
                 if text_width_px(&label) + 10 > x1 - x0 {
                     label = who.to_string();
                 }
-                let end_label = format!("{} at {} ms", end_words(&lease.end), lease.end_ms);
+                let end_label = format!("{} at {} ms", span_end_words(&lease.end), lease.end_ms);
                 let show_end = text_width_px(&end_label) < x1 - x0 + 20;
                 html! {
                     <g class={classes!("fp-lease", format!("fp-c{}", lease.holder % 6))}

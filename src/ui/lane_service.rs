@@ -4,7 +4,6 @@
 //! share an instance), so a second holder shows up in the client lanes, as a belief.
 
 use super::geometry::{small_text_width_px, LaneKind, Layout};
-use super::redlock_view::majority_spans;
 use crate::sim::Trace;
 use std::rc::Rc;
 use yew::prelude::*;
@@ -25,10 +24,10 @@ pub fn ServiceLane(props: &ServiceLaneProps) -> Html {
     let top = lane.top_px;
     let (bar_y, bar_h) = (top + 8, 22);
     let n = t.instances.len();
-    let spans = majority_spans(t).into_iter().enumerate().map(|(k, h)| {
+    let spans = t.majorities.iter().enumerate().map(|(k, h)| {
         let x0 = l.axis.x(h.start_ms);
         let x1 = l.axis.x(h.end_ms).max(x0 + 2);
-        let who = t.clients.get(h.client).map_or("?", String::as_str);
+        let who = t.client_name(h.client);
         let label = [format!("{who} holds a majority"), who.to_string()]
             .into_iter()
             .find(|s| small_text_width_px(s) + 10 <= x1 - x0);

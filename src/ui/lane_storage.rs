@@ -5,7 +5,7 @@
 
 use super::describe::{mark, Mark};
 use super::geometry::{fit_label, place_rows, text_width_px, LaneKind, Layout};
-use crate::sim::engine::verdict_text;
+use crate::sim::words::verdict_text;
 use crate::sim::Trace;
 use std::rc::Rc;
 use yew::prelude::*;
@@ -61,7 +61,7 @@ pub fn StorageLane(props: &StorageLaneProps) -> Html {
     let t = &props.trace;
     let top = lane.top_px;
     let prefix = if props.ghost { "ghost-" } else { "" };
-    let name = |c: usize| t.clients.get(c).map_or("?", String::as_str);
+    let name = |c: usize| t.client_name(c);
 
     let mut writes: Vec<(i32, String, Mark, String)> = t
         .writes

@@ -1,12 +1,12 @@
 //! What the Redlock lanes show, read off the scenario and the trace: which lanes the lock
-//! service gets, when each client held the keys of a majority of instances, each instance's
-//! clock offset (a display of the scenario's clock settings), and the words on attempts, keys
+//! service gets, each instance's clock offset (a display of the scenario's clock settings), and the words on attempts, keys
 //! and instance events. Nothing here judges a run: ✓ and ✗ on an attempt are the trace's `ok`.
 
 use super::geometry::LockView;
 use crate::sim::clock::Clock;
 use crate::sim::scenario::{Instance, InstanceEvent};
-use crate::sim::trace::{Acquisition, SpanEnd, Trace};
+use crate::sim::trace::{Acquisition, Purpose};
+use crate::sim::words::{failure_text, purpose_word};
 use crate::sim::Scenario;
 
 /// Which lanes the lock service gets: one for a single Redis, one per Redlock instance, or one
@@ -17,63 +17,6 @@ pub fn lock_view(s: &Scenario, collapsed: bool) -> LockView {
         Some(_) if collapsed => LockView::Collapsed,
         Some(r) => LockView::Instances(r.instances.len()),
     }
-}
-
-/// A stretch of true time in which `client` held unexpired keys on a majority of instances.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct HoldSpan {
-    pub client: usize,
-    pub start_ms: u64,
-    pub end_ms: u64,
-}
-
-/// Every client's majority stretches, by start. Lease spans are half-open, so a key that
-/// expires at the instant another is granted does not overlap it.
-pub fn majority_spans(trace: &Trace) -> Vec<HoldSpan> {
-    let need = trace.majority.max(1);
-    let mut out = Vec::new();
-    for client in 0..trace.clients.len() {
-        let mut edges: Vec<(u64, bool, usize)> = trace
-            .leases
-            .iter()
-            .filter(|l| l.holder == client && l.end_ms > l.start_ms)
-            .flat_map(|l| {
-                [
-                    (l.start_ms, true, l.instance),
-                    (l.end_ms, false, l.instance),
-                ]
-            })
-            .collect();
-        // At one instant, ends (false) sort before starts (true).
-        edges.sort_unstable();
-        let mut held = vec![0u32; trace.instances.len().max(1)];
-        let mut since = None;
-        for (t, start, i) in edges {
-            let Some(h) = held.get_mut(i) else { continue };
-            *h = if start {
-                h.saturating_add(1)
-            } else {
-                h.saturating_sub(1)
-            };
-            let count = held.iter().filter(|&&h| h > 0).count();
-            match (since, count >= need) {
-                (None, true) => since = Some(t),
-                (Some(s), false) => {
-                    since = None;
-                    if t > s {
-                        out.push(HoldSpan {
-                            client,
-                            start_ms: s,
-                            end_ms: t,
-                        });
-                    }
-                }
-                _ => {}
-            }
-        }
-    }
-    out.sort_by_key(|h| (h.start_ms, h.client));
-    out
 }
 
 /// How far an instance's clock is from true time at `t_ms`: its offset, drift and jump events,
@@ -97,7 +40,11 @@ pub fn clock_text(inst: &Instance, t_ms: u64) -> String {
 /// An attempt's label, longest first, so the view can pick the longest that fits:
 /// "3/5 in 16 ms · valid 42 ms" or "✗ 2/5 in 10 ms: only 2 of 5 instances agreed, 3 needed".
 pub fn attempt_labels(a: &Acquisition, instances: usize) -> [String; 3] {
-    let what = if a.purpose == "extend" { "extend " } else { "" };
+    let what = if a.purpose == Purpose::Extend {
+        "extend "
+    } else {
+        ""
+    };
     let votes = format!("{what}{}/{instances}", a.votes);
     if a.ok {
         let fence = a.fence.map(|f| format!(" · fence {f}")).unwrap_or_default();
@@ -110,7 +57,7 @@ pub fn attempt_labels(a: &Acquisition, instances: usize) -> [String; 3] {
             format!("✓ {votes}"),
         ]
     } else {
-        let reason = a.reason.as_deref().unwrap_or("not acquired");
+        let reason = failure_text(a, instances).unwrap_or_else(|| "not acquired".to_string());
         [
             format!("✗ {votes} in {} ms: {reason}", a.elapsed_ms),
             format!("✗ {votes} in {} ms", a.elapsed_ms),
@@ -124,7 +71,7 @@ pub fn attempt_title(a: &Acquisition, who: &str, instances: usize) -> String {
     let mut s = format!(
         "{who}, {} attempt {}, {}–{} ms: {} of {instances} instances agreed ({} needed) in {} ms; \
          validity = TTL − {} ms elapsed − {} ms drift margin = {} ms",
-        a.purpose,
+        purpose_word(a.purpose),
         a.attempt,
         a.start_ms,
         a.end_ms,
@@ -135,23 +82,10 @@ pub fn attempt_title(a: &Acquisition, who: &str, instances: usize) -> String {
         a.drift_ms,
         a.validity_ms
     );
-    if let Some(r) = &a.reason {
+    if let Some(r) = failure_text(a, instances) {
         s.push_str(&format!(". Not acquired: {r}"));
     }
     s
-}
-
-/// Why an instance's key ended, in a few words.
-pub fn key_end_words(end: &SpanEnd) -> &'static str {
-    match end {
-        SpanEnd::Expired => "expired",
-        SpanEnd::Released => "released",
-        SpanEnd::Deleted => "deleted by DEL",
-        SpanEnd::Crashed => "holder crashed",
-        SpanEnd::Replaced => "replaced",
-        SpanEnd::Open => "still held",
-        SpanEnd::Forgotten => "forgotten on restart",
-    }
 }
 
 /// An instance event's label, longest first.
@@ -195,42 +129,8 @@ mod tests {
     use crate::sim::presets::{empty_redlock, preset};
     use crate::sim::run;
 
-    fn trace(id: &str) -> Trace {
+    fn trace(id: &str) -> crate::sim::Trace {
         run(&preset(id).expect("a preset"))
-    }
-
-    #[test]
-    fn majorities_follow_the_instance_keys() {
-        // R3's jump at 15 ms expires A's third key: A's majority lasts 5–15 ms, then B holds
-        // R3, R4 and R5 from 29 ms, while A still believes (in its client lane) until 58 ms.
-        let t = trace("redlock-clock-jump");
-        let spans: Vec<(usize, u64, u64)> = majority_spans(&t)
-            .iter()
-            .map(|h| (h.client, h.start_ms, h.end_ms))
-            .collect();
-        assert_eq!(spans, [(0, 5, 15), (1, 29, 85)]);
-        // Forgetting a key on restart ends A's majority at the crash.
-        let t = trace("redlock-restart");
-        let a: Vec<(u64, u64)> = majority_spans(&t)
-            .iter()
-            .filter(|h| h.client == 0)
-            .map(|h| (h.start_ms, h.end_ms))
-            .collect();
-        assert_eq!(a, [(5, 20)]);
-        // The happy path: all five keys; the majority ends when the third one expires.
-        let t = trace("redlock-happy");
-        assert_eq!(
-            majority_spans(&t),
-            [HoldSpan {
-                client: 0,
-                start_ms: 5,
-                end_ms: 65
-            }]
-        );
-        // A single instance is its own majority.
-        let t = trace("gc-pause-fenced");
-        assert!(majority_spans(&t).iter().all(|h| h.end_ms > h.start_ms));
-        assert_eq!(majority_spans(&t).len(), t.leases.len());
     }
 
     #[test]
@@ -318,6 +218,5 @@ mod tests {
             client: Some("A".into()),
         };
         assert_eq!(instance_event_labels(&cut, false)[0], "cut off from A");
-        assert_eq!(key_end_words(&SpanEnd::Forgotten), "forgotten on restart");
     }
 }

@@ -93,6 +93,9 @@ test('simulate: the GC pause is rejected with fencing on and unsafe with it off'
   const late = trace.writes.find((w) => trace.clients[w.client] === 'A');
   assert.equal(late.verdict.status, 'rejected');
   assert.equal(late.verdict.reason, 'stale_fence');
+  // Keys are camelCase inside a verdict too, as everywhere in the trace.
+  assert.equal(late.verdict.lastFence, 34);
+  assert.equal('last_fence' in late.verdict, false);
   assert.equal(trace.verdict.safe, true);
   assert.equal(trace.finalBalance, 90);
 

@@ -2,7 +2,8 @@
 //! here that rewrites a JSON value into the next version, and `to_current` runs the steps in
 //! order. Version 1 is the first published format, so today the chain only checks the number.
 
-use super::scenario::{ScenarioError, SCENARIO_VERSION};
+use super::error::ScenarioError;
+use super::limits::SCENARIO_VERSION;
 use serde_json::Value;
 
 /// One rewrite from version `from` to `from + 1`.
@@ -11,30 +12,29 @@ type Step = fn(Value) -> Result<Value, ScenarioError>;
 /// Migrations indexed by the version they start from (index 0 would migrate version 0).
 const STEPS: &[(u32, Step)] = &[];
 
-pub fn to_current(mut value: Value) -> Result<Value, ScenarioError> {
+pub(super) fn to_current(mut value: Value) -> Result<Value, ScenarioError> {
     let Some(obj) = value.as_object() else {
-        return Err(ScenarioError {
-            path: String::new(),
-            message: "expected a JSON object with a version and clients".to_string(),
-        });
+        return Err(ScenarioError::new(
+            "",
+            "expected a JSON object with a version and clients",
+        ));
     };
     let version = match obj.get("version") {
         None => {
-            return Err(ScenarioError {
-                path: "version".to_string(),
-                message: format!("missing; this build writes version {SCENARIO_VERSION}"),
-            })
+            return Err(ScenarioError::new(
+                "version",
+                format!("missing; this build writes version {SCENARIO_VERSION}"),
+            ))
         }
-        Some(v) => v.as_u64().ok_or_else(|| ScenarioError {
-            path: "version".to_string(),
-            message: format!("expected a whole number, got {v}"),
+        Some(v) => v.as_u64().ok_or_else(|| {
+            ScenarioError::new("version", format!("expected a whole number, got {v}"))
         })?,
     };
     if version > u64::from(SCENARIO_VERSION) || version == 0 {
-        return Err(ScenarioError {
-            path: "version".to_string(),
-            message: format!("this build reads versions up to {SCENARIO_VERSION}, got {version}"),
-        });
+        return Err(ScenarioError::new(
+            "version",
+            format!("this build reads versions up to {SCENARIO_VERSION}, got {version}"),
+        ));
     }
     let mut at = version as u32;
     while at < SCENARIO_VERSION {
@@ -42,9 +42,8 @@ pub fn to_current(mut value: Value) -> Result<Value, ScenarioError> {
             .iter()
             .find(|(from, _)| *from == at)
             .map(|(_, step)| *step)
-            .ok_or_else(|| ScenarioError {
-                path: "version".to_string(),
-                message: format!("no migration from version {at}"),
+            .ok_or_else(|| {
+                ScenarioError::new("version", format!("no migration from version {at}"))
             })?;
         value = step(value)?;
         at += 1;

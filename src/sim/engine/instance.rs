@@ -1,0 +1,93 @@
+//! One lock instance as the engine runs it: its key table, its own clock, its latency, and
+//! when it cannot be reached (crashed, or cut off from a client). A single Redis is one
+//! instance that is always reachable; Redlock builds one per configured instance.
+
+use crate::sim::clock::Clock;
+use crate::sim::lease::{LeaseTable, ReleaseMode};
+use crate::sim::scenario::{Instance, InstanceEvent, Redlock, ReleaseKind, Scenario};
+
+pub struct Inst {
+    pub table: LeaseTable,
+    pub clock: Clock,
+    pub latency_ms: u64,
+    /// `[start, end)` while crashed.
+    down: Vec<(u64, u64)>,
+    /// `[start, end)` cut off from one client, or from all (`None`).
+    cuts: Vec<(u64, u64, Option<usize>)>,
+}
+
+impl Inst {
+    /// The single Redis of a non-Redlock scenario: no latency, never down.
+    pub fn single(s: &Scenario) -> Inst {
+        Inst {
+            table: LeaseTable::new(s.lock.ttl_ms, s.lock.first_fence, s.lock.fencing),
+            clock: Clock::new(&s.lock.clock, []),
+            latency_ms: 0,
+            down: Vec::new(),
+            cuts: Vec::new(),
+        }
+    }
+
+    /// One Redlock instance from its settings: its clock (with its jump events), its outages.
+    pub fn redlock(s: &Scenario, r: &Redlock, i: &Instance) -> Inst {
+        let mut down = Vec::new();
+        let mut cuts = Vec::new();
+        for e in &i.events {
+            match e {
+                InstanceEvent::Crash { at_ms, down_ms, .. } => {
+                    down.push((*at_ms, at_ms.saturating_add(*down_ms)))
+                }
+                InstanceEvent::Partition {
+                    at_ms,
+                    duration_ms,
+                    client,
+                } => cuts.push((
+                    *at_ms,
+                    at_ms.saturating_add(*duration_ms),
+                    client
+                        .as_ref()
+                        .and_then(|c| s.clients.iter().position(|k| &k.name == c)),
+                )),
+                InstanceEvent::ClockJump { .. } => {}
+            }
+        }
+        Inst {
+            // Every instance counts its grants; the counter is a fence only in the variant
+            // that asks for one (`redlock.fence`).
+            table: LeaseTable::new(s.lock.ttl_ms, s.lock.first_fence, r.fence),
+            clock: Clock::new(&i.clock, i.clock_jumps()),
+            latency_ms: i.latency_ms,
+            down,
+            cuts,
+        }
+    }
+
+    pub fn reachable(&self, client: usize, t: u64) -> bool {
+        !self.down.iter().any(|(s, e)| *s <= t && t < *e)
+            && !self
+                .cuts
+                .iter()
+                .any(|(s, e, c)| *s <= t && t < *e && c.is_none_or(|c| c == client))
+    }
+
+    /// Whether `owner` holds a live key here at true time `t`, as `isHeld()` would see it.
+    pub fn holds(&self, key: &str, owner: &str, client: usize, t: u64) -> bool {
+        self.reachable(client, t) && self.table.is_held(key, owner, self.clock.local(t))
+    }
+
+    /// The TTL ran out on this instance's clock: drop the key if it is still that grant.
+    pub fn expire(&mut self, key: &str, t: u64, generation: u64, expires_at: i64) {
+        let now = self.clock.local(t);
+        if now >= expires_at {
+            self.table.purge_expired(key, generation, now);
+        }
+    }
+}
+
+/// The table's release for a scenario's release kind.
+pub fn release_mode(kind: ReleaseKind) -> ReleaseMode {
+    match kind {
+        ReleaseKind::TokenChecked => ReleaseMode::TokenChecked,
+        ReleaseKind::BareDel => ReleaseMode::BareDel,
+    }
+}

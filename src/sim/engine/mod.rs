@@ -1,0 +1,290 @@
+//! The deterministic engine: `run(&Scenario) -> Trace`. A priority queue of actions ordered by
+//! true time replays every client's events against the lock service and the storage. A paused
+//! client executes nothing; what falls due during its pause runs when it wakes, in order. The
+//! number of actions is bounded by the scenario's step limit, and hitting it is reported.
+//!
+//! The parts are children of this module and never import it: `queue` (the agenda and the
+//! pauses), `world` (what every part shares, the trace being written), `instance` (one lock
+//! instance), `single` and `redlock` (the two lock services), `outages` (what an instance's own
+//! events do), `storage` (debits and verdicts) and `spans` (what the finished lease spans
+//! imply). This file composes them: the service is a `Service`, so the Redlock path gets its
+//! settings through its type and no step asks whether Redlock is configured.
+
+mod instance;
+mod outages;
+mod queue;
+mod redlock;
+mod single;
+mod spans;
+mod storage;
+mod world;
+
+use super::checker;
+use super::narrate;
+use super::scenario::{Event, Scenario};
+use super::trace::*;
+use instance::Inst;
+use queue::{Action, Item};
+use redlock::Redlock;
+use single::Single;
+use storage::Storage;
+use world::World;
+
+/// The lock service a scenario runs against.
+enum Service<'a> {
+    Single(Single),
+    Redlock(Redlock<'a>),
+}
+
+impl Service<'_> {
+    fn instances(&self) -> &[Inst] {
+        match self {
+            Service::Single(x) => x.instances(),
+            Service::Redlock(r) => r.instances(),
+        }
+    }
+
+    fn instance_mut(&mut self, i: usize) -> Option<&mut Inst> {
+        match self {
+            Service::Single(x) => (i == 0).then(|| x.instance_mut()),
+            Service::Redlock(r) => r.instance_mut(i),
+        }
+    }
+}
+
+struct Sim<'a> {
+    w: World<'a>,
+    service: Service<'a>,
+    storage: Storage,
+}
+
+/// Runs a validated scenario to completion (or to its step limit).
+pub fn run(s: &Scenario) -> Trace {
+    let mut sim = Sim::new(s);
+    sim.schedule_events();
+    sim.drain();
+    sim.finish()
+}
+
+impl<'a> Sim<'a> {
+    fn new(s: &'a Scenario) -> Sim<'a> {
+        let (service, instances, majority) = match &s.lock.redlock {
+            None => (Service::Single(Single::new(s)), vec!["lock".to_string()], 1),
+            Some(r) => (
+                Service::Redlock(Redlock::new(s, r)),
+                r.instances.iter().map(|i| i.name.clone()).collect(),
+                r.majority(),
+            ),
+        };
+        Sim {
+            w: World::new(s, instances, majority),
+            service,
+            storage: Storage::new(s),
+        }
+    }
+
+    fn schedule_events(&mut self) {
+        let mut all: Vec<(u64, usize, usize)> = Vec::new();
+        for (c, client) in self.w.s.clients.iter().enumerate() {
+            for (i, e) in client.events.iter().enumerate() {
+                all.push((e.at_ms(), c, i));
+            }
+        }
+        all.sort();
+        for (at, client, event) in all {
+            self.w.queue.push(at, at, Action::Event { client, event });
+        }
+        if let Service::Redlock(r) = &self.service {
+            r.schedule(&mut self.w.queue);
+        }
+    }
+
+    fn drain(&mut self) {
+        let mut steps: u32 = 0;
+        while let Some(item) = self.w.queue.pop() {
+            if steps >= self.w.s.step_limit {
+                self.w.trace.step_limit_hit = true;
+                break;
+            }
+            steps += 1;
+            self.w.trace.end_ms = self.w.trace.end_ms.max(item.at);
+            self.act(item);
+        }
+    }
+
+    fn act(&mut self, item: Item) {
+        let t = item.at;
+        let w = &mut self.w;
+        match (item.action, &mut self.service) {
+            (
+                Action::Expire {
+                    instance,
+                    generation,
+                    expires_at,
+                },
+                service,
+            ) => {
+                if let Some(i) = service.instance_mut(instance) {
+                    i.expire(&w.s.key, t, generation, expires_at);
+                }
+            }
+            (Action::InstanceEvent { instance, event }, Service::Redlock(r)) => {
+                r.instance_event(w, t, instance, event)
+            }
+            (Action::Request { attempt, instance }, Service::Redlock(r)) => {
+                r.request(w, t, attempt, instance)
+            }
+            (Action::Reply { attempt, instance }, Service::Redlock(r)) => {
+                r.reply(t, attempt, instance)
+            }
+            (Action::Collect { attempt }, Service::Redlock(r)) => {
+                let client = r.client_of(attempt);
+                if !w.clients[client].crashed && w.ready_for(item, client) {
+                    r.collect(w, t, attempt);
+                }
+            }
+            (
+                Action::Retry {
+                    client,
+                    event,
+                    attempt,
+                },
+                Service::Redlock(r),
+            ) => {
+                if !w.clients[client].crashed && w.ready_for(item, client) {
+                    r.start_attempt(w, t, client, Some(event), attempt);
+                }
+            }
+            // Only Redlock schedules these.
+            (
+                Action::InstanceEvent { .. }
+                | Action::Request { .. }
+                | Action::Reply { .. }
+                | Action::Collect { .. }
+                | Action::Retry { .. },
+                Service::Single(_),
+            ) => {}
+            (Action::Wake { client, event }, _) => {
+                if !w.clients[client].crashed && w.paused_until(client, t).is_none() {
+                    w.step(t, client, Some(event), Outcome::Woke);
+                }
+            }
+            (Action::Event { client, event }, _) => {
+                let e = &w.s.clients[client].events[event];
+                let immediate = matches!(
+                    e,
+                    Event::Pause { .. } | Event::ClockJump { .. } | Event::Crash { .. }
+                );
+                if immediate || w.ready(item) {
+                    self.event(t, item.due, client, event);
+                }
+            }
+            (Action::CheckWrite { client, event }, _) => {
+                if w.ready(item) {
+                    self.storage.send(w, t, item.due, client, event);
+                }
+            }
+            (Action::Tick { client, watchdog }, service) => {
+                if w.clients[client].watchdog == watchdog
+                    && !w.clients[client].crashed
+                    && w.ready(item)
+                {
+                    match service {
+                        Service::Single(x) => x.tick(w, t, client),
+                        Service::Redlock(r) => r.start_extend(w, t, client, None),
+                    }
+                }
+            }
+            (Action::Arrive { write }, _) => self.storage.arrive(w, t, write),
+        }
+    }
+
+    fn event(&mut self, t: u64, due: u64, client: usize, event: usize) {
+        let w = &mut self.w;
+        let e = w.s.clients[client].events[event].clone();
+        match (e, &mut self.service) {
+            (Event::Acquire { .. }, Service::Single(x)) => x.acquire(w, t, client, event),
+            (Event::Acquire { .. }, Service::Redlock(r)) => {
+                r.start_attempt(w, t, client, Some(event), 1)
+            }
+            (Event::Debit { .. }, _) => self.storage.send(w, t, due, client, event),
+            (
+                Event::Pause {
+                    duration_ms, cause, ..
+                },
+                _,
+            ) => {
+                let until_ms = t.saturating_add(duration_ms);
+                if w.clients[client].crashed {
+                    return;
+                }
+                w.trace.pauses.push(PauseSpan {
+                    client,
+                    event,
+                    cause,
+                    start_ms: t,
+                    end_ms: until_ms,
+                });
+                w.step(t, client, Some(event), Outcome::Paused { cause, until_ms });
+                w.queue.push(until_ms, 0, Action::Wake { client, event });
+            }
+            (Event::CheckThenWrite { gap_ms, .. }, service) => {
+                let name = &w.s.clients[client].name;
+                let holding = service
+                    .instances()
+                    .iter()
+                    .filter(|i| i.holds(&w.s.key, name, client, t))
+                    .count();
+                let held = holding >= w.trace.majority;
+                w.message(client, Some(event), Target::Lock, "isHeld", t, t);
+                if held {
+                    w.step(t, client, Some(event), Outcome::CheckPassed);
+                    let at = t.saturating_add(gap_ms);
+                    w.queue.push(at, at, Action::CheckWrite { client, event });
+                } else {
+                    w.step(t, client, Some(event), Outcome::CheckFailed);
+                }
+            }
+            (Event::Renew { .. }, Service::Single(x)) => {
+                x.renew(w, t, client, Some(event));
+            }
+            (Event::Renew { .. }, Service::Redlock(r)) => {
+                r.start_extend(w, t, client, Some(event));
+            }
+            (Event::Watchdog { .. }, _) => {
+                w.start_watchdog(t, client);
+                w.step(t, client, Some(event), Outcome::WatchdogStarted);
+            }
+            (Event::Release { mode, .. }, Service::Single(x)) => {
+                x.release(w, t, client, event, mode)
+            }
+            (Event::Release { mode, .. }, Service::Redlock(r)) => {
+                r.release_all(w, t, client, event, mode)
+            }
+            (Event::Crash { .. }, _) => {
+                if w.clients[client].crashed {
+                    return;
+                }
+                w.clients[client].crashed = true;
+                w.clients[client].watchdog = 0;
+                w.drop_belief(t, client, SpanEnd::Crashed);
+                w.step(t, client, Some(event), Outcome::Crashed);
+            }
+            (Event::ClockJump { by_ms, .. }, _) => {
+                w.step(t, client, Some(event), Outcome::ClockJumped { by_ms });
+            }
+        }
+    }
+
+    fn finish(self) -> Trace {
+        let Sim { w, storage, .. } = self;
+        let mut trace = w.trace;
+        spans::mark_stale_beliefs(&mut trace);
+        trace.majorities = spans::majority_spans(&trace);
+        trace.final_balance = storage.balance();
+        trace.last_fence = storage.last_fence();
+        trace.verdict = checker::check(&trace);
+        trace.narration = narrate::narrate(&trace);
+        trace
+    }
+}

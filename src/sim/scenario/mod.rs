@@ -1,0 +1,112 @@
+//! The scenario: everything a run depends on, as versioned data, and the one door it comes in
+//! through. `Scenario::from_json` migrates an older version, reads the value field by field
+//! and validates the limits, so input is either a scenario every run of which is bounded, or an
+//! error that names the field at fault.
+
+mod error;
+mod fields;
+pub mod limits;
+mod migrate;
+mod read;
+mod types;
+mod validate;
+
+pub use error::ScenarioError;
+pub use limits::*;
+pub use types::*;
+
+impl Scenario {
+    /// Parses and validates a scenario from JSON text, migrating older versions.
+    pub fn from_json(text: &str) -> Result<Scenario, ScenarioError> {
+        let value: serde_json::Value = serde_json::from_str(text)
+            .map_err(|e| ScenarioError::new("", format!("not valid JSON ({e})")))?;
+        Scenario::from_value(value)
+    }
+
+    /// Validates an already-parsed JSON value (what the JS API receives).
+    pub fn from_value(value: serde_json::Value) -> Result<Scenario, ScenarioError> {
+        let value = migrate::to_current(value)?;
+        let scenario = read::scenario(&value)?;
+        scenario.validate()?;
+        Ok(scenario)
+    }
+
+    pub fn to_json(&self) -> String {
+        serde_json::to_string(self).unwrap_or_default()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::sim::account::FenceRule;
+
+    fn error_of(json: &str) -> String {
+        match Scenario::from_json(json) {
+            Ok(_) => "ok".to_string(),
+            Err(e) => e.to_string(),
+        }
+    }
+
+    #[test]
+    fn minimal_scenario_gets_the_defaults() {
+        let s = Scenario::from_json(r#"{"version":1,"clients":[{"name":"A"}]}"#).unwrap();
+        assert_eq!(s.lock.ttl_ms, 30);
+        assert_eq!(s.lock.first_fence, 33);
+        assert_eq!(s.storage.balance, 100);
+        assert_eq!(s.storage.fence_rule, FenceRule::Strict);
+        assert_eq!(Scenario::from_json(&s.to_json()), Ok(s));
+    }
+
+    #[test]
+    fn malformed_input_names_the_field() {
+        let base = |events: &str| {
+            format!(r#"{{"version":1,"clients":[{{"name":"A","events":[{events}]}}]}}"#)
+        };
+        let cases = [
+            ("{\"version\":", "not valid JSON"),
+            ("[]", "expected a JSON object"),
+            ("{\"version\":1}", "missing field `clients`"),
+            (
+                &base(r#"{"kind":"teleport","atMs":1}"#),
+                "clients[0].events[0].kind: unknown variant `teleport`",
+            ),
+            (
+                &base(r#"{"kind":"pause","atMs":1,"durationMs":-5,"cause":"gc"}"#),
+                "clients[0].events[0].durationMs: expected a whole number ≥ 0, got -5",
+            ),
+            (
+                &base(r#"{"kind":"acquire","atMs":"soon"}"#),
+                "clients[0].events[0].atMs: expected a whole number ≥ 0, got text \"soon\"",
+            ),
+            (
+                &base(r#"{"kind":"acquire","atMs":99999999999}"#),
+                "clients[0].events[0].atMs: expected at most 10000000 ms",
+            ),
+            (
+                &base(r#"{"kind":"debit","atMs":1}"#),
+                "clients[0].events[0]: missing field `amount`",
+            ),
+            (
+                &base(r#"{"kind":"acquire","atMs":1,"color":"red"}"#),
+                "clients[0].events[0].color: unknown field `color`",
+            ),
+            (
+                r#"{"version":1,"lock":{"ttlMs":0},"clients":[{"name":"A"}]}"#,
+                "lock.ttlMs: expected 1 to",
+            ),
+            (
+                r#"{"version":1,"clients":[{"name":"A"},{"name":"A"}]}"#,
+                "clients[1].name: another client is already named",
+            ),
+            (
+                r#"{"version":9,"clients":[]}"#,
+                "version: this build reads versions up to 1, got 9",
+            ),
+        ];
+        for (json, want) in cases {
+            let got = error_of(json);
+            assert!(got.starts_with(want), "{json}\n got: {got}\nwant: {want}");
+        }
+    }
+}

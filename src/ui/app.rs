@@ -2,24 +2,24 @@
 //! scenario (the run and its ghost without fencing), routes keys, and keeps the focus on the
 //! selected event after a key press moved it. Everything else is drawn by child components.
 
-use super::banner::Banner;
-use super::client_inspector::ClientInspector;
-use super::dom;
-use super::hint::Hint;
-use super::inspector::Inspector;
-use super::instance_edit::{self, InstanceRef};
-use super::narration::Narration;
-use super::palette::Palette;
-use super::palette_instance::InstancePalette;
-use super::preset_picker::PresetPicker;
-use super::readout::Readout;
-use super::redlock_options::RedlockOptions;
-use super::settings::Settings;
-use super::settings_service::ServiceSettings;
-use super::state::{apply, key_action, Action, State};
-use super::sync::use_sync;
-use super::timeline::Timeline;
-use super::toolbar::{import_file, Toolbar};
+use super::controls::palette::Palette;
+use super::controls::palette_instance::InstancePalette;
+use super::controls::preset_picker::PresetPicker;
+use super::controls::redlock_options::RedlockOptions;
+use super::controls::settings::Settings;
+use super::controls::settings_service::ServiceSettings;
+use super::controls::toolbar::{import_file, Toolbar};
+use super::inspect::banner::Banner;
+use super::inspect::client_inspector::ClientInspector;
+use super::inspect::hint::Hint;
+use super::inspect::instance_inspector::Inspector;
+use super::inspect::narration::Narration;
+use super::inspect::readout::Readout;
+use super::lanes::dom;
+use super::lanes::timeline::Timeline;
+use super::model::instance_edit::{self, InstanceRef};
+use super::model::state::{apply, key_action, Action, State};
+use super::share::sync::use_sync;
 use crate::sim::{self, FenceRule, Scenario, Trace};
 use std::rc::Rc;
 use wasm_bindgen::JsCast;
@@ -281,7 +281,7 @@ pub fn App(props: &AppProps) -> Html {
 
 fn refocus(
     root: &NodeRef,
-    selected: Option<super::state::EventRef>,
+    selected: Option<super::model::state::EventRef>,
     instance: Option<InstanceRef>,
 ) {
     let Some(root) = root.cast::<web_sys::Element>() else {

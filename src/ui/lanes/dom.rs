@@ -2,8 +2,8 @@
 //! pointer's position in SVG coordinates, and which event part a focused element stands for.
 
 use super::geometry::{svg_x, svg_y, Layout};
-use super::instance_edit::InstanceRef;
-use super::state::{DragTarget, EventRef, Part};
+use crate::ui::model::instance_edit::InstanceRef;
+use crate::ui::model::state::{DragTarget, EventRef, Part};
 use std::cell::Cell;
 use wasm_bindgen::JsCast;
 use web_sys::Element;

@@ -4,10 +4,10 @@
 //! always ends in a working state with a notice, never a blank page.
 
 use super::state::{Action, State};
-use super::{initial_state, MountOptions};
 use crate::link;
 use crate::sim::presets::presets;
 use crate::sim::Scenario;
+use crate::ui::{initial_state, MountOptions};
 
 /// The localStorage key of the autosaved scenario. The JSON inside carries its own version, which
 /// `Scenario::from_json` migrates; the `v1` is for the day the stored shape itself changes.
@@ -103,7 +103,7 @@ pub fn import_action(file_name: &str, text: &str) -> Action {
 mod tests {
     use super::*;
     use crate::sim::presets::preset;
-    use crate::ui::state::apply;
+    use crate::ui::model::state::apply;
 
     fn page() -> MountOptions {
         MountOptions {

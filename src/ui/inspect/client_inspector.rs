@@ -3,10 +3,10 @@
 //! release's mode, a clock jump's size. It sends the text as typed; `apply` refuses what is no
 //! valid value with a notice naming the field, so every change is one validated, undoable edit.
 
-use super::event_edit::{fields, kind_label, value, Field, CAUSES, MODES};
-use super::inspector;
-use super::state::{Action, EventRef};
+use super::instance_inspector;
 use crate::sim::Event as SimEvent;
+use crate::ui::model::event_edit::{fields, kind_label, value, Field, CAUSES, MODES};
+use crate::ui::model::state::{Action, EventRef};
 use std::rc::Rc;
 use yew::prelude::*;
 
@@ -26,7 +26,7 @@ pub fn ClientInspector(props: &ClientInspectorProps) -> Html {
         let onchange = props.on_change.reform(move |e: Event| Action::SetField {
             target,
             field: f,
-            value: inspector::value(&e).unwrap_or_default(),
+            value: instance_inspector::value(&e).unwrap_or_default(),
         });
         let v = value(ev, f).unwrap_or_default();
         let testid = format!("edit-{}", f.attr());

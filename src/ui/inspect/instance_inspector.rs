@@ -2,9 +2,9 @@
 //! whether it slews, whether a crash keeps its keys, which client a partition cuts off, and
 //! exact times. Every change is one validated, undoable edit.
 
-use super::instance_edit::{with_field, InstanceAction, InstanceRef};
-use super::state::Action;
 use crate::sim::scenario::InstanceEvent;
+use crate::ui::model::instance_edit::{with_field, InstanceAction, InstanceRef};
+use crate::ui::model::state::Action;
 use std::rc::Rc;
 use wasm_bindgen::JsCast;
 use yew::prelude::*;

@@ -441,7 +441,7 @@ pub fn with_field(e: &InstanceEvent, field: &str, v: &str) -> Option<InstanceEve
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::ui::state::{apply, DragTarget};
+    use crate::ui::model::state::{apply, DragTarget};
 
     fn empty() -> State {
         apply(
@@ -788,7 +788,7 @@ mod tests {
     #[test]
     fn one_selection_at_a_time_and_none_that_does_not_exist() {
         let s = with(InstanceTool::Crash, 2, 20);
-        let client = crate::ui::state::EventRef {
+        let client = crate::ui::model::state::EventRef {
             client: 0,
             event: 0,
         };
@@ -805,7 +805,7 @@ mod tests {
             &a,
             Action::Add {
                 client: 0,
-                tool: crate::ui::state::Tool::Acquire,
+                tool: crate::ui::model::state::Tool::Acquire,
                 at_ms: 0,
             },
         );

@@ -6,7 +6,7 @@ use super::lane_instance::InstanceLane;
 use super::lane_lock::LockLane;
 use super::lane_service::ServiceLane;
 use crate::sim::{Scenario, Trace};
-use crate::ui::model::instance_edit::InstanceRef;
+use crate::ui::model::selection::InstanceRef;
 use std::rc::Rc;
 use yew::prelude::*;
 

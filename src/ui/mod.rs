@@ -1,7 +1,10 @@
-//! The front end. `state` (the one State, Action and `apply`), `geometry` (time ↔ pixels, lane
-//! layout) and `describe` (words and playhead readings taken from the trace) are pure and
-//! tested natively; the Yew components, one per file, exist only on wasm32. `mount` is the
-//! entry point the JavaScript API calls.
+//! The front end, by folder: `model` (the one State, its Actions and the pure `apply`, the
+//! selection, drag, keys and undo, what links and saved data become), `lanes` (the timeline and
+//! its lanes, with the pure `geometry`, `describe` and `redlock_view`), `inspect` (the verdict,
+//! hint, inspectors, readout and narration), `controls` (palettes, settings, presets, toolbar)
+//! and `share` (the hash and localStorage effect, exports). `model` and the pure parts of
+//! `lanes` are plain Rust tested natively; the Yew components, one per file, exist only on
+//! wasm32. `mount` is the entry point the JavaScript API calls.
 
 pub mod lanes;
 pub mod model;

@@ -3,7 +3,8 @@
 //! natively. Client events and Redlock instance events are edited by one model: `item` is the
 //! trait both implement, `selection` addresses either and says what is selected, and `drag`,
 //! `keys` and `apply` are written once for both. Imports run one way: `fields` → `item` →
-//! `selection` → `state` → `history` → `drag`, `keys`, `service` → `apply` → `persist`.
+//! `selection` → `state` (with `tools`) → `history` → `drag`, `keys`, `service` → `apply` →
+//! `persist`.
 
 pub mod apply;
 pub mod client_event;

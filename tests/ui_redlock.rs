@@ -308,3 +308,44 @@ async fn instance_events_are_added_edited_nudged_deleted_and_undone_by_hand() {
     change(&root, "inspect-len", Some("20000000"), None).await;
     assert!(text(&root, "notice").contains("downMs"));
 }
+
+#[wasm_bindgen_test]
+async fn an_instance_field_that_is_no_number_is_refused_beside_its_inspector() {
+    let root = mounted("redlock-empty").await;
+    change(&root, "instance-target", Some("2"), None).await;
+    get(&root, "itool-partition")
+        .dyn_into::<web_sys::HtmlElement>()
+        .unwrap()
+        .click();
+    yew::scheduler::flush().await;
+    assert!(text(&root, "inspector").contains("R3: partition"));
+    change(&root, "inspect-len", Some("-5"), None).await;
+    // The refusal names the field and sits in the inspector's row, not on the hint's line.
+    let notice = get(&root, "notice");
+    assert!(
+        notice
+            .text_content()
+            .unwrap_or_default()
+            .starts_with("duration ms: expected a whole number from 0"),
+        "{:?}",
+        notice.text_content()
+    );
+    assert!(notice
+        .parent_element()
+        .is_some_and(|p| p.class_name().contains("fp-inspector-row")));
+    assert_eq!(count(&root, "[data-testid=\"notice\"]"), 1);
+    // The input shows the kept length again, and the lane is unchanged.
+    assert_eq!(
+        get(&root, "inspect-len")
+            .dyn_into::<web_sys::HtmlInputElement>()
+            .unwrap()
+            .value(),
+        "40"
+    );
+    assert_eq!(
+        get(&root, "iev-R3-0-end")
+            .get_attribute("aria-valuenow")
+            .as_deref(),
+        Some("110")
+    );
+}

@@ -679,3 +679,16 @@ pub fn preset(id: &str) -> Option<Scenario> {
         .find(|p| p.id == id)
         .map(|p| p.scenario)
 }
+
+/// The scenario a newcomer sees first: the preset `DEFAULT_PRESET` names.
+pub fn default_scenario() -> Scenario {
+    gc_pause_with_watchdog(FenceRule::Strict)
+}
+
+/// The id of the preset `s` is exactly, so the picker can show it after a link or a file.
+pub fn matching_preset(s: &Scenario) -> Option<&'static str> {
+    presets()
+        .into_iter()
+        .find(|p| p.scenario == *s)
+        .map(|p| p.id)
+}

@@ -2,24 +2,26 @@
 //! scenario (the run and its ghost without fencing), routes keys, and keeps the focus on the
 //! selected event after a key press moved it. Everything else is drawn by child components.
 
-use super::banner::Banner;
-use super::client_inspector::ClientInspector;
-use super::dom;
-use super::hint::Hint;
-use super::inspector::Inspector;
-use super::instance_edit::{self, InstanceRef};
-use super::narration::Narration;
-use super::palette::Palette;
-use super::palette_instance::InstancePalette;
-use super::preset_picker::PresetPicker;
-use super::readout::Readout;
-use super::redlock_options::RedlockOptions;
-use super::settings::Settings;
-use super::settings_service::ServiceSettings;
-use super::state::{apply, key_action, Action, State};
-use super::sync::use_sync;
-use super::timeline::Timeline;
-use super::toolbar::{import_file, Toolbar};
+use super::controls::palette::Palette;
+use super::controls::palette_instance::InstancePalette;
+use super::controls::preset_picker::PresetPicker;
+use super::controls::redlock_options::RedlockOptions;
+use super::controls::settings::Settings;
+use super::controls::settings_service::ServiceSettings;
+use super::controls::toolbar::{import_file, Toolbar};
+use super::inspect::banner::Banner;
+use super::inspect::client_inspector::ClientInspector;
+use super::inspect::hint::Hint;
+use super::inspect::instance_inspector::Inspector;
+use super::inspect::narration::Narration;
+use super::inspect::readout::Readout;
+use super::lanes::dom;
+use super::lanes::timeline::Timeline;
+use super::model::apply::apply;
+use super::model::keys::key_action;
+use super::model::selection::{Selection, Slot};
+use super::model::state::{Action, State};
+use super::share::sync::use_sync;
 use crate::sim::{self, FenceRule, Scenario, Trace};
 use std::rc::Rc;
 use wasm_bindgen::JsCast;
@@ -104,10 +106,10 @@ pub fn App(props: &AppProps) -> Html {
     // Keys move the selected event; when that re-created its element, put the focus back.
     {
         let root = root.clone();
-        let selected = (state.selected, state.selected_instance);
+        let selection = state.selection;
         use_effect_with(state.focus_ticket, move |ticket| {
             if *ticket > 0 {
-                refocus(&root, selected.0, selected.1);
+                refocus(&root, selection);
             }
         });
     }
@@ -122,12 +124,9 @@ pub fn App(props: &AppProps) -> Html {
                     return;
                 }
             }
-            let focus = target.as_ref().and_then(dom::event_part);
+            let focus = target.as_ref().and_then(dom::item_part);
             let ctrl = e.ctrl_key() || e.meta_key();
-            let on_instance = target.as_ref().and_then(dom::instance_part);
-            let action = key_action(&e.key(), e.shift_key(), ctrl, dragging, focus)
-                .or_else(|| instance_edit::key_action(&e.key(), e.shift_key(), on_instance));
-            if let Some(action) = action {
+            if let Some(action) = key_action(&e.key(), e.shift_key(), ctrl, dragging, focus) {
                 e.prevent_default();
                 dispatch.emit(action);
             }
@@ -185,6 +184,20 @@ pub fn App(props: &AppProps) -> Html {
         state.readonly.then_some("fp-readonly")
     );
     let uid: AttrValue = format!("fp{}", props.uid).into();
+    // The selected instance event, when its inspector shows: a refusal then shows beside it.
+    let inspected = state
+        .selection
+        .instance()
+        .filter(|_| !state.readonly && !props.compact)
+        .and_then(|r| {
+            let inst = scenario.lock.redlock.as_ref()?.instances.get(r.instance)?;
+            Some((r, inst.name.clone(), inst.events.get(r.event)?.clone()))
+        });
+    let hint_notice = state
+        .notice
+        .clone()
+        .filter(|_| inspected.is_none())
+        .map(AttrValue::from);
     html! {
         <div {class} ref={root.clone()} {onkeydown} {ondragover} {ondrop} data-testid="playground">
             <div class="fp-head">
@@ -208,8 +221,9 @@ pub fn App(props: &AppProps) -> Html {
             }
             <Banner trace={settled.trace.clone()} ghost={settled.ghost.clone()} ghost_fenced={settled.ghost_fenced} />
             // The selected client event's inspector takes the hint's line, one line high, so
-            // selecting an event does not move the timeline; a refusal shows beside it.
-            if let Some((target, name, event)) = state.selected.filter(|_| !state.readonly && !props.compact).and_then(|r| {
+            // selecting an event does not move the timeline; a refusal shows beside it (beside
+            // the instance inspector, for an instance event).
+            if let Some((target, name, event)) = state.selection.event().filter(|_| !state.readonly && !props.compact).and_then(|r| {
                 let c = scenario.clients.get(r.client)?;
                 Some((r, c.name.clone(), c.events.get(r.event)?.clone()))
             }) {
@@ -221,11 +235,11 @@ pub fn App(props: &AppProps) -> Html {
                     }
                 </div>
             } else {
-                <Hint scenario={before} readonly={state.readonly} notice={state.notice.clone().map(AttrValue::from)} />
+                <Hint scenario={before} readonly={state.readonly} notice={hint_notice} />
             }
             if !state.readonly && !props.compact {
                 <div class="fp-row">
-                    <Palette tool={state.tool} selected={state.selected} clients={scenario.clients.len()}
+                    <Palette tool={state.tool} selected={state.selection.event()} clients={scenario.clients.len()}
                         playhead_ms={state.playhead_ms} on_add={dispatch.clone()} />
                 </div>
                 <div class="fp-row">
@@ -246,13 +260,14 @@ pub fn App(props: &AppProps) -> Html {
                 // Always there for Redlock, so selecting or deselecting never moves the timeline.
                 if scenario.lock.redlock.is_some() {
                     <div class="fp-row fp-inspector-row">
-                        if let Some((target, name, event)) = state.selected_instance.and_then(|r| {
-                            let inst = scenario.lock.redlock.as_ref()?.instances.get(r.instance)?;
-                            Some((r, inst.name.clone(), inst.events.get(r.event)?.clone()))
-                        }) {
-                            <Inspector {target} name={AttrValue::from(name)} event={Rc::new(event)}
+                        if let Some((target, name, event)) = inspected {
+                            <Inspector key={u8::from(state.notice.is_some())} {target} name={AttrValue::from(name)}
+                                event={Rc::new(event)}
                                 clients={Rc::new(scenario.clients.iter().map(|c| c.name.clone()).collect::<Vec<_>>())}
                                 on_change={dispatch.clone()} />
+                            if let Some(n) = state.notice.clone() {
+                                <span class="fp-notice" role="status" data-testid="notice">{ n }</span>
+                            }
                         } else {
                             <span class="fp-hint" data-testid="inspector-hint">
                                 { "Select a clock jump, crash or partition to set how far, whether keys survive, or whom it cuts off. Double-click an instance lane to add one." }
@@ -262,11 +277,10 @@ pub fn App(props: &AppProps) -> Html {
                 }
             }
             <Timeline scenario={scenario.clone()} trace={runs.trace.clone()} ghost={runs.ghost.clone()}
-                ghost_fenced={runs.ghost_fenced} selected={state.selected} playhead_ms={state.playhead_ms}
+                ghost_fenced={runs.ghost_fenced} selection={state.selection} playhead_ms={state.playhead_ms}
                 frozen_axis_ms={state.drag.as_ref().map(|d| d.axis_end_ms)}
                 dragging={state.drag.is_some()} readonly={state.readonly} tool={state.tool} width_px={state.width_px}
-                uid={uid} on_action={dispatch.clone()} selected_instance={state.selected_instance}
-                instance_tool={state.instance_tool} collapsed={state.collapsed} />
+                uid={uid} on_action={dispatch.clone()} instance_tool={state.instance_tool} collapsed={state.collapsed} />
             <Readout trace={settled.trace.clone()} at_ms={state.playhead_ms} on_move={on_playhead} />
             <p class="fp-keys">
                 <kbd>{"Tab"}</kbd>{" moves between events · "}<kbd>{"←"}</kbd><kbd>{"→"}</kbd>
@@ -279,11 +293,7 @@ pub fn App(props: &AppProps) -> Html {
     }
 }
 
-fn refocus(
-    root: &NodeRef,
-    selected: Option<super::state::EventRef>,
-    instance: Option<InstanceRef>,
-) {
+fn refocus(root: &NodeRef, selection: Selection) {
     let Some(root) = root.cast::<web_sys::Element>() else {
         return;
     };
@@ -298,10 +308,10 @@ fn refocus(
     if !lost {
         return;
     }
-    let selector = match (selected, instance) {
-        (Some(r), _) => format!("[data-ev=\"{}\"][data-part=\"body\"]", r.attr()),
-        (None, Some(r)) => format!("[data-iev=\"{}\"][data-part=\"body\"]", r.attr()),
-        (None, None) => "[data-testid=\"timeline\"]".to_string(),
+    let selector = match selection {
+        Selection::Event(r) => format!("[data-ev=\"{}\"][data-part=\"body\"]", r.attr()),
+        Selection::Instance(r) => format!("[data-iev=\"{}\"][data-part=\"body\"]", r.attr()),
+        Selection::None => "[data-testid=\"timeline\"]".to_string(),
     };
     if let Ok(Some(el)) = root.query_selector(&selector) {
         if let Ok(el) = el.dyn_into::<web_sys::SvgElement>() {

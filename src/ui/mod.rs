@@ -1,75 +1,31 @@
-//! The front end. `state` (the one State, Action and `apply`), `geometry` (time ↔ pixels, lane
-//! layout) and `describe` (words and playhead readings taken from the trace) are pure and
-//! tested natively; the Yew components, one per file, exist only on wasm32. `mount` is the
-//! entry point the JavaScript API calls.
+//! The front end, by folder: `model` (the one State, its Actions and the pure `apply`, the
+//! selection, drag, keys and undo, what links and saved data become), `lanes` (the timeline and
+//! its lanes, with the pure `geometry`, `describe` and `redlock_view`), `inspect` (the verdict,
+//! hint, inspectors, readout and narration), `controls` (palettes, settings, presets, toolbar)
+//! and `share` (the hash and localStorage effect, exports). `model` and the pure parts of
+//! `lanes` are plain Rust tested natively; the Yew components, one per file, exist only on
+//! wasm32. `mount` is the entry point the JavaScript API calls.
 
-pub mod describe;
-pub mod event_edit;
-pub mod geometry;
-pub mod instance_edit;
-pub mod persist;
-pub mod redlock_view;
-pub mod state;
+pub mod lanes;
+pub mod model;
 pub mod style;
 
 #[cfg(target_arch = "wasm32")]
 mod app;
 #[cfg(target_arch = "wasm32")]
-mod attempts;
+mod controls;
 #[cfg(target_arch = "wasm32")]
-mod axis;
+mod inspect;
 #[cfg(target_arch = "wasm32")]
-mod banner;
+mod share;
+
 #[cfg(target_arch = "wasm32")]
-mod client_inspector;
+use lanes::dom;
 #[cfg(target_arch = "wasm32")]
-mod dom;
+use model::persist;
+use model::state;
 #[cfg(target_arch = "wasm32")]
-mod export;
-#[cfg(target_arch = "wasm32")]
-mod hint;
-#[cfg(target_arch = "wasm32")]
-mod inspector;
-#[cfg(target_arch = "wasm32")]
-mod lane_client;
-#[cfg(target_arch = "wasm32")]
-mod lane_instance;
-#[cfg(target_arch = "wasm32")]
-mod lane_lock;
-#[cfg(target_arch = "wasm32")]
-mod lane_service;
-#[cfg(target_arch = "wasm32")]
-mod lane_storage;
-#[cfg(target_arch = "wasm32")]
-mod lock_service;
-#[cfg(target_arch = "wasm32")]
-mod messages;
-#[cfg(target_arch = "wasm32")]
-mod narration;
-#[cfg(target_arch = "wasm32")]
-mod palette;
-#[cfg(target_arch = "wasm32")]
-mod palette_instance;
-#[cfg(target_arch = "wasm32")]
-mod playhead;
-#[cfg(target_arch = "wasm32")]
-mod preset_picker;
-#[cfg(target_arch = "wasm32")]
-mod raster;
-#[cfg(target_arch = "wasm32")]
-mod readout;
-#[cfg(target_arch = "wasm32")]
-mod redlock_options;
-#[cfg(target_arch = "wasm32")]
-mod settings;
-#[cfg(target_arch = "wasm32")]
-mod settings_service;
-#[cfg(target_arch = "wasm32")]
-mod sync;
-#[cfg(target_arch = "wasm32")]
-mod timeline;
-#[cfg(target_arch = "wasm32")]
-mod toolbar;
+use share::sync;
 
 use crate::sim::Scenario;
 

@@ -1,10 +1,13 @@
 //! The selected instance event's fields, for what a drag cannot say: how far a clock jumps and
 //! whether it slews, whether a crash keeps its keys, which client a partition cuts off, and
-//! exact times. Every change is one validated, undoable edit.
+//! exact times. Like the client inspector it sends the text as typed; `apply` refuses what is
+//! no valid value with a notice naming the field, so every change is one validated, undoable
+//! edit.
 
-use super::instance_edit::{with_field, InstanceAction, InstanceRef};
-use super::state::Action;
 use crate::sim::scenario::InstanceEvent;
+use crate::ui::model::fields::Field;
+use crate::ui::model::selection::InstanceRef;
+use crate::ui::model::state::Action;
 use std::rc::Rc;
 use wasm_bindgen::JsCast;
 use yew::prelude::*;
@@ -35,19 +38,18 @@ pub(super) fn value(e: &Event) -> Option<String> {
 pub fn Inspector(props: &InspectorProps) -> Html {
     let ev = props.event.clone();
     let target = props.target;
-    let field = |f: &'static str| {
-        let (ev, on) = (ev.clone(), props.on_change.clone());
-        Callback::from(move |e: Event| {
-            if let Some(event) = value(&e).and_then(|v| with_field(&ev, f, &v)) {
-                on.emit(Action::Instance(InstanceAction::Replace { target, event }));
-            }
+    let field = |field: Field| {
+        props.on_change.reform(move |e: Event| Action::SetField {
+            target: target.into(),
+            field,
+            value: value(&e).unwrap_or_default(),
         })
     };
-    let number = |label: &'static str, f: &'static str, v: String, min: &'static str| {
+    let number = |label: &'static str, f: Field, id: &'static str, v: String, min: &'static str| {
         html! {
             <label>
                 <span class="fp-group-name">{ label }</span>
-                <input type="number" min={min} value={v} onchange={field(f)} data-testid={format!("inspect-{f}")} />
+                <input type="number" min={min} value={v} onchange={field(f)} data-testid={format!("inspect-{id}")} />
             </label>
         }
     };
@@ -55,8 +57,8 @@ pub fn Inspector(props: &InspectorProps) -> Html {
         InstanceEvent::ClockJump { by_ms, over_ms, .. } => (
             "clock jump",
             html! { <>
-                { number("by ms", "by", by_ms.to_string(), "-10000000") }
-                { number("slewed over ms (0: a step)", "over", over_ms.to_string(), "0") }
+                { number("by ms", Field::By, "by", by_ms.to_string(), "-10000000") }
+                { number("slewed over ms (0: a step)", Field::Over, "over", over_ms.to_string(), "0") }
             </> },
         ),
         InstanceEvent::Crash {
@@ -66,9 +68,9 @@ pub fn Inspector(props: &InspectorProps) -> Html {
         } => (
             "crash",
             html! { <>
-                { number("down for ms", "len", down_ms.to_string(), "1") }
+                { number("down for ms", Field::Duration, "len", down_ms.to_string(), "1") }
                 <label>
-                    <input type="checkbox" checked={*persistent} onchange={field("keep")} data-testid="inspect-keep" />
+                    <input type="checkbox" checked={*persistent} onchange={field(Field::Keep)} data-testid="inspect-keep" />
                     { "keeps its keys (persistence)" }
                 </label>
             </> },
@@ -80,10 +82,10 @@ pub fn Inspector(props: &InspectorProps) -> Html {
         } => (
             "partition",
             html! { <>
-                { number("for ms", "len", duration_ms.to_string(), "1") }
+                { number("for ms", Field::Duration, "len", duration_ms.to_string(), "1") }
                 <label>
                     <span class="fp-group-name">{ "cut off from" }</span>
-                    <select onchange={field("who")} data-testid="inspect-who">
+                    <select onchange={field(Field::Who)} data-testid="inspect-who">
                         <option value="" selected={client.is_none()}>{ "every client" }</option>
                         { for props.clients.iter().map(|c| html! {
                             <option value={c.clone()} selected={client.as_deref() == Some(c.as_str())}>{ c.clone() }</option>
@@ -95,11 +97,11 @@ pub fn Inspector(props: &InspectorProps) -> Html {
     };
     let remove = props
         .on_change
-        .reform(move |_: MouseEvent| Action::Instance(InstanceAction::Remove(target)));
+        .reform(move |_: MouseEvent| Action::Remove(target.into()));
     html! {
         <div class="fp-group fp-inspector" role="group" aria-label="Selected instance event" data-testid="inspector">
             <b>{ format!("{}: {kind}", props.name) }</b>
-            { number("at ms", "at", ev.at_ms().to_string(), "0") }
+            { number("at ms", Field::At, "at", ev.at_ms().to_string(), "0") }
             { fields }
             <button type="button" onclick={remove} data-testid="inspect-remove">{ "Remove" }</button>
         </div>

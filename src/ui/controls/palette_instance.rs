@@ -4,8 +4,8 @@
 //! the picked instance's own settings: whether it expires keys by a monotonic clock (which its
 //! clock jumps do not move) and its one-way latency.
 
-use super::instance_edit::{InstanceAction, InstanceTool};
-use super::state::Action;
+use crate::ui::model::state::{Action, InstanceAction};
+use crate::ui::model::tools::InstanceTool;
 
 /// The drag data type an instance palette button carries; its value is the tool's label.
 pub const INSTANCE_TOOL_DRAG_TYPE: &str = "application/x-fencing-playground-instance-tool";

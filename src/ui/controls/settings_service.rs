@@ -1,8 +1,8 @@
 //! The lock service: a single Redis, or Redlock over 3, 5 or 7 instances. Switching is one
 //! undoable edit; instances that remain keep their events.
 
-use super::instance_edit::{InstanceAction, SERVICE_SIZES};
-use super::state::Action;
+use crate::ui::model::service::SERVICE_SIZES;
+use crate::ui::model::state::{Action, InstanceAction};
 use wasm_bindgen::JsCast;
 use yew::prelude::*;
 

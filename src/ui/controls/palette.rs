@@ -3,7 +3,9 @@
 //! lane adds. A button can also be dragged onto a client's lane: the timeline adds the event
 //! where it is dropped (see `TOOL_DRAG_TYPE`).
 
-use super::state::{Action, EventRef, Tool};
+use crate::ui::model::selection::EventRef;
+use crate::ui::model::state::Action;
+use crate::ui::model::tools::Tool;
 use yew::prelude::*;
 
 /// The drag data type a palette button carries; its value is the tool's label.

@@ -3,9 +3,9 @@
 //! touch their host's address or storage. What to do with a hash or saved text is decided in
 //! `persist`; this file only talks to the browser, from effects.
 
-use super::persist::{self, STORAGE_KEY};
-use super::state::Action;
 use crate::sim::Scenario;
+use crate::ui::model::persist::{self, STORAGE_KEY};
+use crate::ui::model::state::Action;
 use std::cell::RefCell;
 use std::rc::Rc;
 use wasm_bindgen::prelude::*;

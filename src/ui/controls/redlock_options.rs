@@ -2,8 +2,7 @@
 //! instances mint a fence, and whether the instances get a lane each or share one (a view
 //! choice, not an edit of the scenario).
 
-use super::instance_edit::InstanceAction;
-use super::state::Action;
+use crate::ui::model::state::{Action, InstanceAction};
 use wasm_bindgen::JsCast;
 use yew::prelude::*;
 

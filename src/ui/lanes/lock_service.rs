@@ -2,11 +2,11 @@
 //! per instance or one collapsed "lock service" lane, whichever the layout made room for.
 
 use super::geometry::{LaneKind, Layout};
-use super::instance_edit::InstanceRef;
 use super::lane_instance::InstanceLane;
 use super::lane_lock::LockLane;
 use super::lane_service::ServiceLane;
 use crate::sim::{Scenario, Trace};
+use crate::ui::model::selection::InstanceRef;
 use std::rc::Rc;
 use yew::prelude::*;
 

@@ -2,8 +2,9 @@
 //! pointer's position in SVG coordinates, and which event part a focused element stands for.
 
 use super::geometry::{svg_x, svg_y, Layout};
-use super::instance_edit::InstanceRef;
-use super::state::{DragTarget, EventRef, Part};
+use crate::ui::model::item::Part;
+use crate::ui::model::selection::{EventRef, InstanceRef, ItemRef, Slot};
+use crate::ui::model::state::DragTarget;
 use std::cell::Cell;
 use wasm_bindgen::JsCast;
 use web_sys::Element;
@@ -31,10 +32,14 @@ pub fn pointer(svg: &NodeRef, layout: &Layout, client_x: i32, client_y: i32) -> 
     Some((layout.axis.time_at(x), y))
 }
 
-/// The event part an element stands for, from its `data-ev` and `data-part` attributes.
-pub fn event_part(el: &Element) -> Option<(EventRef, Part)> {
-    let r = EventRef::from_attr(&el.get_attribute("data-ev")?)?;
+/// The event part an element stands for: a client event's from its `data-ev` and `data-part`
+/// attributes, an instance event's from `data-iev` and `data-part`.
+pub fn item_part(el: &Element) -> Option<(ItemRef, Part)> {
     let part = Part::from_attr(&el.get_attribute("data-part")?)?;
+    let r = match el.get_attribute("data-ev") {
+        Some(a) => EventRef::from_attr(&a)?.into(),
+        None => InstanceRef::from_attr(&el.get_attribute("data-iev")?)?.into(),
+    };
     Some((r, part))
 }
 
@@ -43,19 +48,9 @@ pub fn target_element(e: &web_sys::Event) -> Option<Element> {
     e.target()?.dyn_into::<Element>().ok()
 }
 
-/// The instance event part an element stands for, from its `data-iev` and `data-part`.
-pub fn instance_part(el: &Element) -> Option<(InstanceRef, Part)> {
-    let r = InstanceRef::from_attr(&el.get_attribute("data-iev")?)?;
-    let part = Part::from_attr(&el.get_attribute("data-part")?)?;
-    Some((r, part))
-}
-
 /// What a pointer on the event's target grabs: a client event's part or an instance event's.
 pub fn grab(e: &web_sys::Event) -> Option<(Element, DragTarget)> {
     let el = target_element(e)?.closest("[data-ev], [data-iev]").ok()??;
-    if let Some((r, part)) = event_part(&el) {
-        return Some((el, DragTarget::Event(r, part)));
-    }
-    let (r, part) = instance_part(&el)?;
-    Some((el, DragTarget::Instance(r, part)))
+    let (r, part) = item_part(&el)?;
+    Some((el, DragTarget::Item(r, part)))
 }

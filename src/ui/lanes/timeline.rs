@@ -7,17 +7,18 @@ use super::attempts::Attempts;
 use super::axis::Axis;
 use super::dom;
 use super::geometry::{axis_end_ms, Layout, HEADER_PX};
-use super::instance_edit::{InstanceAction, InstanceRef, InstanceTool};
 use super::lane_client::ClientLane;
 use super::lane_storage::StorageLane;
 use super::lock_service::LockService;
 use super::messages::Messages;
-use super::palette::TOOL_DRAG_TYPE;
-use super::palette_instance::INSTANCE_TOOL_DRAG_TYPE;
 use super::playhead::Playhead;
 use super::redlock_view::lock_view;
-use super::state::{Action, DragTarget, EventRef, Tool};
 use crate::sim::{Scenario, Trace};
+use crate::ui::controls::palette::TOOL_DRAG_TYPE;
+use crate::ui::controls::palette_instance::INSTANCE_TOOL_DRAG_TYPE;
+use crate::ui::model::selection::Selection;
+use crate::ui::model::state::{Action, DragTarget, InstanceAction};
+use crate::ui::model::tools::{InstanceTool, Tool};
 use std::rc::Rc;
 use wasm_bindgen::prelude::*;
 use wasm_bindgen::JsCast;
@@ -29,7 +30,8 @@ pub struct TimelineProps {
     pub trace: Rc<Trace>,
     pub ghost: Rc<Trace>,
     pub ghost_fenced: bool,
-    pub selected: Option<EventRef>,
+    /// The selected event, of a client or of an instance.
+    pub selection: Selection,
     pub playhead_ms: u64,
     /// The axis end while a drag is in progress, so the scale does not move under the pointer.
     pub frozen_axis_ms: Option<u64>,
@@ -40,10 +42,8 @@ pub struct TimelineProps {
     pub width_px: u32,
     pub uid: AttrValue,
     pub on_action: Callback<Action>,
-    /// Redlock: the selected instance event, what a double-click on an instance lane adds,
-    /// and whether the instances share one lane.
-    #[prop_or_default]
-    pub selected_instance: Option<InstanceRef>,
+    /// Redlock: what a double-click on an instance lane adds, and whether the instances share
+    /// one lane.
     #[prop_or(InstanceTool::ClockJump)]
     pub instance_tool: InstanceTool,
     #[prop_or_default]
@@ -97,7 +97,7 @@ pub fn Timeline(props: &TimelineProps) -> Html {
                 Some(_) => return,
                 None if y < HEADER_PX => DragTarget::Playhead,
                 None => {
-                    on_action.emit(Action::Select(None));
+                    on_action.emit(Action::Select(Selection::None));
                     return;
                 }
             };
@@ -257,15 +257,13 @@ pub fn Timeline(props: &TimelineProps) -> Html {
     };
     let onfocusin = {
         let on_action = props.on_action.clone();
-        let (selected, selected_instance) = (props.selected, props.selected_instance);
-        Callback::from(move |e: FocusEvent| match dom::grab(&e) {
-            Some((_, DragTarget::Event(r, _))) if selected != Some(r) => {
-                on_action.emit(Action::Select(Some(r)));
+        let selection = props.selection;
+        Callback::from(move |e: FocusEvent| {
+            if let Some((_, DragTarget::Item(r, _))) = dom::grab(&e) {
+                if selection != r.into() {
+                    on_action.emit(Action::Select(r.into()));
+                }
             }
-            Some((_, DragTarget::Instance(r, _))) if selected_instance != Some(r) => {
-                on_action.emit(Action::Instance(InstanceAction::Select(Some(r))));
-            }
-            _ => {}
         })
     };
 
@@ -294,12 +292,12 @@ pub fn Timeline(props: &TimelineProps) -> Html {
                 </defs>
                 <Axis layout={layout.clone()} />
                 <LockService scenario={props.scenario.clone()} trace={props.trace.clone()} layout={layout.clone()}
-                    playhead_ms={props.playhead_ms} selected={props.selected_instance} readonly={props.readonly}
+                    playhead_ms={props.playhead_ms} selected={props.selection.instance()} readonly={props.readonly}
                     uid={uid.clone()} />
                 { for (0..props.scenario.clients.len()).map(|c| html! {
                     <ClientLane key={c} client={c} scenario={props.scenario.clone()} trace={props.trace.clone()}
                         layout={layout.clone()} readonly={props.readonly} uid={uid.clone()}
-                        selected={props.selected.filter(|r| r.client == c).map(|r| r.event)} />
+                        selected={props.selection.event().filter(|r| r.client == c).map(|r| r.event)} />
                 }) }
                 <Attempts trace={props.trace.clone()} layout={layout.clone()} />
                 <StorageLane trace={props.trace.clone()} layout={layout.clone()} ghost={false} ghost_fenced={props.ghost_fenced} />

@@ -3,10 +3,12 @@
 //! release's mode, a clock jump's size. It sends the text as typed; `apply` refuses what is no
 //! valid value with a notice naming the field, so every change is one validated, undoable edit.
 
-use super::event_edit::{fields, kind_label, value, Field, CAUSES, MODES};
-use super::inspector;
-use super::state::{Action, EventRef};
+use super::instance_inspector;
 use crate::sim::Event as SimEvent;
+use crate::ui::model::fields::{Field, CAUSES, MODES};
+use crate::ui::model::item::LaneItem;
+use crate::ui::model::selection::EventRef;
+use crate::ui::model::state::Action;
 use std::rc::Rc;
 use yew::prelude::*;
 
@@ -24,11 +26,11 @@ pub fn ClientInspector(props: &ClientInspectorProps) -> Html {
     let target = props.target;
     let input = |f: Field| {
         let onchange = props.on_change.reform(move |e: Event| Action::SetField {
-            target,
+            target: target.into(),
             field: f,
-            value: inspector::value(&e).unwrap_or_default(),
+            value: instance_inspector::value(&e).unwrap_or_default(),
         });
-        let v = value(ev, f).unwrap_or_default();
+        let v = ev.value(f).unwrap_or_default();
         let testid = format!("edit-{}", f.attr());
         let control = match f {
             Field::Cause => html! {
@@ -54,7 +56,7 @@ pub fn ClientInspector(props: &ClientInspectorProps) -> Html {
             Field::Duration => {
                 html! { <input type="number" min="1" value={v} {onchange} data-testid={testid} /> }
             }
-            Field::Amount | Field::Delay | Field::Gap => {
+            _ => {
                 html! { <input type="number" min="0" value={v} {onchange} data-testid={testid} /> }
             }
         };
@@ -64,11 +66,11 @@ pub fn ClientInspector(props: &ClientInspectorProps) -> Html {
     };
     let remove = props
         .on_change
-        .reform(move |_: MouseEvent| Action::Remove(target));
+        .reform(move |_: MouseEvent| Action::Remove(target.into()));
     html! {
         <div class="fp-group fp-inspector" role="group" aria-label="Selected event" data-testid="client-inspector">
-            <b>{ format!("{}: {} at {} ms", props.name, kind_label(ev), ev.at_ms()) }</b>
-            { for fields(ev).iter().map(|&f| input(f)) }
+            <b>{ format!("{}: {} at {} ms", props.name, ev.kind_label(), ev.at_ms()) }</b>
+            { for ev.fields().iter().map(|&f| input(f)) }
             <button type="button" onclick={remove} data-testid="edit-remove">{ "Remove" }</button>
         </div>
     }

@@ -188,7 +188,7 @@ mod tests {
         let t = trace("redlock-order-fenced");
         assert!(attempt_labels(&t.acquisitions[1], 5)[0].ends_with("· fence 34"));
         // The badge of an attempt's step is marked by the trace's `ok`, like a grant or a denial.
-        use crate::ui::describe::{mark, Mark};
+        use crate::ui::lanes::describe::{mark, Mark};
         let t = trace("redlock-slew");
         let marks: Vec<Mark> = t.steps.iter().take(2).map(|s| mark(&s.outcome)).collect();
         assert_eq!(marks, [Mark::Good, Mark::Bad]);

@@ -1,8 +1,8 @@
 //! The playhead's reading under the timeline: who holds the lease, who believes it does, the
 //! balance and the last fence at that instant, plus a slider so the playhead moves by keyboard.
 
-use super::describe::{instant, instant_text};
 use crate::sim::Trace;
+use crate::ui::lanes::describe::{instant, instant_text};
 use std::rc::Rc;
 use wasm_bindgen::JsCast;
 use yew::prelude::*;

@@ -4,10 +4,10 @@
 //! always ends in a working state with a notice, never a blank page.
 
 use super::state::{Action, State};
-use super::{initial_state, MountOptions};
 use crate::link;
-use crate::sim::presets::presets;
+use crate::sim::presets::matching_preset;
 use crate::sim::Scenario;
+use crate::ui::{initial_state, MountOptions};
 
 /// The localStorage key of the autosaved scenario. The JSON inside carries its own version, which
 /// `Scenario::from_json` migrates; the `v1` is for the day the stored shape itself changes.
@@ -42,7 +42,7 @@ pub fn startup(
 }
 
 fn loaded(s: Scenario, readonly: bool) -> State {
-    let id = matching_preset(&s);
+    let id = matching_preset(&s).map(str::to_string);
     State::new(s, id, readonly)
 }
 
@@ -51,14 +51,6 @@ fn with_problem(problem: String) -> State {
         problem: Some(problem),
         ..State::default_page()
     }
-}
-
-/// The id of the preset `s` is exactly, so the picker can show it after a link or a file.
-pub fn matching_preset(s: &Scenario) -> Option<String> {
-    presets()
-        .into_iter()
-        .find(|p| p.scenario == *s)
-        .map(|p| p.id.to_string())
 }
 
 /// The hash (with `#`) that restores `s`.
@@ -103,7 +95,7 @@ pub fn import_action(file_name: &str, text: &str) -> Action {
 mod tests {
     use super::*;
     use crate::sim::presets::preset;
-    use crate::ui::state::apply;
+    use crate::ui::model::apply::apply;
 
     fn page() -> MountOptions {
         MountOptions {

@@ -1,9 +1,9 @@
 //! The settings: the storage's fence rule, the TTL, the first fence, the watchdog, the client
 //! list, and undo/redo buttons. Each change is one undoable edit.
 
-use super::state::Action;
 use crate::sim::scenario::LockSettings;
 use crate::sim::FenceRule;
+use crate::ui::model::state::Action;
 use std::rc::Rc;
 use wasm_bindgen::JsCast;
 use yew::prelude::*;

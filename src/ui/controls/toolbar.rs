@@ -2,11 +2,11 @@
 //! timeline as SVG or PNG. Hidden in read-only views. What a file or link means is decided in
 //! `persist`; the files themselves are made in `export` and `raster`.
 
-use super::export::{download, settle, svg_text, text_blob};
-use super::persist::{import_action, share_url};
-use super::raster;
-use super::state::Action;
 use crate::sim::Scenario;
+use crate::ui::model::persist::{import_action, share_url};
+use crate::ui::model::state::Action;
+use crate::ui::share::export::{download, settle, svg_text, text_blob};
+use crate::ui::share::raster;
 use std::rc::Rc;
 use wasm_bindgen::JsCast;
 use web_sys::{Element, HtmlInputElement};

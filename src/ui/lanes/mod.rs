@@ -1,0 +1,36 @@
+//! The timeline and its lanes: the lock service, one lane per client, the storage, the message
+//! arrows, the attempts and the playhead. `geometry` (time ↔ pixels, lane layout), `describe`
+//! (words and playhead readings taken from the trace) and `redlock_view` are pure and tested
+//! natively; the components exist only on wasm32.
+
+pub mod describe;
+pub mod geometry;
+pub mod redlock_view;
+
+#[cfg(target_arch = "wasm32")]
+mod attempts;
+#[cfg(target_arch = "wasm32")]
+mod axis;
+#[cfg(target_arch = "wasm32")]
+pub(super) mod dom;
+#[cfg(target_arch = "wasm32")]
+mod lane_client;
+#[cfg(target_arch = "wasm32")]
+mod lane_instance;
+#[cfg(target_arch = "wasm32")]
+mod lane_lock;
+#[cfg(target_arch = "wasm32")]
+mod lane_service;
+#[cfg(target_arch = "wasm32")]
+mod lane_storage;
+#[cfg(target_arch = "wasm32")]
+mod lock_service;
+#[cfg(target_arch = "wasm32")]
+mod messages;
+#[cfg(target_arch = "wasm32")]
+mod playhead;
+#[cfg(target_arch = "wasm32")]
+pub(super) mod timeline;
+
+#[cfg(target_arch = "wasm32")]
+use super::same_part;

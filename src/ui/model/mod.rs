@@ -1,0 +1,21 @@
+//! The editing model: what a person can change and how. Everything here is plain Rust with no
+//! Yew types, so every edit (drag, nudge, add, delete, undo, a typed field, a link) is tested
+//! natively. Client events and Redlock instance events are edited by one model: `item` is the
+//! trait both implement, `selection` addresses either and says what is selected, and `drag`,
+//! `keys` and `apply` are written once for both. Imports run one way: `fields` → `item` →
+//! `selection` → `state` (with `tools`) → `history` → `drag`, `keys`, `service` → `apply` →
+//! `persist`.
+
+pub mod apply;
+pub mod client_event;
+pub mod drag;
+pub mod fields;
+pub mod history;
+pub mod instance_event;
+pub mod item;
+pub mod keys;
+pub mod persist;
+pub mod selection;
+pub mod service;
+pub mod state;
+pub mod tools;

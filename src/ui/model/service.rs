@@ -1,0 +1,105 @@
+//! Edits of a Redlock lock service: how many instances (or a single Redis), sequential or
+//! parallel, the fenced variant, each instance's monotonic clock and latency, and adding an
+//! instance event from the palette. Each is one validated, undoable `edit` like every other.
+
+use super::fields::whole;
+use super::history::edit;
+use super::selection::{push, InstanceRef, Selection};
+use super::state::{InstanceAction, State};
+use crate::sim::scenario::{Instance, Redlock, MAX_TIME_MS};
+use crate::sim::Scenario;
+
+/// The service sizes the settings offer.
+pub const SERVICE_SIZES: [usize; 3] = [3, 5, 7];
+
+/// Applies one service action to `next` (a copy of the current state). Edits that would make
+/// the scenario invalid are refused with a notice, like every other edit.
+pub fn apply_service(next: &mut State, action: InstanceAction) {
+    // The service's settings keep an instance event selected, and only that.
+    let keep = next
+        .selection
+        .instance()
+        .map_or(Selection::None, Selection::Instance);
+    let mut s = next.scenario.clone();
+    match action {
+        InstanceAction::Add {
+            instance,
+            tool,
+            at_ms,
+        } => {
+            next.instance_tool = tool;
+            let e = tool.event(at_ms.min(MAX_TIME_MS), s.lock.ttl_ms);
+            if let Some(r) = push::<InstanceRef>(&mut s, instance, e) {
+                change(next, s, r.into());
+            }
+        }
+        InstanceAction::SetService(n) => change(next, with_service(&s, n), keep),
+        InstanceAction::SetParallel(on) => {
+            if let Some(r) = s.lock.redlock.as_mut() {
+                r.parallel = on;
+                change(next, s, keep);
+            }
+        }
+        InstanceAction::SetFence(on) => {
+            if let Some(r) = s.lock.redlock.as_mut() {
+                r.fence = on;
+                change(next, s, keep);
+            }
+        }
+        InstanceAction::SetMonotonic { instance, on } => {
+            if let Some(i) = instance_mut(&mut s, instance) {
+                i.clock.monotonic = on;
+                change(next, s, keep);
+            }
+        }
+        InstanceAction::SetLatency { instance, value } => {
+            if let Some(i) = instance_mut(&mut s, instance) {
+                let label = format!("{} latency ms", i.name);
+                match whole(&label, &value, 0, MAX_TIME_MS as i64) {
+                    Ok(ms) => {
+                        i.latency_ms = ms as u64;
+                        change(next, s, keep);
+                    }
+                    Err(why) => next.notice = Some(why),
+                }
+            }
+        }
+    }
+}
+
+fn instance_mut(s: &mut Scenario, instance: usize) -> Option<&mut Instance> {
+    s.lock.redlock.as_mut()?.instances.get_mut(instance)
+}
+
+/// One validated, undoable edit that leaves `selection` selected if it was accepted (or
+/// changed nothing).
+fn change(next: &mut State, s: Scenario, selection: Selection) {
+    edit(next, s, selection);
+    if next.notice.is_none() {
+        next.selection = selection;
+    }
+}
+
+/// The scenario with its lock service switched to a single Redis (`n` = 0) or to Redlock over
+/// `n` instances. Instances that remain keep their events; new ones are R1..Rn, 1 ms away.
+pub fn with_service(s: &Scenario, n: usize) -> Scenario {
+    let mut s = s.clone();
+    if n == 0 {
+        s.lock.redlock = None;
+        return s;
+    }
+    let r = s
+        .lock
+        .redlock
+        .get_or_insert_with(|| Redlock::standard(Vec::new()));
+    r.instances.truncate(n);
+    while r.instances.len() < n {
+        r.instances.push(Instance {
+            name: format!("R{}", r.instances.len() + 1),
+            clock: Default::default(),
+            latency_ms: 1,
+            events: Vec::new(),
+        });
+    }
+    s
+}

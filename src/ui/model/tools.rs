@@ -1,0 +1,171 @@
+//! What the palettes add, and what a double-click on a lane adds: a tool per kind of client
+//! event and per kind of instance event, each with the label its button shows (and carries
+//! while it is dragged) and the event it creates.
+
+use crate::sim::scenario::{InstanceEvent, MAX_TIME_MS};
+use crate::sim::{Event, PauseCause, ReleaseKind};
+
+/// How long a new crash keeps an instance down, and a new partition lasts.
+const NEW_DOWN_MS: u64 = 10;
+const NEW_CUT_MS: u64 = 40;
+
+/// What the palette adds, and what a double-click on a lane adds.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Tool {
+    Acquire,
+    Debit,
+    DelayedDebit,
+    Pause,
+    CheckThenWrite,
+    Renew,
+    Release,
+    BareDel,
+    Crash,
+}
+
+impl Tool {
+    pub const ALL: [Tool; 9] = [
+        Tool::Acquire,
+        Tool::Debit,
+        Tool::DelayedDebit,
+        Tool::Pause,
+        Tool::CheckThenWrite,
+        Tool::Renew,
+        Tool::Release,
+        Tool::BareDel,
+        Tool::Crash,
+    ];
+
+    pub fn label(self) -> &'static str {
+        match self {
+            Tool::Acquire => "acquire",
+            Tool::Debit => "debit 10",
+            Tool::DelayedDebit => "slow debit",
+            Tool::Pause => "GC pause",
+            Tool::CheckThenWrite => "isHeld() + debit",
+            Tool::Renew => "renew",
+            Tool::Release => "release",
+            Tool::BareDel => "bare DEL",
+            Tool::Crash => "crash",
+        }
+    }
+
+    /// The tool a palette button carries while it is dragged onto the timeline (its label).
+    pub fn from_label(label: &str) -> Option<Tool> {
+        Tool::ALL.into_iter().find(|t| t.label() == label)
+    }
+
+    /// The event this tool creates at `at_ms`.
+    pub fn event(self, at_ms: u64) -> Event {
+        match self {
+            Tool::Acquire => Event::Acquire { at_ms },
+            Tool::Debit => Event::Debit {
+                at_ms,
+                amount: 10,
+                idempotency_key: None,
+                delay_ms: 0,
+            },
+            Tool::DelayedDebit => Event::Debit {
+                at_ms,
+                amount: 10,
+                idempotency_key: None,
+                delay_ms: 20,
+            },
+            Tool::Pause => Event::Pause {
+                at_ms,
+                duration_ms: 20,
+                cause: PauseCause::Gc,
+            },
+            Tool::CheckThenWrite => Event::CheckThenWrite {
+                at_ms,
+                amount: 10,
+                idempotency_key: None,
+                delay_ms: 0,
+                gap_ms: 2,
+            },
+            Tool::Renew => Event::Renew { at_ms },
+            Tool::Release => Event::Release {
+                at_ms,
+                mode: ReleaseKind::TokenChecked,
+            },
+            Tool::BareDel => Event::Release {
+                at_ms,
+                mode: ReleaseKind::BareDel,
+            },
+            Tool::Crash => Event::Crash { at_ms },
+        }
+    }
+}
+
+/// What the instance palette adds, and what a double-click on an instance lane adds.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum InstanceTool {
+    ClockJump,
+    Crash,
+    Partition,
+}
+
+impl InstanceTool {
+    pub const ALL: [InstanceTool; 3] = [
+        InstanceTool::ClockJump,
+        InstanceTool::Crash,
+        InstanceTool::Partition,
+    ];
+
+    pub fn label(self) -> &'static str {
+        match self {
+            InstanceTool::ClockJump => "clock jump",
+            InstanceTool::Crash => "crash + restart",
+            InstanceTool::Partition => "partition",
+        }
+    }
+
+    /// The tool an instance palette button carries while it is dragged (its label).
+    pub fn from_label(label: &str) -> Option<InstanceTool> {
+        InstanceTool::ALL.into_iter().find(|t| t.label() == label)
+    }
+
+    /// The event this tool creates at `at_ms`. A new jump steps the clock by one TTL, enough
+    /// to expire any key the instance holds; a new crash forgets keys (no persistence).
+    pub fn event(self, at_ms: u64, ttl_ms: u64) -> InstanceEvent {
+        match self {
+            InstanceTool::ClockJump => InstanceEvent::ClockJump {
+                at_ms,
+                by_ms: ttl_ms.min(MAX_TIME_MS) as i64,
+                over_ms: 0,
+            },
+            InstanceTool::Crash => InstanceEvent::Crash {
+                at_ms,
+                down_ms: NEW_DOWN_MS,
+                persistent: false,
+            },
+            InstanceTool::Partition => InstanceEvent::Partition {
+                at_ms,
+                duration_ms: NEW_CUT_MS,
+                client: None,
+            },
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_dragged_palette_button_names_its_tool() {
+        for tool in Tool::ALL {
+            assert_eq!(Tool::from_label(tool.label()), Some(tool));
+        }
+        assert_eq!(Tool::from_label(""), None);
+        assert_eq!(Tool::from_label("GC"), None);
+    }
+
+    #[test]
+    fn a_dragged_instance_palette_button_names_its_tool() {
+        for tool in InstanceTool::ALL {
+            assert_eq!(InstanceTool::from_label(tool.label()), Some(tool));
+        }
+        assert_eq!(InstanceTool::from_label("crash"), None);
+    }
+}

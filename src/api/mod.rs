@@ -1,0 +1,150 @@
+//! The JavaScript surface. Plain objects cross the boundary as JSON text, which keeps the wasm
+//! small and lets the core name the exact field at fault. Every argument a caller controls is
+//! checked here and reported as a JS `Error`; nothing on this side may panic.
+
+mod args;
+mod classes;
+
+use crate::sim::{self, Scenario};
+use args::*;
+use js_sys::Object;
+use wasm_bindgen::prelude::*;
+
+#[wasm_bindgen(typescript_custom_section)]
+const TS_TYPES: &'static str = r#"
+/** A scenario in the documented JSON format (see docs/scenario-format.md). */
+export interface Scenario { version: number; clients: { name: string; events?: object[] }[]; [field: string]: unknown }
+/** The trace of a run: steps, lease and belief spans, ledger, balance, verdict, narration. */
+export interface Trace { clients: string[]; instances: string[]; majority: number; endMs: number; steps: object[]; writes: WriteRecord[]; acquisitions: Acquisition[]; majorities: HoldSpan[]; verdict: Verdict; narration: string[]; finalBalance: number; lastFence: number | null; [field: string]: unknown }
+/** The storage's verdict on one debit. Every key in a trace is camelCase. */
+export type DebitVerdict = { status: "accepted" | "duplicate"; balance: number } | { status: "rejected"; reason: "stale_fence" | "missing_token" | "stale_value"; lastFence: number | null; token: number | null };
+export interface WriteRecord { client: number; event: number | null; sentMs: number; arrivedMs: number; amount: number; token: number | null; idempotencyKey: string | null; generation: number | null; believedHeld: boolean; verdict: DebitVerdict | null }
+/** One Redlock attempt; `reason` is set exactly when `ok` is false. */
+export interface Acquisition { client: number; event: number | null; purpose: "acquire" | "extend"; attempt: number; startMs: number; endMs: number; votes: number; needed: number; elapsedMs: number; driftMs: number; validityMs: number; ok: boolean; fence: number | null; reason: "no_majority" | "too_slow" | "no_validity_left" | null }
+/** A stretch in which `client` held live keys on a majority of the instances. */
+export interface HoldSpan { client: number; startMs: number; endMs: number }
+export interface Verdict { safe: boolean; violations: { kind: string; atMs: number; clients: number[]; text: string }[]; notes: string[] }
+export type AcquireResult = { ok: true; fence: number | null } | { ok: false; error: "lock_held"; holder: string };
+export type DebitResult = { ok: true; balance: number; duplicate?: true } | { ok: false; error: "stale_fence" | "missing_token"; lastFence: number; token: number | null };
+export interface MountOptions { preset?: string; scenario?: Scenario | string; readonly?: boolean; compact?: boolean; share?: boolean; autosave?: boolean; theme?: "light" | "dark" | "auto" }
+"#;
+
+/// Runs a scenario and returns its trace (verdict and narration included).
+#[wasm_bindgen(unchecked_return_type = "Trace")]
+pub fn simulate(
+    #[wasm_bindgen(unchecked_param_type = "Scenario | string")] scenario: JsValue,
+) -> Result<JsValue, JsError> {
+    to_js(&sim::run(&scenario_arg(&scenario)?))
+}
+
+/// Every preset: `{ id, scenario }`, the default first.
+#[wasm_bindgen(unchecked_return_type = "{ id: string; scenario: Scenario }[]")]
+pub fn presets() -> Result<JsValue, JsError> {
+    to_js(&sim::presets::presets())
+}
+
+/// `{ ok: true }` or `{ ok: false, path, message, error }` without throwing.
+#[wasm_bindgen(
+    unchecked_return_type = "{ ok: true } | { ok: false; path: string; message: string; error: string }"
+)]
+pub fn validate(scenario: JsValue) -> JsValue {
+    let result = json_text(&scenario, "scenario")
+        .map_err(|_| sim::ScenarioError::new("", "expected a scenario object or JSON text"))
+        .and_then(|text| Scenario::from_json(&text));
+    let out = Object::new();
+    match result {
+        Ok(_) => set(&out, "ok", true.into()),
+        Err(e) => {
+            set(&out, "ok", false.into());
+            set(&out, "path", e.path.as_str().into());
+            set(&out, "message", e.message.as_str().into());
+            set(&out, "error", e.to_string().into());
+        }
+    }
+    out.into()
+}
+
+/// The URL hash (without `#`) that restores `scenario` exactly: `s=1.<base64url JSON>`.
+#[wasm_bindgen(js_name = encodeLink)]
+pub fn encode_link(
+    #[wasm_bindgen(unchecked_param_type = "Scenario | string")] scenario: JsValue,
+) -> Result<String, JsError> {
+    Ok(crate::link::encode(&scenario_arg(&scenario)?))
+}
+
+/// The scenario inside a share link's hash; an Error names what is wrong with a bad link.
+#[wasm_bindgen(js_name = decodeLink, unchecked_return_type = "Scenario")]
+pub fn decode_link(hash: JsValue) -> Result<JsValue, JsError> {
+    let hash = text_arg(&hash, "decodeLink: hash")?;
+    let scenario = crate::link::decode(&hash).map_err(error)?;
+    to_js(&scenario)
+}
+
+/// A mounted playground, as `mount` returns it.
+#[wasm_bindgen]
+pub struct Playground {
+    app: Option<crate::ui::Mounted>,
+}
+
+#[wasm_bindgen]
+impl Playground {
+    /// Unmounts the playground and empties its element; calling it again does nothing.
+    pub fn destroy(&mut self) {
+        if let Some(app) = self.app.take() {
+            app.destroy();
+        }
+    }
+}
+
+/// Mounts one playground into `element`. Nothing is mounted when the module loads.
+#[wasm_bindgen]
+pub fn mount(
+    element: JsValue,
+    #[wasm_bindgen(unchecked_param_type = "MountOptions | undefined")] options: JsValue,
+) -> Result<Playground, JsError> {
+    let element: web_sys::Element = element
+        .dyn_into()
+        .map_err(|_| error("mount: element: expected a DOM element"))?;
+    let opts = mount_options(&options)?;
+    let app = crate::ui::mount(element, opts).map_err(|e| error(format!("mount: {e}")))?;
+    Ok(Playground { app: Some(app) })
+}
+
+fn mount_options(options: &JsValue) -> Result<crate::ui::MountOptions, JsError> {
+    let mut out = crate::ui::MountOptions::default();
+    if options.is_undefined() || options.is_null() {
+        return Ok(out);
+    }
+    if !options.is_object() {
+        return Err(error("mount: options: expected an object"));
+    }
+    let preset = get(options, "preset");
+    if !preset.is_undefined() {
+        out.preset = Some(
+            preset
+                .as_string()
+                .ok_or_else(|| error("mount: options.preset: expected text"))?,
+        );
+    }
+    let scenario = get(options, "scenario");
+    if !scenario.is_undefined() && !scenario.is_null() {
+        out.scenario =
+            Some(scenario_arg(&scenario).map_err(|e| error(format!("mount: options.{}", msg(e))))?);
+    }
+    out.readonly = flag(options, "readonly")?;
+    out.compact = flag(options, "compact")?;
+    out.share = flag(options, "share")?;
+    out.autosave = flag(options, "autosave")?;
+    let theme = get(options, "theme");
+    if !theme.is_undefined() && !theme.is_null() {
+        match theme.as_string().as_deref() {
+            Some(t @ ("light" | "dark" | "auto")) => out.theme = Some(t.to_string()),
+            _ => {
+                return Err(error(
+                    "mount: options.theme: expected \"light\", \"dark\" or \"auto\"",
+                ))
+            }
+        }
+    }
+    Ok(out)
+}

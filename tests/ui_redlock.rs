@@ -246,7 +246,7 @@ async fn instance_events_are_added_edited_nudged_deleted_and_undone_by_hand() {
     let r3 = centre(&get(&root, "instance-R3"));
     double_click(&root, (x_of(&root, 15), r3.1)).await;
     let jump = get(&root, "iev-R3-0");
-    assert_eq!(jump.get_attribute("aria-valuenow").as_deref(), Some("15"));
+    assert_eq!(jump.get_attribute("data-at-ms").as_deref(), Some("15"));
     assert!(text(&root, "instance-R3").contains("clock jumps +60 ms"));
     assert!(text(&root, "inspector").contains("R3: clock jump"));
     // Keys move it like any other event.
@@ -258,7 +258,7 @@ async fn instance_events_are_added_edited_nudged_deleted_and_undone_by_hand() {
     yew::scheduler::flush().await;
     assert_eq!(
         get(&root, "iev-R3-0")
-            .get_attribute("aria-valuenow")
+            .get_attribute("data-at-ms")
             .as_deref(),
         Some("16")
     );
@@ -282,7 +282,7 @@ async fn instance_events_are_added_edited_nudged_deleted_and_undone_by_hand() {
         .click();
     yew::scheduler::flush().await;
     let cut = get(&root, "iev-R5-0");
-    assert_eq!(cut.get_attribute("aria-valuenow").as_deref(), Some("70"));
+    assert_eq!(cut.get_attribute("data-at-ms").as_deref(), Some("70"));
     assert!(
         get(&root, "iev-R5-0-end")
             .get_attribute("aria-valuenow")

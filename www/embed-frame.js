@@ -18,7 +18,9 @@ const parentOrigin = params.get('origin');
 
 // The page has no stylesheet of its own (no inline styles under the CSP), so it is built here.
 const sheet = new CSSStyleSheet();
-sheet.replaceSync('html, body { margin: 0; padding: 0; background: transparent; }');
+sheet.replaceSync(`html, body { margin: 0; padding: 0; background: transparent; }
+.fp-frame-title { position: absolute; width: 1px; height: 1px; margin: -1px; padding: 0; overflow: hidden;
+  clip-path: inset(50%); white-space: nowrap; border: 0; }`);
 document.adoptedStyleSheets = [...document.adoptedStyleSheets, sheet];
 
 const el = document.createElement('fencing-playground');
@@ -28,7 +30,7 @@ for (const name of ['preset', 'scenario', 'theme']) {
 for (const name of ['readonly', 'compact']) {
   if (params.has(name)) el.setAttribute(name, params.get(name) === '0' ? 'false' : params.get(name));
 }
-document.body.append(el);
+(document.querySelector('main') ?? document.body).append(el);
 
 let lastHeight = -1;
 function postHeight(force = false) {

@@ -83,7 +83,7 @@ pub fn Settings(props: &SettingsProps) -> Html {
                 <input type="checkbox" checked={lock.watchdog} onchange={watchdog} data-testid="watchdog" />
                 { "watchdog renews every TTL/2" }
             </label>
-            <span class="fp-group" aria-label="Clients">
+            <span class="fp-group" role="group" aria-label="Clients">
                 <span class="fp-group-name">{ "Clients" }</span>
                 { for props.clients.iter().enumerate().map(|(i, c)| html! {
                     <button type="button" disabled={props.clients.len() <= 1}

@@ -132,7 +132,7 @@ pub fn InstanceLane(props: &InstanceLaneProps) -> Html {
                         }
                         <g {class} data-iev={iev.clone()} data-part="body" tabindex="0" role="button"
                             aria-label={aria} data-testid={format!("iev-{name}-{e}")}
-                            aria-valuenow={ev.at_ms().to_string()}
+                            data-at-ms={ev.at_ms().to_string()}
                             transform={format!("translate({x},{})", y + EVENT_H / 2)}>
                             <rect class="hit" x="-9" y="-10" width="18" height="20" />
                             <rect class="ring" x="-10" y="-10" width="20" height="20" rx="4" />
@@ -158,7 +158,7 @@ pub fn InstanceLane(props: &InstanceLaneProps) -> Html {
                     <g key={format!("b{e}")}>
                         <g {class} data-iev={iev.clone()} data-part="body" tabindex="0" role="button"
                             aria-label={aria} data-testid={format!("iev-{name}-{e}")}
-                            aria-valuenow={ev.at_ms().to_string()}>
+                            data-at-ms={ev.at_ms().to_string()}>
                             <rect class="ring" x={(x - 3).to_string()} y={(y - 3).to_string()} width={(x1 - x + 6).to_string()}
                                 height={(EVENT_H + 6).to_string()} rx="4" />
                             <rect class="bar" x={x.to_string()} y={y.to_string()} width={(x1 - x).to_string()}

@@ -1,0 +1,108 @@
+// Accessibility, measured: axe-core (the npm package pinned in package-lock.json) on every page
+// a reader can open, with every rule it runs by default and none disabled. The pages run under
+// a strict CSP that refuses inline scripts, so axe's source is not added as a <script>: it is
+// evaluated in each frame through the DevTools protocol (page.evaluate), which the CSP does not
+// govern. Frames get their own copy, and axe.run in the top frame reaches into them; axe reads
+// open shadow roots by itself (the blog post's playgrounds live in them).
+//
+// A violation is reported with its rule, impact, help text and the offending elements, so a
+// failure says what to fix without opening a trace.
+import assert from 'node:assert/strict';
+import { readFile } from 'node:fs/promises';
+import { createRequire } from 'node:module';
+import { assertClean, tid } from './helpers.mjs';
+import { test } from './fixtures.mjs';
+
+const AXE_SOURCE = await readFile(createRequire(import.meta.url).resolve('axe-core/axe.min.js'), 'utf8');
+
+/** Runs axe on the page (and its frames) and returns its violations. */
+async function violations(page) {
+  for (const frame of page.frames()) {
+    await frame.evaluate(AXE_SOURCE);
+  }
+  return page.evaluate(async () => {
+    const result = await window.axe.run(document, { resultTypes: ['violations'] });
+    return result.violations.map((v) => ({
+      id: v.id,
+      impact: v.impact,
+      help: v.help,
+      nodes: v.nodes.map((n) => `${n.target.join(' ')}: ${n.failureSummary.replace(/\s+/g, ' ')}`),
+    }));
+  });
+}
+
+/** Fails with every violation spelled out. */
+async function expectNoViolations(page, where) {
+  const found = await violations(page);
+  const text = found
+    .map((v) => `${v.id} (${v.impact}): ${v.help}\n    ${v.nodes.slice(0, 6).join('\n    ')}`)
+    .join('\n  ');
+  assert.equal(found.length, 0, `axe on ${where}:\n  ${text}`);
+}
+
+/** A phone: 390 × 844 CSS px, touch only. */
+const PHONE = { viewport: { width: 390, height: 844 }, context: { hasTouch: true, isMobile: true } };
+
+async function openMain(openPage, { phone = false, dark = false, preset } = {}) {
+  const rec = await openPage(phone ? PHONE : {});
+  const { page } = rec;
+  if (dark) await page.emulateMedia({ colorScheme: 'dark' });
+  await page.goto('/');
+  await page.locator(tid('timeline')).waitFor({ timeout: 20_000 });
+  if (preset) {
+    await page.selectOption(tid('preset'), preset);
+    await page.locator(`${tid('preset')} option[value="${preset}"]:checked`).waitFor({ state: 'attached' });
+  }
+  return rec;
+}
+
+for (const dark of [false, true]) {
+  const theme = dark ? 'dark' : 'light';
+
+  test(`axe: the main page, default preset, ${theme}`, async ({ openPage }) => {
+    const rec = await openMain(openPage, { dark });
+    await expectNoViolations(rec.page, `the default page (${theme})`);
+    assertClean(rec);
+  });
+
+  test(`axe: the main page, a Redlock preset, ${theme}`, async ({ openPage }) => {
+    const rec = await openMain(openPage, { dark, preset: 'redlock-clock-jump' });
+    // An instance event selected: its inspector shows too.
+    await rec.page.locator('[data-testid^="iev-R3-0"]').first().focus();
+    await expectNoViolations(rec.page, `the Redlock clock jump (${theme})`);
+    assertClean(rec);
+  });
+
+  test(`axe: the main page on a 390 px phone, controls folded and open, ${theme}`, async ({ openPage }) => {
+    const rec = await openMain(openPage, { dark, phone: true });
+    await expectNoViolations(rec.page, `the default page at 390 px (${theme})`);
+    await rec.page.locator(tid('controls-toggle')).tap();
+    await rec.page.locator(tid('palette')).waitFor({ state: 'visible' });
+    await expectNoViolations(rec.page, `the default page at 390 px, controls open (${theme})`);
+    assertClean(rec);
+  });
+}
+
+test('axe: embed.html, read-only and editable', async ({ openPage, server }) => {
+  for (const query of ['preset=gc-pause-fenced', 'preset=redlock-clock-jump&readonly=1&theme=dark']) {
+    const rec = await openPage();
+    await rec.page.goto(`${server.url}www/embed.html?${query}`);
+    await rec.page.locator(tid('timeline')).waitFor({ timeout: 20_000 });
+    await expectNoViolations(rec.page, `embed.html?${query}`);
+    assertClean(rec);
+  }
+});
+
+for (const dark of [false, true]) {
+  test(`axe: the sample blog post with its three playgrounds, ${dark ? 'dark' : 'light'}`, async ({ openPage, server }) => {
+    const rec = await openPage();
+    const { page } = rec;
+    if (dark) await page.emulateMedia({ colorScheme: 'dark' });
+    await page.goto(`${server.url}www/blog-post.html`);
+    // Every embed has booted: each draws its timeline in its own shadow root.
+    await page.waitForFunction(() => [...document.querySelectorAll('fencing-playground')]
+      .filter((e) => e.shadowRoot?.querySelector('[data-testid="timeline"]')).length === 3, null, { timeout: 20_000 });
+    await expectNoViolations(page, `www/blog-post.html (${dark ? 'dark' : 'light'})`);
+    assertClean(rec);
+  });
+}

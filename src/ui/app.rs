@@ -178,10 +178,14 @@ pub fn App(props: &AppProps) -> Html {
         props.autosave,
         dispatch.clone(),
     );
+    // On a narrow screen the controls fold away under one button so the timeline comes first
+    // (style.rs lays that out; wide screens ignore `fp-folded`). View state, never an edit.
+    let controls_open = use_state(|| false);
     let class = classes!(
         "fp-root",
         props.compact.then_some("fp-compact"),
-        state.readonly.then_some("fp-readonly")
+        state.readonly.then_some("fp-readonly"),
+        (!*controls_open && !state.readonly && !props.compact).then_some("fp-folded")
     );
     let uid: AttrValue = format!("fp{}", props.uid).into();
     // The selected instance event, when its inspector shows: a refusal then shows beside it.
@@ -238,6 +242,10 @@ pub fn App(props: &AppProps) -> Html {
                 <Hint scenario={before} readonly={state.readonly} notice={hint_notice} />
             }
             if !state.readonly && !props.compact {
+                <button type="button" class="fp-controls-toggle" aria-expanded={controls_open.to_string()}
+                    aria-controls={format!("{uid}-controls")} data-testid="controls-toggle"
+                    onclick={let open = controls_open.clone(); move |_| open.set(!*open)}>{ "Add events and settings" }</button>
+                <div class="fp-controls" id={format!("{uid}-controls")}>
                 <div class="fp-row">
                     <Palette tool={state.tool} selected={state.selection.event()} clients={scenario.clients.len()}
                         playhead_ms={state.playhead_ms} on_add={dispatch.clone()} />
@@ -257,6 +265,7 @@ pub fn App(props: &AppProps) -> Html {
                             on_change={dispatch.clone()} />
                     </div>
                 }
+                </div>
                 // Always there for Redlock, so selecting or deselecting never moves the timeline.
                 if scenario.lock.redlock.is_some() {
                     <div class="fp-row fp-inspector-row">

@@ -76,8 +76,16 @@ pub const CSS: &str = concat!(
 .fp-toolbar .fp-file { display: none; }
 .fp-copied { color: var(--good); font-weight: 600; }
 .fp-share-url input { width: min(36rem, 70vw); }
-.fp-timeline-wrap { margin-top: 8px; width: 100%; overflow: hidden; border: 1px solid var(--faint); border-radius: 8px; }
-.fp-timeline { display: block; touch-action: pan-y; user-select: none; -webkit-user-select: none; }
+/* The box scrolls sideways when the timeline is zoomed in. A finger on an empty part of the lanes
+   pans it (or the page); a finger on something draggable drags it (touch-action below, and the
+   timeline's own touchstart listener where a browser ignores touch-action inside an SVG). */
+.fp-timeline-box { position: relative; margin-top: 8px; }
+.fp-timeline-wrap { width: 100%; overflow-x: auto; overflow-y: hidden; border: 1px solid var(--faint); border-radius: 8px; }
+.fp-timeline { display: block; touch-action: pan-x pan-y; user-select: none; -webkit-user-select: none; }
+.fp-timeline .fp-ev, .fp-timeline .fp-handle, .fp-timeline .fp-iev, .fp-timeline .fp-axis-hit { touch-action: none; }
+/* The zoom buttons sit in the corner above the lane names, where the axis has no ticks. */
+.fp-zoom { position: absolute; top: 5px; left: 4px; display: flex; gap: 2px; z-index: 1; }
+.fp-zoom button { min-width: 24px; min-height: 24px; padding: 0 4px; line-height: 1; font-weight: 600; }
 .fp-timeline text { font-size: 12px; fill: var(--fg); }
 .fp-timeline .muted { fill: var(--muted); }
 .fp-timeline .small { font-size: 11px; }
@@ -165,9 +173,44 @@ pub const CSS: &str = concat!(
 .fp-keys { color: var(--muted); font-size: 12px; margin-top: 6px; }
 .fp-keys kbd { font: 11px ui-monospace, monospace; border: 1px solid var(--line); border-radius: 4px; padding: 0 4px; }
 .fp-compact .fp-caption, .fp-compact .fp-narration, .fp-compact .fp-keys { display: none; }
+
+/* ---- Narrow screens and touch (phones) ----------------------------------------------------
+   Below 600 px the timeline comes first: the verdict, the hint, the timeline and the playhead,
+   then the controls, folded under one button (the app puts `fp-folded` on the root until it is
+   pressed), then the caption and the narration. Unlisted children keep the hint's place. */
+.fp-controls-toggle { display: none; }
 @media (max-width: 600px) {
-  .fp-root { padding: 10px 8px 20px; font-size: 13px; }
+  .fp-root { padding: 10px 8px 20px; font-size: 13px; display: flex; flex-direction: column; }
   .fp-root h2 { font-size: 1.05rem; }
+  .fp-root > * { order: 3; }
+  .fp-root > .fp-head { order: 0; }
+  .fp-root > .fp-problem { order: 1; }
+  .fp-root > .fp-verdict { order: 2; }
+  .fp-root > .fp-timeline-box { order: 4; }
+  .fp-root > .fp-inspector-row { order: 5; }
+  .fp-root > .fp-readout { order: 6; }
+  .fp-root > .fp-controls-toggle { order: 7; display: block; align-self: flex-start; margin-top: 10px; }
+  .fp-root > .fp-controls { order: 8; }
+  .fp-root > .fp-caption { order: 9; margin-top: 10px; }
+  .fp-root > .fp-narration, .fp-root > .fp-keys { order: 10; }
+  .fp-folded .fp-controls, .fp-folded .fp-toolbar { display: none; }
+  .fp-controls-toggle::after { content: " ▸"; }
+  .fp-controls-toggle[aria-expanded=true]::after { content: " ▾"; }
+  .fp-preset select { max-width: calc(100vw - 120px); }
+}
+/* Fingers: every control at least 44 px tall where a row has the room, and every draggable
+   part of the timeline at least 24 × 24 px (WCAG 2.5.8). An SVG stroke takes pointer events
+   even when transparent, so a wide one grows a hit area on every side without moving it. */
+@media (pointer: coarse) {
+  .fp-root button, .fp-root select, .fp-root input[type=number], .fp-root input[type=text] { min-height: 44px; }
+  .fp-root .fp-zoom button { min-height: 24px; min-width: 26px; }
+  .fp-root input[type=checkbox], .fp-root input[type=radio] { width: 24px; height: 24px; margin: 0; }
+  .fp-root input[type=range] { height: 32px; }
+  .fp-timeline .hit { stroke: transparent; stroke-width: 10px; }
+}
+/* Keyboard help is for keyboards: a touch screen without a pointer that hovers has none. */
+@media (hover: none) and (pointer: coarse) {
+  .fp-keys { display: none; }
 }
 "#
 );

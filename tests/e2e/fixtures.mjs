@@ -54,19 +54,30 @@ export const test = base.extend({
   baseURL: async ({ server }, use) => use(server.url),
 
   /**
-   * `openPage({ viewport, origin })` opens a recorded page in a new context of its own (for a
-   * second page, another viewport, or a page whose requests may go to `origin`: a URL's origin
-   * or 'file://'). The first page a test opens is photographed as <test title>.png, later ones
+   * `openPage({ viewport, origin, context })` opens a recorded page in a new context of its own
+   * (for a second page, another viewport, a page whose requests may go to `origin`: a URL's
+   * origin or 'file://', or a phone: `context` holds more of Playwright's context options, such
+   * as `hasTouch` and `isMobile`). The first page a test opens is photographed as <test title>.png, later ones
    * as <test title>-2.png and so on; `rec.screenshot(name)` takes one more on purpose.
    */
   openPage: async ({ browser, server }, use, testInfo) => {
     const opened = [];
     await mkdir(SCREENSHOTS, { recursive: true });
-    await use(async ({ viewport, origin = server.origin } = {}) => {
-      const context = await browser.newContext(viewport ? { viewport } : {});
+    await use(async ({ viewport, origin = server.origin, context: options = {} } = {}) => {
+      const context = await browser.newContext({ ...(viewport ? { viewport } : {}), ...options });
       const rec = await record(context, await context.newPage(), origin);
       const name = slug(testInfo.title) + (opened.length ? `-${opened.length + 1}` : '');
-      rec.screenshot = (as = name) => rec.page.screenshot({ path: `${SCREENSHOTS}${slug(as)}.png`, fullPage: true });
+      rec.screenshot = async (as = name) => {
+        const path = `${SCREENSHOTS}${slug(as)}.png`;
+        if (!options.isMobile) return rec.page.screenshot({ path, fullPage: true });
+        // Chromium draws a full-page capture without the touch emulation, so a phone's page
+        // would be photographed with a mouse's styles: the viewport grows to the page instead.
+        const size = rec.page.viewportSize();
+        const height = await rec.page.evaluate(() => document.documentElement.scrollHeight);
+        await rec.page.setViewportSize({ width: size.width, height: Math.max(height, size.height) });
+        await rec.page.screenshot({ path });
+        await rec.page.setViewportSize(size);
+      };
       opened.push(rec);
       return rec;
     });

@@ -1,7 +1,8 @@
 //! Screen coordinates vs simulation time, and where each lane sits. One small pure module
 //! converts both ways so the drag math and the layout are tested natively. Everything is in
 //! whole CSS pixels and whole milliseconds: integers keep the SVG attributes short and keep
-//! float formatting out of the wasm.
+//! float formatting out of the wasm. A zoomed timeline is drawn wider than the box that shows
+//! it and scrolls sideways; `Zoom` and the scroll helpers keep that arithmetic here too.
 
 use crate::sim::scenario::MAX_TIME_MS;
 
@@ -18,6 +19,8 @@ pub const INSTANCE_LANE_PX: i32 = 48;
 pub const ATTEMPT_ROW_PX: i32 = 22;
 /// The approximate advance of one character of the 12 px label font.
 pub const CHAR_PX: i32 = 7;
+/// The gutter of a narrow timeline with a lane per Redlock instance.
+const NARROW_INSTANCE_GUTTER_PX: i32 = 92;
 /// Ticks are spaced at least this far apart.
 const MIN_TICK_GAP_PX: i64 = 75;
 
@@ -173,8 +176,14 @@ impl Layout {
         ghost: bool,
         axis_end_ms: u64,
     ) -> Layout {
-        let width_px = (width_px as i32).clamp(240, 4096);
-        let gutter_px = if width_px < 560 { 58 } else { 96 };
+        let width_px = (width_px as i32).clamp(240, MAX_DRAWN_PX);
+        // Narrow, the gutter shrinks to the lane names, but an instance lane's clock reading
+        // ("clock +60 ms") needs more room than a name.
+        let gutter_px = match lock {
+            _ if width_px >= 560 => 96,
+            LockView::Instances(_) => NARROW_INSTANCE_GUTTER_PX,
+            _ => 58,
+        };
         let right_pad_px = if width_px < 560 { 12 } else { 24 };
         let mut lanes = Vec::with_capacity(clients + 3);
         let mut top_px = HEADER_PX;
@@ -259,6 +268,57 @@ impl Layout {
     }
 }
 
+/// The widest the timeline is ever drawn, whatever the zoom.
+pub const MAX_DRAWN_PX: i32 = 8192;
+/// The zoom levels: how many times wider than its box the timeline is drawn.
+const ZOOMS: [u32; 5] = [1, 2, 4, 8, 16];
+
+/// How far the time axis is zoomed in. It is view state, like the box's width: the timeline
+/// keeps it, and it never enters a scenario, the undo history or a link.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Zoom(usize);
+
+impl Zoom {
+    /// How many times wider than its box the timeline is drawn at this level.
+    pub fn factor(self) -> u32 {
+        ZOOMS[self.0.min(ZOOMS.len() - 1)]
+    }
+
+    /// The width the timeline is drawn at when `visible_px` of it show.
+    pub fn drawn_px(self, visible_px: u32) -> u32 {
+        let widest = MAX_DRAWN_PX as u32;
+        visible_px
+            .saturating_mul(self.factor())
+            .min(widest)
+            .max(visible_px.min(widest))
+    }
+
+    /// One level in, if there is one and it draws the timeline wider than this one does.
+    pub fn zoom_in(self, visible_px: u32) -> Option<Zoom> {
+        let next = Zoom(self.0 + 1);
+        (self.0 + 1 < ZOOMS.len() && next.drawn_px(visible_px) > self.drawn_px(visible_px))
+            .then_some(next)
+    }
+
+    /// One level out, if this is not the whole run already.
+    pub fn zoom_out(self) -> Option<Zoom> {
+        self.0.checked_sub(1).map(Zoom)
+    }
+}
+
+/// The instant in the middle of a scroll box `visible_px` wide scrolled `scroll_left_px` along
+/// the drawn timeline.
+pub fn centre_ms(axis: &Axis, scroll_left_px: i32, visible_px: i32) -> u64 {
+    axis.time_at(scroll_left_px.saturating_add(visible_px / 2))
+}
+
+/// How far to scroll a box `visible_px` wide along a timeline `drawn_px` wide so that instant
+/// `t_ms` sits in its middle, or as near as the ends allow.
+pub fn scroll_to_centre(axis: &Axis, t_ms: u64, visible_px: i32, drawn_px: i32) -> i32 {
+    let most = drawn_px.saturating_sub(visible_px).max(0);
+    axis.x(t_ms).saturating_sub(visible_px / 2).clamp(0, most)
+}
+
 /// The approximate width of a label in the 12 px font.
 pub fn text_width_px(text: &str) -> i32 {
     (text.chars().count() as i32).saturating_mul(CHAR_PX)
@@ -325,6 +385,23 @@ mod tests {
         assert_eq!(phone.gutter_px, 58);
         assert!(phone.axis.right_px <= 390);
         assert!(phone.axis.x(80) > phone.axis.x(79));
+    }
+
+    #[test]
+    fn a_narrow_redlock_gutter_holds_an_instance_clock_reading() {
+        let l = Layout::with_lock(390, 2, LockView::Instances(5), true, 140);
+        // The clock reading starts 10 px in and must end before the lane's first bar.
+        let reading = small_text_width_px("clock −999 ms");
+        assert!(
+            10 + reading <= l.axis.left_px,
+            "{reading} px in a {} px gutter",
+            l.gutter_px
+        );
+        assert_eq!(
+            Layout::with_lock(390, 2, LockView::Collapsed, true, 140).gutter_px,
+            58
+        );
+        assert_eq!(l.axis.right_px, 378);
     }
 
     #[test]
@@ -418,6 +495,74 @@ mod tests {
             Layout::new(1280, 2, true, 80)
         );
         assert_eq!(Layout::new(1280, 2, true, 80).attempt_row_top(0), None);
+    }
+
+    #[test]
+    fn zoom_draws_wider_up_to_a_limit_and_back() {
+        let phone = 372;
+        let mut z = Zoom::default();
+        assert_eq!((z.factor(), z.drawn_px(phone)), (1, 372));
+        assert_eq!(z.zoom_out(), None, "the whole run is as far out as it goes");
+        let mut widths = vec![];
+        while let Some(next) = z.zoom_in(phone) {
+            z = next;
+            widths.push(z.drawn_px(phone));
+        }
+        assert_eq!(widths, [744, 1488, 2976, 5952]);
+        // A wide box reaches the drawing limit sooner, and never draws past it.
+        let desk = Zoom::default()
+            .zoom_in(1280)
+            .unwrap()
+            .zoom_in(1280)
+            .unwrap();
+        assert_eq!(desk.drawn_px(1280), 5120);
+        let top = desk.zoom_in(1280).unwrap();
+        assert_eq!(top.drawn_px(1280), MAX_DRAWN_PX as u32);
+        assert_eq!(top.zoom_in(1280), None, "no level that draws nothing wider");
+        assert_eq!(top.zoom_out(), Some(desk));
+        // A box wider than the limit is drawn as wide as the limit: nothing is lost.
+        assert_eq!(Zoom::default().drawn_px(9000), MAX_DRAWN_PX as u32);
+        assert_eq!(Layout::new(9000, 2, true, 80).width_px, MAX_DRAWN_PX);
+    }
+
+    #[test]
+    fn zoomed_in_a_finger_places_an_edge_to_the_millisecond() {
+        // The phone's default page: 110 ms in under 300 px, under 3 px per ms.
+        let whole = Layout::new(372, 2, true, 110);
+        assert!(whole.axis.width_of(10) < 30);
+        // At ×8, a millisecond is more than 20 px: a finger a few pixels off stays on it.
+        let zoom = Zoom::default()
+            .zoom_in(372)
+            .and_then(|z| z.zoom_in(372))
+            .and_then(|z| z.zoom_in(372))
+            .unwrap();
+        let l = Layout::new(zoom.drawn_px(372), 2, true, 110);
+        assert!(l.axis.width_of(1) >= 20, "{} px per ms", l.axis.width_of(1));
+        for t in [0, 30, 45, 110] {
+            let x = l.axis.x(t);
+            assert_eq!(l.axis.time_at(x - 8), t, "t={t}");
+            assert_eq!(l.axis.time_at(x + 8), t, "t={t}");
+        }
+        assert_eq!(l.axis.ticks()[..3], [0, 5, 10], "ticks every 5 ms");
+    }
+
+    #[test]
+    fn zooming_keeps_the_middle_instant_in_the_middle() {
+        let before = Layout::new(372, 2, true, 110);
+        let mid = centre_ms(&before.axis, 0, 372);
+        assert_eq!(mid, 45);
+        let after = Layout::new(372 * 4, 2, true, 110);
+        let left = scroll_to_centre(&after.axis, mid, 372, after.width_px);
+        assert_eq!(centre_ms(&after.axis, left, 372), mid);
+        // Near either end the box stops at the end instead of showing what is not there.
+        assert_eq!(scroll_to_centre(&after.axis, 0, 372, after.width_px), 0);
+        assert_eq!(
+            scroll_to_centre(&after.axis, 110, 372, after.width_px),
+            after.width_px - 372
+        );
+        assert_eq!(scroll_to_centre(&before.axis, 110, 372, before.width_px), 0);
+        // Whatever the scroll, the middle is an instant of the run's axis or past its end.
+        assert_eq!(centre_ms(&after.axis, -5000, 372), 0);
     }
 
     #[test]

@@ -1,12 +1,14 @@
 //! The timeline SVG: axis, lanes, arrows and playhead, plus the pointer handling for all of
 //! them. One handler on the SVG finds what was grabbed from the target's `data-ev` and
 //! `data-part` attributes and captures the pointer on the SVG, so a drag keeps going when the
-//! pointer leaves the element (and touch works); every move re-runs the simulation.
+//! pointer leaves the element (and touch works); every move re-runs the simulation. Zoomed
+//! in, the SVG is drawn wider than its box, which scrolls sideways (a finger pans it from any
+//! empty part of the lanes); the zoom buttons sit in the corner above the lane names.
 
 use super::attempts::Attempts;
 use super::axis::Axis;
 use super::dom;
-use super::geometry::{axis_end_ms, Layout, HEADER_PX};
+use super::geometry::{axis_end_ms, centre_ms, scroll_to_centre, Layout, Zoom, HEADER_PX};
 use super::lane_client::ClientLane;
 use super::lane_storage::StorageLane;
 use super::lock_service::LockService;
@@ -58,10 +60,43 @@ pub fn Timeline(props: &TimelineProps) -> Html {
         .frozen_axis_ms
         .unwrap_or_else(|| axis_end_ms(props.trace.end_ms, props.scenario.horizon_ms()));
     let lock = lock_view(&props.scenario, props.collapsed);
+    // View state, like the width: zooming is no edit, so it is not undone and not shared.
+    let zoom = use_state(Zoom::default);
+    let drawn_px = zoom.drawn_px(props.width_px);
     let layout = use_memo(
-        (props.width_px, props.scenario.clients.len(), lock, end_ms),
+        (drawn_px, props.scenario.clients.len(), lock, end_ms),
         |&(w, n, lock, end)| Layout::with_lock(w, n, lock, true, end),
     );
+    // The instant to keep in the middle of the box when the zoom changes, and the effect that
+    // scrolls it there once the wider (or narrower) timeline is drawn.
+    let anchor_ms = use_mut_ref(|| None::<u64>);
+    {
+        let (wrap, anchor_ms, layout) = (wrap.clone(), anchor_ms.clone(), layout.clone());
+        use_effect_with(drawn_px, move |_| {
+            let anchor = anchor_ms.borrow_mut().take();
+            if let (Some(t), Some(el)) = (anchor, wrap.cast::<web_sys::Element>()) {
+                let left = scroll_to_centre(&layout.axis, t, el.client_width(), layout.width_px);
+                el.set_scroll_left(left);
+            }
+        });
+    }
+    let zoom_to = |next: Option<Zoom>| {
+        let (wrap, anchor_ms, layout, zoom) = (
+            wrap.clone(),
+            anchor_ms.clone(),
+            layout.clone(),
+            zoom.clone(),
+        );
+        Callback::from(move |_: MouseEvent| {
+            let (Some(next), Some(el)) = (next, wrap.cast::<web_sys::Element>()) else {
+                return;
+            };
+            let middle = centre_ms(&layout.axis, el.scroll_left(), el.client_width());
+            *anchor_ms.borrow_mut() = Some(middle);
+            zoom.set(next);
+        })
+    };
+    let (zoom_in, zoom_out) = (zoom.zoom_in(props.width_px), zoom.zoom_out());
 
     // Measure the width the timeline has, now and whenever it changes.
     {
@@ -72,6 +107,24 @@ pub fn Timeline(props: &TimelineProps) -> Html {
             move || {
                 if let Some((o, _)) = observer {
                     o.disconnect();
+                }
+            }
+        });
+    }
+
+    // A finger on a draggable part drags it; anywhere else it pans (the SVG's touch-action).
+    // Chromium ignores touch-action on SVG children and Yew's touch listeners are passive, so a
+    // touch that starts on a part is claimed by a listener of our own that cancels the panning.
+    {
+        let svg = svg.clone();
+        use_effect_with(props.readonly, move |&readonly| {
+            let claim = claim_touches(&svg, readonly);
+            move || {
+                if let Some((el, f)) = claim {
+                    let _ = el.remove_event_listener_with_callback(
+                        "touchstart",
+                        f.as_ref().unchecked_ref(),
+                    );
                 }
             }
         });
@@ -270,6 +323,13 @@ pub fn Timeline(props: &TimelineProps) -> Html {
     let uid = &props.uid;
     let (w, h) = (layout.width_px, layout.height_px);
     html! {
+        <div class="fp-timeline-box" data-zoom={zoom.factor().to_string()}>
+        <div class="fp-zoom" role="group" aria-label="Zoom the time axis">
+            <button type="button" aria-label="Zoom out" title="Zoom out" data-testid="zoom-out"
+                disabled={zoom_out.is_none()} onclick={zoom_to(zoom_out)}>{ "−" }</button>
+            <button type="button" aria-label="Zoom in" title="Zoom in" data-testid="zoom-in"
+                disabled={zoom_in.is_none()} onclick={zoom_to(zoom_in)}>{ "+" }</button>
+        </div>
         <div class="fp-timeline-wrap" ref={wrap}>
             <svg class="fp-timeline" ref={svg} data-testid="timeline" role="group"
                 aria-label="Timeline: lock service, clients and storage over time"
@@ -306,7 +366,34 @@ pub fn Timeline(props: &TimelineProps) -> Html {
                 <Playhead layout={layout.clone()} at_ms={props.playhead_ms} />
             </svg>
         </div>
+        </div>
     }
+}
+
+/// A touch listener and the element it listens on.
+type TouchClaim = (web_sys::Element, Closure<dyn FnMut(web_sys::Event)>);
+
+/// Listens for touches that start on something a finger drags (an event's part, unless the
+/// timeline is read-only, or the axis strip, where the playhead is grabbed) and cancels the
+/// browser's panning for them; the listener must live as long as the SVG.
+fn claim_touches(svg: &NodeRef, readonly: bool) -> Option<TouchClaim> {
+    let el = svg.cast::<web_sys::Element>()?;
+    let parts = if readonly {
+        ".fp-axis-hit"
+    } else {
+        "[data-ev], [data-iev], .fp-axis-hit"
+    };
+    let f = Closure::<dyn FnMut(web_sys::Event)>::new(move |e: web_sys::Event| {
+        let grabbed = dom::target_element(&e)
+            .and_then(|t| t.closest(parts).ok().flatten())
+            .is_some();
+        if grabbed && e.cancelable() {
+            e.prevent_default();
+        }
+    });
+    el.add_event_listener_with_callback("touchstart", f.as_ref().unchecked_ref())
+        .ok()?;
+    Some((el, f))
 }
 
 /// A resize observer and the callback it calls.

@@ -1,0 +1,163 @@
+// The playground on a phone: 390 × 844 CSS px, touch only. The timeline comes first and the
+// controls fold away; the time axis zooms (buttons) and pans (a finger on an empty part of the
+// lanes), so a pause edge can be put on a chosen millisecond with a finger; every draggable part
+// and every button is big enough to hit; keyboard help is not shown.
+//
+// Playwright's touchscreen only taps, so swipes and drags are driven through the DevTools
+// protocol (Input.dispatchTouchEvent), which Chromium turns into the same touch and pointer
+// events, and the same scrolling, as a real finger.
+import assert from 'node:assert/strict';
+import { assertClean, tid, expectText, centre, xOf } from './helpers.mjs';
+import { test } from './fixtures.mjs';
+
+const PHONE = { viewport: { width: 390, height: 844 }, context: { hasTouch: true, isMobile: true } };
+
+/** A finger: touches down at `from`, moves to `to` in `steps` moves, lifts. */
+async function swipe(page, from, to, steps = 12) {
+  const cdp = await page.context().newCDPSession(page);
+  const at = (p) => [{ x: p.x, y: p.y, id: 1, radiusX: 4, radiusY: 4, force: 1 }];
+  await cdp.send('Input.dispatchTouchEvent', { type: 'touchStart', touchPoints: at(from) });
+  for (let i = 1; i <= steps; i++) {
+    const p = { x: from.x + ((to.x - from.x) * i) / steps, y: from.y + ((to.y - from.y) * i) / steps };
+    await cdp.send('Input.dispatchTouchEvent', { type: 'touchMove', touchPoints: at(p) });
+    // One move per frame, as a finger's moves arrive.
+    await page.evaluate(() => new Promise((r) => requestAnimationFrame(() => r())));
+  }
+  await cdp.send('Input.dispatchTouchEvent', { type: 'touchEnd', touchPoints: [] });
+  await cdp.detach();
+}
+
+/** Polls until `f()` passes `ok`, or fails with what it last was. */
+async function until(what, f, ok) {
+  const deadline = Date.now() + 5_000;
+  let got;
+  while (Date.now() < deadline) {
+    got = await f();
+    if (ok(got)) return got;
+    await new Promise((r) => setTimeout(r, 20));
+  }
+  assert.fail(`${what}: last ${JSON.stringify(got)}`);
+}
+
+async function openPhone(openPage, { dark = false } = {}) {
+  const rec = await openPage(PHONE);
+  if (dark) await rec.page.emulateMedia({ colorScheme: 'dark' });
+  await rec.page.goto('/');
+  await rec.page.locator(tid('timeline')).waitFor({ timeout: 20_000 });
+  // The preset this test is about, whatever the page opens with.
+  await rec.page.selectOption(tid('preset'), 'gc-pause-fenced');
+  await expectText(rec.page, 'title', 'GC pause, fenced storage');
+  return rec;
+}
+
+/** The zoom factor the timeline is drawn at. */
+const zoomOf = (page) => page.locator('.fp-timeline-box').getAttribute('data-zoom').then(Number);
+
+test('phone: the timeline comes first, the controls fold away, nothing is too small to hit', async ({ openPage }) => {
+  const rec = await openPhone(openPage);
+  const { page } = rec;
+  const box = await page.locator(tid('timeline')).boundingBox();
+  assert.ok(box.y < 420, `the timeline starts ${Math.round(box.y)} px down, past the first half screen`);
+  // Everything fits the width: nothing scrolls the page sideways.
+  assert.equal(await page.evaluate(() => document.documentElement.scrollWidth), 390);
+
+  // A pause's edge handle answers a finger 11 px off its centre in every direction: its target
+  // is at least 24 × 24 px even though its grip is 4 px wide.
+  const c = await centre(page, 'pause-A-1-end');
+  for (const [dx, dy] of [[-11, 0], [11, 0], [0, -11], [0, 11]]) {
+    const hit = await page.evaluate(([x, y]) => document.elementFromPoint(x, y)?.closest('[data-testid]')?.dataset.testid, [c.x + dx, c.y + dy]);
+    assert.equal(hit, 'pause-A-1-end', `a finger at (${dx}, ${dy}) from the handle's centre`);
+  }
+
+  // Folded: the palette, the settings and the toolbar are out of the way until asked for.
+  const toggle = page.locator(tid('controls-toggle'));
+  assert.equal(await toggle.getAttribute('aria-expanded'), 'false');
+  for (const id of ['palette', 'settings', 'toolbar']) {
+    assert.equal(await page.locator(tid(id)).isVisible(), false, `${id} shows while folded`);
+  }
+  assert.equal(await page.locator('.fp-keys').isVisible(), false, 'keyboard help shows on a touch screen');
+  await toggle.tap();
+  assert.equal(await toggle.getAttribute('aria-expanded'), 'true');
+  for (const id of ['palette', 'settings', 'toolbar']) {
+    await page.locator(tid(id)).waitFor({ state: 'visible' });
+  }
+
+  // Every button, select and input on screen is at least 24 × 24 px; those in rows with the
+  // room (everything but the zoom buttons in the timeline's corner) are 44 px tall.
+  const small = await page.evaluate(() =>
+    [...document.querySelectorAll('.fp-root button, .fp-root select, .fp-root input')]
+      .filter((el) => el.getClientRects().length && getComputedStyle(el).display !== 'none' && el.type !== 'file')
+      .map((el) => ({ el: el.dataset.testid ?? el.getAttribute('aria-label') ?? el.textContent, r: el.getBoundingClientRect(), corner: !!el.closest('.fp-zoom'), tick: el.type === 'checkbox' || el.type === 'radio' || el.type === 'range' }))
+      .filter(({ r, corner, tick }) => r.width < 24 || r.height < 24 || (!corner && !tick && r.height < 44))
+      .map(({ el, r }) => `${el}: ${Math.round(r.width)} × ${Math.round(r.height)}`));
+  assert.deepEqual(small, [], 'controls too small for a finger');
+
+  assertClean(rec);
+});
+
+test('phone: zoom in, pan with a finger, drag a pause edge by finger to 29 ms', async ({ openPage }) => {
+  const rec = await openPhone(openPage);
+  const { page } = rec;
+  await expectText(page, 'pause-A-1', 'GC pause 44 ms');
+  const wrap = page.locator('.fp-timeline-wrap');
+  const scrollLeft = () => wrap.evaluate((el) => el.scrollLeft);
+  assert.equal(await zoomOf(page), 1);
+  assert.equal(await page.locator(tid('zoom-out')).isDisabled(), true);
+
+  // Two taps on "+": four times the pixels per millisecond, the middle of the run kept in view.
+  await page.locator(tid('zoom-in')).tap();
+  await page.locator(tid('zoom-in')).tap();
+  await until('the zoom', () => zoomOf(page), (z) => z === 4);
+  const perMs = (await xOf(page, 10)) - (await xOf(page, 0));
+  assert.ok(perMs >= 10, `${perMs} px per ms at ×4`);
+  const before = await scrollLeft();
+  assert.ok(before > 0, 'zooming in kept the middle in view, not the start');
+
+  // A finger on an empty part of the storage lane pans the timeline: swipe right to see earlier.
+  const storage = await page.locator(tid('lane-storage')).boundingBox();
+  const y = storage.y + storage.height / 2;
+  await swipe(page, { x: 120, y }, { x: 270, y });
+  const after = await until('the pan', scrollLeft, (s) => s < before - 100);
+  assert.ok(after < before, `the timeline panned (${before} → ${after})`);
+
+  // The edge at 45 ms and the target, 29 ms, are both on screen now.
+  const handle = await centre(page, 'pause-A-1-end');
+  const target = await xOf(page, 29);
+  for (const x of [handle.x, target]) assert.ok(x > 70 && x < 380, `x=${x} is off screen`);
+  assert.equal(await page.locator(tid('pause-A-1-end')).getAttribute('aria-valuenow'), '45');
+
+  // The drag, by finger: down on the handle, slide to 29 ms, lift.
+  await swipe(page, handle, { x: target, y: handle.y + 6 }, 16);
+  await until('the end handle', () => page.locator(tid('pause-A-1-end')).getAttribute('aria-valuenow'), (v) => v === '29');
+  // What the screen says: the pause's own label, the narration, and the verdict of the run.
+  await expectText(page, 'pause-A-1', 'GC pause 28 ms');
+  await expectText(page, 'narration', 'A was paused by GC for 28 ms');
+  assert.equal(await scrollLeft(), after, 'the drag did not pan the timeline');
+  // Zoom is a view, not an edit: undo is about the drag alone, and the link does not carry it.
+  const hash = await page.evaluate(() => location.hash);
+  await page.locator(tid('zoom-out')).tap();
+  await until('the zoom', () => zoomOf(page), (z) => z === 2);
+  assert.equal(await page.evaluate(() => location.hash), hash);
+  assertClean(rec);
+});
+
+for (const dark of [false, true]) {
+  const theme = dark ? 'dark' : 'light';
+  test(`phone screenshots at 390 px, ${theme}`, async ({ openPage }) => {
+    const rec = await openPhone(openPage, { dark });
+    const { page } = rec;
+    await rec.screenshot(`phone-gc-pause-${theme}`);
+    await page.locator(tid('controls-toggle')).tap();
+    await page.locator(tid('palette')).waitFor({ state: 'visible' });
+    await rec.screenshot(`phone-controls-open-${theme}`);
+    await page.selectOption(tid('preset'), 'redlock-clock-jump');
+    await expectText(page, 'title', 'Redlock');
+    await rec.screenshot(`phone-redlock-${theme}`);
+    await page.locator(tid('zoom-in')).tap();
+    await until('the zoom', () => zoomOf(page), (z) => z === 2);
+    await rec.screenshot(`phone-redlock-zoomed-${theme}`);
+    // Nothing on the page is wider than the phone (the zoomed timeline scrolls inside its box).
+    assert.equal(await page.evaluate(() => document.documentElement.scrollWidth), 390);
+    assertClean(rec);
+  });
+}

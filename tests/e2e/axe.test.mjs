@@ -1,9 +1,10 @@
 // Accessibility, measured: axe-core (the npm package pinned in package-lock.json) on every page
-// a reader can open, with every rule it runs by default and none disabled. The pages run under
-// a strict CSP that refuses inline scripts, so axe's source is not added as a <script>: it is
-// evaluated in each frame through the DevTools protocol (page.evaluate), which the CSP does not
-// govern. Frames get their own copy, and axe.run in the top frame reaches into them; axe reads
-// open shadow roots by itself (the blog post's playgrounds live in them).
+// a reader can open, with every rule it runs by default, none disabled, and WCAG 2.2's target
+// size (off in axe by default) switched on. The pages run under a strict CSP that refuses inline
+// scripts, so axe's source is not added as a <script>: it is evaluated in each frame through the
+// DevTools protocol (page.evaluate), which the CSP does not govern. Frames get their own copy,
+// and axe.run in the top frame reaches into them; axe reads open shadow roots by itself (the
+// blog post's playgrounds live in them).
 //
 // A violation is reported with its rule, impact, help text and the offending elements, so a
 // failure says what to fix without opening a trace.
@@ -21,7 +22,9 @@ async function violations(page) {
     await frame.evaluate(AXE_SOURCE);
   }
   return page.evaluate(async () => {
-    const result = await window.axe.run(document, { resultTypes: ['violations'] });
+    // axe's default rules, plus WCAG 2.2's target size (2.5.8: 24 × 24 px), which axe ships off.
+    const rules = { 'target-size': { enabled: true } };
+    const result = await window.axe.run(document, { resultTypes: ['violations'], rules });
     return result.violations.map((v) => ({
       id: v.id,
       impact: v.impact,

@@ -13,8 +13,10 @@ pub struct Preset {
     pub scenario: Scenario,
 }
 
-/// The preset a newcomer sees first.
-pub const DEFAULT_PRESET: &str = "gc-pause-fenced";
+/// The preset a newcomer sees first: the lock alone, and unsafe. Its hint turns fencing on,
+/// which makes the big verdict change; the fenced page's hint then shows what the fence
+/// refuses and what it lets through.
+pub const DEFAULT_PRESET: &str = "gc-pause-unfenced";
 
 fn scenario(name: &str, caption: &str, clients: Vec<Client>) -> Scenario {
     Scenario {
@@ -120,10 +122,12 @@ fn gc_pause_with_watchdog(rule: FenceRule) -> Scenario {
          at 90. Drag the end of A's pause left of 30 ms: the watchdog renews in time, B gets \
          lock_held, and A's debit is accepted."
     } else {
-        "The same schedule against storage that checks nothing. The watchdog cannot renew a \
-         lease that ran out while A was frozen, B debits 10 with fence 34, and A's late debit \
-         with fence 33 is accepted too: the balance is 80. Holding the lock once is not the \
-         same as holding it now."
+        "\"We use a Redis lock, so it's safe.\" A takes the lock with fence 33, and a watchdog \
+         in A's process renews it every 15 ms. A garbage-collection pause freezes A, watchdog \
+         and all, so the lease runs out at 30 ms. B takes fence 34 and debits 10. A wakes still \
+         sure it holds the lock and debits 10 too, and the storage, which checks nothing, \
+         accepts both: the balance is 80. Holding the lock once is not the same as holding it \
+         now."
     }
     .to_string();
     s
@@ -198,17 +202,39 @@ pub fn presets() -> Vec<Preset> {
             ),
         },
         Preset {
-            id: DEFAULT_PRESET,
-            scenario: gc_pause_with_watchdog(FenceRule::Strict),
-        },
-        Preset {
             id: "gc-pause-unfenced",
             scenario: gc_pause_with_watchdog(FenceRule::Off),
+        },
+        Preset {
+            id: "gc-pause-fenced",
+            scenario: gc_pause_with_watchdog(FenceRule::Strict),
         },
     ];
     list.extend(stories());
     list.extend(redlock_presets());
+    list.push(Preset {
+        id: "blank-single",
+        scenario: blank_single(),
+    });
+    list.push(Preset {
+        id: "redlock-empty",
+        scenario: empty_redlock(),
+    });
     list
+}
+
+/// A clean start on a single Redis: fencing strict, TTL 30, two clients, nothing scheduled.
+pub fn blank_single() -> Scenario {
+    let mut s = scenario(
+        "Blank: single Redis",
+        "One Redis instance with a 30 ms TTL that mints a fence with every grant, strict storage, \
+         and two clients with nothing scheduled. Add acquisitions, debits and pauses.",
+        vec![client("A", vec![]), client("B", vec![])],
+    );
+    s.storage.fence_rule = FenceRule::Strict;
+    s.lock.ttl_ms = 30;
+    s.lock.fencing = true;
+    s
 }
 
 /// Five instances R1..R5, one millisecond away, with the given events.
@@ -489,17 +515,13 @@ fn redlock_presets() -> Vec<Preset> {
             id: "redlock-cas",
             scenario: cas,
         },
-        Preset {
-            id: "redlock-empty",
-            scenario: empty_redlock(),
-        },
     ]
 }
 
 /// An empty Redlock scenario with two clients, for building the presets by hand.
 pub fn empty_redlock() -> Scenario {
     let mut s = redlock(
-        "Empty Redlock: build a scenario by hand",
+        "Blank: Redlock",
         "Five instances and two clients with nothing scheduled. Add acquisitions, pauses, clock \
          jumps, crashes and partitions.",
         &[],
@@ -682,7 +704,7 @@ pub fn preset(id: &str) -> Option<Scenario> {
 
 /// The scenario a newcomer sees first: the preset `DEFAULT_PRESET` names.
 pub fn default_scenario() -> Scenario {
-    gc_pause_with_watchdog(FenceRule::Strict)
+    gc_pause_with_watchdog(FenceRule::Off)
 }
 
 /// The id of the preset `s` is exactly, so the picker can show it after a link or a file.
@@ -691,4 +713,146 @@ pub fn matching_preset(s: &Scenario) -> Option<&'static str> {
         .into_iter()
         .find(|p| p.scenario == *s)
         .map(|p| p.id)
+}
+
+/// What the "Try it" line suggests: the act (shown in bold), then what to watch, and, when one
+/// click can do it, the button that does.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Hint {
+    pub act: String,
+    pub watch: String,
+    pub button: Option<HintButton>,
+}
+
+/// A hint's one-click act: set the storage's fence rule.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct HintButton {
+    pub label: &'static str,
+    pub fence_rule: FenceRule,
+}
+
+fn hint(act: &str, watch: &str) -> Hint {
+    Hint {
+        act: act.to_string(),
+        watch: watch.to_string(),
+        button: None,
+    }
+}
+
+/// The hints written for a preset, beside its caption; the others are derived from the
+/// scenario (`derived_hint`), as are those of an edited or blank scenario.
+fn preset_hint(id: &str) -> Option<Hint> {
+    Some(match id {
+        "contract-1-nx" => hint(
+            "drag B's acquire past 30 ms",
+            ", after A's lease has run out, and watch B get the lock with the next fence.",
+        ),
+        "contract-2-ttl" => hint(
+            "drag B's acquire left of 30 ms",
+            ", while A's lease is still live, and watch B be refused with lock_held.",
+        ),
+        "contract-5-equal-is-stale" => Hint {
+            button: Some(HintButton {
+                label: "Use non-decreasing",
+                fence_rule: FenceRule::NonDecreasing,
+            }),
+            ..hint(
+                "let the holder write again",
+                ": the non-decreasing rule (token ≥ last) accepts a second write with the same \
+                 fence; strict accepts one write per grant.",
+            )
+        },
+        "strict-vs-non-decreasing" => Hint {
+            button: Some(HintButton {
+                label: "Use strict",
+                fence_rule: FenceRule::Strict,
+            }),
+            ..hint(
+                "switch the storage to strict",
+                ": strict accepts one write per grant, so A's second debit with the same fence \
+                 is refused.",
+            )
+        },
+        _ => return None,
+    })
+}
+
+/// The hint for `s`: its preset's, if it is one exactly, or one derived from what it holds.
+pub fn hint_for(s: &Scenario) -> Hint {
+    matching_preset(s)
+        .and_then(preset_hint)
+        .unwrap_or_else(|| derived_hint(s))
+}
+
+/// A hint that fits any scenario, from what it holds: how to add the first event when it is
+/// blank; the fence check when the service mints fences the storage ignores; Redlock's
+/// instance events; a pause's end; otherwise any event.
+pub fn derived_hint(s: &Scenario) -> Hint {
+    let redlock = s.lock.redlock.as_ref();
+    let instance_events = redlock.is_some_and(|r| r.instances.iter().any(|i| !i.events.is_empty()));
+    let client_events = s.clients.iter().any(|c| !c.events.is_empty());
+    if !client_events && !instance_events {
+        return hint(
+            "Add the first event",
+            ": choose a kind in the palette, then double-click a client's lane to put it there, \
+             or click the palette button to add it at the playhead.",
+        );
+    }
+    let mints = redlock.map_or(s.lock.fencing, |r| r.fence);
+    let writes = s.clients.iter().any(|c| {
+        c.events
+            .iter()
+            .any(|e| matches!(e, Event::Debit { .. } | Event::CheckThenWrite { .. }))
+    });
+    if mints && writes && s.storage.fence_rule == FenceRule::Off {
+        return Hint {
+            button: Some(HintButton {
+                label: "Turn fencing on",
+                fence_rule: FenceRule::Strict,
+            }),
+            ..hint(
+                "Turn fencing on",
+                ": the storage then refuses any debit whose fence is not greater than the last \
+                 one it accepted. Watch the late debit and the verdict.",
+            )
+        };
+    }
+    if instance_events {
+        return hint(
+            "select a clock jump, crash or partition and change it",
+            ", or drag it along its instance's lane, and watch whether two clients get a \
+             majority at once.",
+        );
+    }
+    let pause = s.clients.iter().find_map(|c| {
+        c.events.iter().find_map(|e| match e {
+            Event::Pause { cause, .. } => Some((c.name.clone(), cause.label())),
+            _ => None,
+        })
+    });
+    match (pause, redlock) {
+        (Some((who, cause)), None) => hint(
+            &format!("drag the right edge of {who}'s {cause} pause to the left"),
+            &format!(
+                ", so {who} wakes before its lease runs out, and watch its debit: the fence \
+                 refuses only writes from a lease that has run out."
+            ),
+        ),
+        (Some((who, cause)), Some(_)) => hint(
+            &format!("drag the right edge of {who}'s {cause} pause to the left"),
+            &format!(
+                ", so {who} wakes while its lock is still valid, and watch the acquisitions \
+                 and the verdict change."
+            ),
+        ),
+        (None, Some(_)) => hint(
+            "double-click an instance lane",
+            " to add a clock jump, crash or partition there, and watch whether two clients get \
+             a majority at once.",
+        ),
+        (None, None) => hint(
+            "drag any event along its lane",
+            ", or drop it on another client's lane, and watch the verdicts change.",
+        ),
+    }
 }

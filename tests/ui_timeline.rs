@@ -141,7 +141,10 @@ async fn dragging_an_event_onto_another_lane_moves_it_to_that_client() {
     pointer(&svg, "pointerup", (x_of(&root, 50), lane_b.1));
     yew::scheduler::flush().await;
     assert!(find(&root, "event-A-2").is_none());
-    assert_eq!(text(&root, "step-B-2"), "✗ rejected stale_fence: 34 ≤ 34 (strict: one write per grant)");
+    assert_eq!(
+        text(&root, "step-B-2"),
+        "✗ rejected stale_fence: 34 ≤ 34 (strict: one write per grant)"
+    );
     assert!(get(&root, "event-B-2")
         .get_attribute("aria-label")
         .unwrap()

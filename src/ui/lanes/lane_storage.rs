@@ -135,7 +135,7 @@ pub fn StorageLane(props: &StorageLaneProps) -> Html {
         }
     };
     let summary = match &nothing {
-        Some(reason) => format!("nothing to compare: {reason}"),
+        Some(_) => "nothing to compare".to_string(),
         None => outcome_text(t),
     };
     html! {
@@ -155,6 +155,9 @@ pub fn StorageLane(props: &StorageLaneProps) -> Html {
                 <text class="small" x={l.axis.right_px.to_string()} y={(top + 14).to_string()} text-anchor="end"
                     data-testid="ghost-lane-summary">
                     { summary }
+                    if let Some(reason) = nothing {
+                        <title>{ reason }</title>
+                    }
                 </text>
             }
             { for writes.iter().zip(spans.iter()).zip(rows.iter()).map(|(((x, text, m, id), (lx, _)), row)| html! {

@@ -239,7 +239,7 @@ async fn instance_events_are_added_edited_nudged_deleted_and_undone_by_hand() {
     change(&root, "preset", Some("redlock-empty"), None).await;
     assert_eq!(
         text(&root, "title"),
-        "Empty Redlock: build a scenario by hand"
+        "Blank: Redlock"
     );
     assert_eq!(text(&root, "verdict-word"), "✓ Safe");
     // A double-click on R3's lane adds the default instance event there: a clock jump.

@@ -278,7 +278,8 @@ test('the single file opens from file:// with no network and responds to a real 
   const before = await verdict.innerText();
   await dragPauseEnd(page, page, 0.4);
   await page.waitForFunction((text) => document.querySelector('[data-testid="verdict"]').innerText !== text, before);
-  assert.match(await verdict.innerText(), /Balance 90, last fence 33/);
+  // The default page has no fencing: the short pause lets A keep its lease, and only A debits.
+  assert.match(await verdict.innerText(), /Balance 90/);
 
   // The page itself and inline data only: no script, wasm or style fetched from anywhere.
   assert.deepEqual(rec.requests.filter((u) => !u.startsWith('data:')), [fileUrl]);

@@ -67,7 +67,7 @@ async function click(page, id) {
 /** From the picker's empty Redlock to A and B scheduled and A cut off from R4 and R5. */
 async function buildTheSchedule(page) {
   await loadPreset(page, 'redlock-empty');
-  await expectText(page, 'title', 'Empty Redlock');
+  await expectText(page, 'title', 'Blank: Redlock');
   assert.equal(await page.locator('[data-testid^="instance-R"]').count(), 5);
 
   // A acquires at 0 and debits at 40; B acquires at 20 and debits at 35.
@@ -184,7 +184,7 @@ test('mouse: instance palette buttons dragged onto an instance\'s lane add their
   const rec = await openPage({ viewport: { width: 1280, height: 1000 } });
   const { page } = rec;
   await loadPreset(page, 'redlock-empty');
-  await expectText(page, 'title', 'Empty Redlock');
+  await expectText(page, 'title', 'Blank: Redlock');
   const drop = async (tool, lane, ms) => {
     const from = await centre(page, tool);
     const to = await centre(page, lane);

@@ -237,10 +237,7 @@ async fn instance_events_are_added_edited_nudged_deleted_and_undone_by_hand() {
     let root = mounted("redlock-happy").await;
     // The empty Redlock scenario is offered by the picker.
     change(&root, "preset", Some("redlock-empty"), None).await;
-    assert_eq!(
-        text(&root, "title"),
-        "Blank: Redlock"
-    );
+    assert_eq!(text(&root, "title"), "Blank: Redlock");
     assert_eq!(text(&root, "verdict-word"), "✓ Safe");
     // A double-click on R3's lane adds the default instance event there: a clock jump.
     let r3 = centre(&get(&root, "instance-R3"));

@@ -724,11 +724,20 @@ pub struct Hint {
     pub button: Option<HintButton>,
 }
 
-/// A hint's one-click act: set the storage's fence rule.
+/// A hint's one-click act, with the words on its button.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct HintButton {
     pub label: &'static str,
-    pub fence_rule: FenceRule,
+    pub act: HintAct,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum HintAct {
+    /// Set the storage's fence rule.
+    FenceRule(FenceRule),
+    /// Load the preset that tells the same story with the change made, so its title and caption
+    /// stay true (and one undo step takes it back).
+    Preset(&'static str),
 }
 
 fn hint(act: &str, watch: &str) -> Hint {
@@ -736,6 +745,21 @@ fn hint(act: &str, watch: &str) -> Hint {
         act: act.to_string(),
         watch: watch.to_string(),
         button: None,
+    }
+}
+
+/// "Turn fencing on", as a step to the fenced preset `id` that tells the same story.
+fn fenced_story(id: &'static str) -> Hint {
+    Hint {
+        button: Some(HintButton {
+            label: "Turn fencing on",
+            act: HintAct::Preset(id),
+        }),
+        ..hint(
+            "Turn fencing on",
+            ": the storage then refuses any debit whose fence is not greater than the last one \
+             it accepted. Watch A's late debit and the verdict.",
+        )
     }
 }
 
@@ -751,10 +775,23 @@ fn preset_hint(id: &str) -> Option<Hint> {
             "drag B's acquire left of 30 ms",
             ", while A's lease is still live, and watch B be refused with lock_held.",
         ),
+        "gc-pause-unfenced" => fenced_story("gc-pause-fenced"),
+        "contract-3-unfenced" => fenced_story("contract-4-fenced"),
+        "redlock-order-unfenced" => Hint {
+            button: Some(HintButton {
+                label: "Give Redlock a fence",
+                act: HintAct::Preset("redlock-order-fenced"),
+            }),
+            ..hint(
+                "Give Redlock a fence",
+                ": a non-standard counter on each instance, checked by strict storage. Watch \
+                 A's late debit and the verdict.",
+            )
+        },
         "contract-5-equal-is-stale" => Hint {
             button: Some(HintButton {
                 label: "Use non-decreasing",
-                fence_rule: FenceRule::NonDecreasing,
+                act: HintAct::FenceRule(FenceRule::NonDecreasing),
             }),
             ..hint(
                 "let the holder write again",
@@ -765,7 +802,7 @@ fn preset_hint(id: &str) -> Option<Hint> {
         "strict-vs-non-decreasing" => Hint {
             button: Some(HintButton {
                 label: "Use strict",
-                fence_rule: FenceRule::Strict,
+                act: HintAct::FenceRule(FenceRule::Strict),
             }),
             ..hint(
                 "switch the storage to strict",
@@ -808,7 +845,7 @@ pub fn derived_hint(s: &Scenario) -> Hint {
         return Hint {
             button: Some(HintButton {
                 label: "Turn fencing on",
-                fence_rule: FenceRule::Strict,
+                act: HintAct::FenceRule(FenceRule::Strict),
             }),
             ..hint(
                 "Turn fencing on",

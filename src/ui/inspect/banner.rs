@@ -64,11 +64,15 @@ pub fn Banner(props: &BannerProps) -> Html {
             }
             <span class="fp-ghost-sum" data-testid="ghost-summary">{ summary(&props.contrast, &props.ghost) }</span>
             if legend {
-                <p class="fp-legend" data-testid="legend">
+                <details class="fp-legend" data-testid="legend">
+                    <summary>{ "What " }{ for LEGEND.iter().enumerate().map(|(i, (w, meaning))| html! {
+                        <>{ match i { 0 => "", _ if i + 1 == LEGEND.len() => " and ", _ => ", " } }
+                        <b title={*meaning}>{ *w }</b></>
+                    }) }{ " mean" }</summary>
                     { for LEGEND.iter().enumerate().map(|(i, (w, meaning))| html! {
                         <>{ if i > 0 { " · " } else { "" } }<b>{ *w }</b>{ format!(": {meaning}") }</>
                     }) }
-                </p>
+                </details>
             }
         </div>
     }

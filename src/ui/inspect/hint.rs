@@ -2,7 +2,7 @@
 //! or one derived from the scenario, `sim::presets::hint_for`), with a button when one click
 //! does it, or why the last edit was refused.
 
-use crate::sim::presets::hint_for;
+use crate::sim::presets::{hint_for, HintAct};
 use crate::sim::Scenario;
 use crate::ui::model::state::Action;
 use std::rc::Rc;
@@ -31,7 +31,10 @@ pub fn Hint(props: &HintProps) -> Html {
             { "Try it: " }
             if let Some(b) = h.button {
                 <button type="button" class="fp-hint-act" data-testid="hint-button"
-                    onclick={props.on_action.reform(move |_: MouseEvent| Action::SetFenceRule(b.fence_rule))}>
+                    onclick={props.on_action.reform(move |_: MouseEvent| match b.act {
+                        HintAct::FenceRule(rule) => Action::SetFenceRule(rule),
+                        HintAct::Preset(id) => Action::LoadPreset(id.to_string()),
+                    })}>
                     { b.label }</button>
             } else {
                 <b>{ h.act }</b>

@@ -202,3 +202,70 @@ fn two_holders_say_who_held_and_who_only_believed() {
         "bare DEL, clock jump and restart each have two holders"
     );
 }
+
+#[test]
+fn every_hint_fits_the_scenario_on_screen() {
+    use fencing_playground::sim::presets::{hint_for, preset, HintAct, DEFAULT_PRESET};
+    for p in presets() {
+        let s = &p.scenario;
+        let h = hint_for(s);
+        let words = format!("{}{}", h.act, h.watch);
+        if s.lock.redlock.is_some() {
+            assert!(
+                !words.contains("lease"),
+                "{}: a single-Redis hint: {words}",
+                p.id
+            );
+        }
+        if let Some(rest) = words.split_once("drag the right edge of ").map(|x| x.1) {
+            let who = rest.split('\'').next().unwrap_or_default();
+            let paused = s.clients.iter().any(|c| {
+                c.name == who
+                    && c.events
+                        .iter()
+                        .any(|e| matches!(e, fencing_playground::sim::Event::Pause { .. }))
+            });
+            assert!(
+                paused,
+                "{}: the hint names a pause that is not there: {words}",
+                p.id
+            );
+        }
+        let blank = s.clients.iter().all(|c| c.events.is_empty())
+            && s.lock
+                .redlock
+                .as_ref()
+                .is_none_or(|r| r.instances.iter().all(|i| i.events.is_empty()));
+        if blank {
+            assert_eq!(h.act, "Add the first event", "{}", p.id);
+            assert!(!words.contains("drag"), "{}: {words}", p.id);
+            assert!(words.contains("double-click a client's lane"), "{}", p.id);
+        }
+        match h.button.map(|b| b.act) {
+            Some(HintAct::FenceRule(rule)) => {
+                assert_ne!(
+                    rule, s.storage.fence_rule,
+                    "{}: a button that changes nothing",
+                    p.id
+                )
+            }
+            Some(HintAct::Preset(id)) => {
+                let other = preset(id).expect("the button's preset exists");
+                assert_eq!(other.clients, s.clients, "{}: the same schedule", p.id);
+                let (before, after) = (run(s), run(&other));
+                assert!(
+                    !before.verdict.safe && after.verdict.safe,
+                    "{}: turning fencing on is the big verdict change",
+                    p.id
+                );
+            }
+            None => {}
+        }
+    }
+    // The first minute: the default page's hint is a button, and its click flips the verdict.
+    let first = hint_for(&preset(DEFAULT_PRESET).expect("the default"));
+    assert_eq!(
+        first.button.map(|b| b.act),
+        Some(HintAct::Preset("gc-pause-fenced"))
+    );
+}

@@ -97,6 +97,7 @@ async fn the_default_page_is_unsafe_and_its_hint_turns_fencing_on() {
         .unwrap()
         .click();
     yew::scheduler::flush().await;
+    assert_eq!(text(&root, "title"), "GC pause, fenced storage");
     assert!(text(&root, "verdict-word").contains("Safe"));
     assert_eq!(text(&root, "step-A-2"), "✗ rejected stale_fence: 33 ≤ 34");
     assert!(text(&root, "hint").contains("drag the right edge of A's GC pause"));

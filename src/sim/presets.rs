@@ -122,12 +122,10 @@ fn gc_pause_with_watchdog(rule: FenceRule) -> Scenario {
          at 90. Drag the end of A's pause left of 30 ms: the watchdog renews in time, B gets \
          lock_held, and A's debit is accepted."
     } else {
-        "\"We use a Redis lock, so it's safe.\" A takes the lock with fence 33, and a watchdog \
-         in A's process renews it every 15 ms. A garbage-collection pause freezes A, watchdog \
-         and all, so the lease runs out at 30 ms. B takes fence 34 and debits 10. A wakes still \
-         sure it holds the lock and debits 10 too, and the storage, which checks nothing, \
-         accepts both: the balance is 80. Holding the lock once is not the same as holding it \
-         now."
+        "\"We use a Redis lock, so it's safe.\" A takes fence 33; a watchdog renews its lease \
+         every 15 ms. A GC pause freezes A, watchdog and all, so the lease runs out at 30 ms. B \
+         takes fence 34 and debits 10. A wakes still sure it holds the lock and debits 10 too. \
+         The storage checks nothing and accepts both: balance 80."
     }
     .to_string();
     s

@@ -12,21 +12,11 @@ pub const HOLDS: &str = "holds";
 pub const BELIEVES: &str = "believes";
 pub const VALID: &str = "valid";
 
-/// The legend shown to the reader: each word with what it means.
-pub const LEGEND: [(&str, &str); 3] = [
-    (
-        HOLDS,
-        "the lock service says so: a live lease (for Redlock, live keys on a majority of the instances)",
-    ),
-    (
-        BELIEVES,
-        "the client's own clock says its lease has not run out (a paused client cannot look)",
-    ),
-    (
-        VALID,
-        "inside Redlock's validity window: TTL − time spent acquiring − drift margin, by the client's own clock",
-    ),
-];
+/// The legend shown to the reader under the verdict: each word with what it means.
+pub const LEGEND: &str = "holds: the lock service says so, a live lease (for Redlock, live keys \
+    on a majority of the instances) · believes: the client's own clock says its lease has not \
+    run out (a paused client cannot look) · valid: inside Redlock's validity window, TTL − time \
+    spent acquiring − drift margin, by the client's own clock";
 
 /// Why strict storage refuses an equal token, said where it bites: at the badge, in the
 /// narration and in the liveness notes.

@@ -5,7 +5,7 @@
 //! word comes from the two traces, the contrast and `sim::words`.
 
 use crate::sim::compare::{summary, Contrast};
-use crate::sim::words::{LEGEND, ONE_WRITE_PER_GRANT, STRICT_RULE_WHY};
+use crate::sim::words::LEGEND;
 use crate::sim::Trace;
 use std::rc::Rc;
 use yew::prelude::*;
@@ -55,23 +55,14 @@ pub fn Banner(props: &BannerProps) -> Html {
                         title="Safety asks whether anything wrong was written; liveness asks whether the work got done.">
                         { "⚠ Work not done" }</span>
                     <ul>
-                        { for v.liveness.iter().map(|o| {
-                            let strict = o.text.contains(ONE_WRITE_PER_GRANT);
-                            html! { <li title={strict.then_some(STRICT_RULE_WHY)}>{ o.text.clone() }</li> }
-                        }) }
+                        { for v.liveness.iter().map(|o| html! { <li>{ o.text.clone() }</li> }) }
                     </ul>
                 </div>
             }
             <span class="fp-ghost-sum" data-testid="ghost-summary">{ summary(&props.contrast, &props.ghost) }</span>
             if legend {
                 <details class="fp-legend" data-testid="legend">
-                    <summary>{ "What " }{ for LEGEND.iter().enumerate().map(|(i, (w, meaning))| html! {
-                        <>{ match i { 0 => "", _ if i + 1 == LEGEND.len() => " and ", _ => ", " } }
-                        <b title={*meaning}>{ *w }</b></>
-                    }) }{ " mean" }</summary>
-                    { for LEGEND.iter().enumerate().map(|(i, (w, meaning))| html! {
-                        <>{ if i > 0 { " · " } else { "" } }<b>{ *w }</b>{ format!(": {meaning}") }</>
-                    }) }
+                    <summary>{ "What holds, believes and valid mean" }</summary>{ LEGEND }
                 </details>
             }
         </div>

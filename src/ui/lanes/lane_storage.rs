@@ -2,7 +2,7 @@
 //! balance after, ✗ stale_fence with the comparison, = duplicate, ✗ missing_token), and the
 //! balance over time. With `ghost` set it draws the comparison `sim::compare` chose (the fence
 //! check flipped, or the missing fence added), named in words, the point made without a click;
-//! with nothing to compare it says why.
+//! with nothing to compare it says so.
 
 use super::describe::{mark, Mark};
 use super::geometry::{fit_label, place_rows, text_width_px, LaneKind, Layout};
@@ -120,8 +120,9 @@ pub fn StorageLane(props: &StorageLaneProps) -> Html {
     }
     d.push_str(&format!(" H{}", l.axis.right_px));
 
-    let (title, sub, nothing) = match (props.ghost, &*props.contrast) {
-        (false, _) => ("storage", "acct balance", None),
+    // The ghost lane names its comparison; with none, it says so (the banner says why).
+    let (title, sub, summary) = match (props.ghost, &*props.contrast) {
+        (false, _) => ("storage", "acct balance", String::new()),
         (
             true,
             Contrast::With {
@@ -129,14 +130,12 @@ pub fn StorageLane(props: &StorageLaneProps) -> Html {
                 lane_sub,
                 ..
             },
-        ) => (lane_title.as_str(), lane_sub.as_str(), None),
-        (true, Contrast::Nothing { reason }) => {
-            ("no comparison", "nothing to flip", Some(reason.clone()))
-        }
-    };
-    let summary = match &nothing {
-        Some(_) => "nothing to compare".to_string(),
-        None => outcome_text(t),
+        ) => (lane_title.as_str(), lane_sub.as_str(), outcome_text(t)),
+        (true, Contrast::Nothing { .. }) => (
+            "no comparison",
+            "nothing to flip",
+            "nothing to compare".to_string(),
+        ),
     };
     html! {
         <g class={classes!("fp-lane", "fp-storage-lane", props.ghost.then_some("fp-ghost"))}
@@ -155,9 +154,6 @@ pub fn StorageLane(props: &StorageLaneProps) -> Html {
                 <text class="small" x={l.axis.right_px.to_string()} y={(top + 14).to_string()} text-anchor="end"
                     data-testid="ghost-lane-summary">
                     { summary }
-                    if let Some(reason) = nothing {
-                        <title>{ reason }</title>
-                    }
                 </text>
             }
             { for writes.iter().zip(spans.iter()).zip(rows.iter()).map(|(((x, text, m, id), (lx, _)), row)| html! {

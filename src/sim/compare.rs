@@ -34,8 +34,7 @@ pub struct Counterfactual {
 }
 
 /// Why a scenario without debits has nothing to compare.
-pub const NO_DEBITS: &str =
-    "no client sends a debit, so the storage has nothing to decide and fencing changes nothing";
+pub const NO_DEBITS: &str = "no client sends a debit, so fencing has nothing to decide";
 
 /// The honest comparison for `s`.
 pub fn counterfactual(s: &Scenario) -> Counterfactual {

@@ -225,8 +225,8 @@ pub fn presets() -> Vec<Preset> {
 pub fn blank_single() -> Scenario {
     let mut s = scenario(
         "Blank: single Redis",
-        "One Redis instance with a 30 ms TTL that mints a fence with every grant, strict storage, \
-         and two clients with nothing scheduled. Add acquisitions, debits and pauses.",
+        "One Redis with a 30 ms TTL that mints fences, strict storage, and two clients with \
+         nothing scheduled.",
         vec![client("A", vec![]), client("B", vec![])],
     );
     s.storage.fence_rule = FenceRule::Strict;
@@ -755,8 +755,8 @@ fn fenced_story(id: &'static str) -> Hint {
         }),
         ..hint(
             "Turn fencing on",
-            ": the storage then refuses any debit whose fence is not greater than the last one \
-             it accepted. Watch A's late debit and the verdict.",
+            ": the storage then refuses a fence not above the last one it accepted. Watch A's \
+             late debit.",
         )
     }
 }
@@ -767,11 +767,11 @@ fn preset_hint(id: &str) -> Option<Hint> {
     Some(match id {
         "contract-1-nx" => hint(
             "drag B's acquire past 30 ms",
-            ", after A's lease has run out, and watch B get the lock with the next fence.",
+            ", after A's lease ends, and watch B get the next fence.",
         ),
         "contract-2-ttl" => hint(
             "drag B's acquire left of 30 ms",
-            ", while A's lease is still live, and watch B be refused with lock_held.",
+            ", while A's lease is live, and watch B get lock_held.",
         ),
         "gc-pause-unfenced" => fenced_story("gc-pause-fenced"),
         "contract-3-unfenced" => fenced_story("contract-4-fenced"),
@@ -782,8 +782,7 @@ fn preset_hint(id: &str) -> Option<Hint> {
             }),
             ..hint(
                 "Give Redlock a fence",
-                ": a non-standard counter on each instance, checked by strict storage. Watch \
-                 A's late debit and the verdict.",
+                ": a non-standard counter per instance, checked by strict storage.",
             )
         },
         "contract-5-equal-is-stale" => Hint {
@@ -793,8 +792,7 @@ fn preset_hint(id: &str) -> Option<Hint> {
             }),
             ..hint(
                 "let the holder write again",
-                ": the non-decreasing rule (token ≥ last) accepts a second write with the same \
-                 fence; strict accepts one write per grant.",
+                ": non-decreasing (token ≥ last) accepts a second write with the same fence.",
             )
         },
         "strict-vs-non-decreasing" => Hint {
@@ -804,8 +802,7 @@ fn preset_hint(id: &str) -> Option<Hint> {
             }),
             ..hint(
                 "switch the storage to strict",
-                ": strict accepts one write per grant, so A's second debit with the same fence \
-                 is refused.",
+                ": one write per grant, so A's second debit is refused.",
             )
         },
         _ => return None,
@@ -829,8 +826,8 @@ pub fn derived_hint(s: &Scenario) -> Hint {
     if !client_events && !instance_events {
         return hint(
             "Add the first event",
-            ": choose a kind in the palette, then double-click a client's lane to put it there, \
-             or click the palette button to add it at the playhead.",
+            ": double-click a client's lane to add the palette's chosen kind there, or click a \
+             palette button to add it at the playhead.",
         );
     }
     let mints = redlock.map_or(s.lock.fencing, |r| r.fence);
@@ -847,16 +844,14 @@ pub fn derived_hint(s: &Scenario) -> Hint {
             }),
             ..hint(
                 "Turn fencing on",
-                ": the storage then refuses any debit whose fence is not greater than the last \
-                 one it accepted. Watch the late debit and the verdict.",
+                ": the storage then refuses a fence not above the last one it accepted.",
             )
         };
     }
     if instance_events {
         return hint(
             "select a clock jump, crash or partition and change it",
-            ", or drag it along its instance's lane, and watch whether two clients get a \
-             majority at once.",
+            ", and watch whether two clients get a majority at once.",
         );
     }
     let pause = s.clients.iter().find_map(|c| {
@@ -869,21 +864,17 @@ pub fn derived_hint(s: &Scenario) -> Hint {
         (Some((who, cause)), None) => hint(
             &format!("drag the right edge of {who}'s {cause} pause to the left"),
             &format!(
-                ", so {who} wakes before its lease runs out, and watch its debit: the fence \
-                 refuses only writes from a lease that has run out."
+                ", so {who} wakes before its lease runs out: the fence refuses only stale writes."
             ),
         ),
         (Some((who, cause)), Some(_)) => hint(
             &format!("drag the right edge of {who}'s {cause} pause to the left"),
-            &format!(
-                ", so {who} wakes while its lock is still valid, and watch the acquisitions \
-                 and the verdict change."
-            ),
+            &format!(", so {who} wakes while its lock is still valid, and watch the verdict."),
         ),
         (None, Some(_)) => hint(
             "double-click an instance lane",
-            " to add a clock jump, crash or partition there, and watch whether two clients get \
-             a majority at once.",
+            " to add a clock jump, crash or partition, and watch whether two clients get a \
+             majority at once.",
         ),
         (None, None) => hint(
             "drag any event along its lane",

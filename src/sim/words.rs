@@ -13,15 +13,15 @@ pub const BELIEVES: &str = "believes";
 pub const VALID: &str = "valid";
 
 /// The legend shown to the reader under the verdict: each word with what it means.
-pub const LEGEND: &str = "holds: the lock service says so, a live lease (for Redlock, live keys \
-    on a majority of the instances) · believes: the client's own clock says its lease has not \
-    run out (a paused client cannot look) · valid: inside Redlock's validity window, TTL − time \
-    spent acquiring − drift margin, by the client's own clock";
+pub const LEGEND: &str = "holds: the lock service says so (Redlock: keys on a majority) · \
+    believes: its own clock says the lease is live · valid: inside Redlock's validity window \
+    (TTL − elapsed − drift), by its own clock";
 
 /// Why strict storage refuses an equal token, said where it bites: at the badge, in the
 /// narration and in the liveness notes.
 pub const ONE_WRITE_PER_GRANT: &str = "strict: one write per grant";
-pub const STRICT_RULE_WHY: &str = "strict storage accepts one write per grant, so a token equal to the last one is stale; the non_decreasing rule (token ≥ last) lets a holder write again";
+pub const STRICT_RULE_WHY: &str =
+    "strict storage accepts one write per grant, so an equal token is stale; non_decreasing (token ≥ last) lets a holder write again";
 
 /// A grant's fence, or that there was none.
 pub fn fence_text(fence: Option<u64>) -> String {

@@ -119,8 +119,7 @@ fn gc_pause_with_watchdog(rule: FenceRule) -> Scenario {
          A garbage-collection pause freezes A, watchdog and all, so the lease runs out at 30 ms. \
          B takes fence 34 and debits 10. A wakes still sure it holds the lock and sends its \
          debit with fence 33; the storage has already seen 34 and rejects it. The balance stays \
-         at 90. Drag the end of A's pause left of 30 ms: the watchdog renews in time, B gets \
-         lock_held, and A's debit is accepted."
+         at 90."
     } else {
         "\"We use a Redis lock, so it's safe.\" A takes fence 33; a watchdog renews its lease \
          every 15 ms. A GC pause freezes A, watchdog and all, so the lease runs out at 30 ms. B \
@@ -579,8 +578,8 @@ fn stories() -> Vec<Preset> {
     let mut non_decreasing = scenario(
         "Strict vs non-decreasing fences",
         "A holds fence 33 and makes two different debits. With the non-decreasing rule (token ≥ \
-         last, as some fenced locks document) both are accepted. Switch the storage to strict and \
-         the second is rejected as stale: strict storage allows one write per lease.",
+         last, as some fenced locks document) both are accepted; strict storage would allow one \
+         write per grant.",
         vec![client(
             "A",
             vec![
@@ -860,16 +859,15 @@ pub fn derived_hint(s: &Scenario) -> Hint {
             _ => None,
         })
     });
+    let until = if redlock.is_some() {
+        "while its lock is still valid, and watch the verdict"
+    } else {
+        "before its lease runs out: the fence refuses only stale writes"
+    };
     match (pause, redlock) {
-        (Some((who, cause)), None) => hint(
+        (Some((who, cause)), _) => hint(
             &format!("drag the right edge of {who}'s {cause} pause to the left"),
-            &format!(
-                ", so {who} wakes before its lease runs out: the fence refuses only stale writes."
-            ),
-        ),
-        (Some((who, cause)), Some(_)) => hint(
-            &format!("drag the right edge of {who}'s {cause} pause to the left"),
-            &format!(", so {who} wakes while its lock is still valid, and watch the verdict."),
+            &format!(", so {who} wakes {until}."),
         ),
         (None, Some(_)) => hint(
             "double-click an instance lane",

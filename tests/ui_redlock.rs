@@ -78,7 +78,7 @@ const PRESETS: &[Case] = &[
         &[
             (
                 "violations",
-                "A and B both held a valid lock from 30 to 58 ms",
+                "B held the lock from 30 to 58 ms while A's lock was still valid by its own clock",
             ),
             ("clock-R3", "clock +60 ms"),
             ("attempt-B-0", "✓ 3/5 in 10 ms · valid 48 ms"),
@@ -114,7 +114,7 @@ const PRESETS: &[Case] = &[
         &[
             (
                 "violations",
-                "A and B both held a valid lock from 40 to 58 ms",
+                "B held the lock from 40 to 58 ms while A's lock was still valid by its own clock",
             ),
             ("key-R3-0", "✗ forgotten"),
             ("attempt-B-0", "✓ 3/5 in 10 ms · valid 48 ms"),

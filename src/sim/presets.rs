@@ -121,10 +121,8 @@ fn gc_pause_with_watchdog(rule: FenceRule) -> Scenario {
          debit with fence 33; the storage has already seen 34 and rejects it. The balance stays \
          at 90."
     } else {
-        "\"We use a Redis lock, so it's safe.\" A takes fence 33; a watchdog renews its lease \
-         every 15 ms. A GC pause freezes A, watchdog and all, so the lease runs out at 30 ms. B \
-         takes fence 34 and debits 10. A wakes still sure it holds the lock and debits 10 too. \
-         The storage checks nothing and accepts both: balance 80."
+        "\"We use a Redis lock, so it's safe.\" A GC pause outlives A's lease (fence 33); B takes \
+         fence 34 and debits 10; A wakes and debits 10 too. Nothing checks: balance 80."
     }
     .to_string();
     s

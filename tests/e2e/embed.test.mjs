@@ -342,7 +342,7 @@ test('malformed attributes name the problem and still give a working playground'
   assert.match(await error('invalid').innerText(), /clients: expected 1 to 12 clients, got 0/);
   for (const id of ['preset', 'json', 'invalid']) {
     assert.match(await error(id).innerText(), /Showing the default scenario instead/, id);
-    assert.equal(await title(id), 'GC pause, fenced storage', id);
+    assert.equal(await title(id), 'GC pause, no fencing', id);
   }
   // A bad look does not cost the scenario: bare-del is still shown, with both problems named.
   const look = await error('look').innerText();

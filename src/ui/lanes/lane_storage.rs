@@ -7,7 +7,7 @@
 use super::describe::{mark, Mark};
 use super::geometry::{fit_label, place_rows, text_width_px, LaneKind, Layout};
 use crate::sim::compare::Contrast;
-use crate::sim::words::{outcome_text, verdict_text, ONE_WRITE_PER_GRANT, STRICT_RULE_WHY};
+use crate::sim::words::{verdict_text, ONE_WRITE_PER_GRANT, STRICT_RULE_WHY};
 use crate::sim::Trace;
 use std::rc::Rc;
 use yew::prelude::*;
@@ -130,7 +130,20 @@ pub fn StorageLane(props: &StorageLaneProps) -> Html {
                 lane_sub,
                 ..
             },
-        ) => (lane_title.as_str(), lane_sub.as_str(), outcome_text(t)),
+        ) => (
+            lane_title.as_str(),
+            lane_sub.as_str(),
+            // Short, to fit a phone's lane; the banner gives the reasons.
+            format!(
+                "balance {} · {}",
+                t.final_balance,
+                if t.verdict.safe {
+                    "✓ safe"
+                } else {
+                    "✗ unsafe"
+                }
+            ),
+        ),
         (true, Contrast::Nothing { .. }) => (
             "no comparison",
             "nothing to flip",

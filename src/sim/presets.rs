@@ -422,8 +422,9 @@ fn redlock_presets() -> Vec<Preset> {
                 "Redlock: a clock jump hands out a second lock",
                 "A cannot reach R4 and R5 and gets R1, R2, R3: a bare majority. At 15 ms R3's \
                  wall clock steps 60 ms forward, so R3 thinks A's key has expired. B then gets R3, \
-                 R4 and R5: another majority. Both hold a valid lock and both debits land. The \
-                 assumption that failed: clocks on the instances move at roughly the same rate.",
+                 R4 and R5: another majority. B holds the lock while A's is still valid by its own \
+                 clock, and both debits land. The assumption that failed: clocks on the instances \
+                 move at roughly the same rate.",
                 &jump,
                 two_debits(),
             ),
@@ -449,8 +450,9 @@ fn redlock_presets() -> Vec<Preset> {
             scenario: redlock(
                 "Redlock: a restart without persistence",
                 "A gets R1, R2, R3. R3 crashes at 20 ms and comes back 5 ms later with no keys. B \
-                 then gets R3, R4, R5 and both clients hold a majority. This holds unless the \
-                 instance keeps its keys on disk or stays down longer than the TTL.",
+                 then gets R3, R4, R5, a majority, while A's lock is still valid by its own clock. \
+                 This holds unless the instance keeps its keys on disk or stays down longer than \
+                 the TTL.",
                 &{
                     let mut e = a_cut_from_r4_r5();
                     e.push((

@@ -121,8 +121,8 @@ fn gc_pause_with_watchdog(rule: FenceRule) -> Scenario {
          debit with fence 33; the storage has already seen 34 and rejects it. The balance stays \
          at 90."
     } else {
-        "\"We use a Redis lock, so it's safe.\" A GC pause outlives A's lease (fence 33); B takes \
-         fence 34 and debits 10; A wakes and debits 10 too. Nothing checks: balance 80."
+        "\"We use a Redis lock, so it's safe.\" A GC pause outlives A's lease; B takes the lock \
+         and debits 10; A wakes and debits 10 too. Nothing checks: balance 80."
     }
     .to_string();
     s

@@ -59,12 +59,15 @@ pub fn Banner(props: &BannerProps) -> Html {
                     </ul>
                 </div>
             }
-            <span class="fp-ghost-sum" data-testid="ghost-summary">{ summary(&props.contrast, &props.ghost) }</span>
-            if legend {
-                <details class="fp-legend" data-testid="legend">
-                    <summary>{ "What holds, believes and valid mean" }</summary>{ LEGEND }
-                </details>
-            }
+            // The comparison and the legend share one column, so the legend costs no row of its own.
+            <span class="fp-verdict-side">
+                <span class="fp-ghost-sum" data-testid="ghost-summary">{ summary(&props.contrast, &props.ghost) }</span>
+                if legend {
+                    <details class="fp-legend" data-testid="legend">
+                        <summary>{ "What holds, believes and valid mean" }</summary>{ LEGEND }
+                    </details>
+                }
+            </span>
         </div>
     }
 }

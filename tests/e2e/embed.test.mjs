@@ -340,12 +340,13 @@ test('malformed attributes name the problem and still give a working playground'
   assert.match(await error('preset').innerText(), /unknown preset "gc-pause-fencd"; known: .*gc-pause-fenced/);
   assert.match(await error('json').innerText(), /scenario: not valid JSON/);
   assert.match(await error('invalid').innerText(), /clients: expected 1 to 12 clients, got 0/);
-  // An unknown preset falls back to embed.js's default preset; a bad scenario to the app's own
-  // default page (the unfenced GC pause, since the first minute starts there).
-  const fallback = { preset: 'GC pause, fenced storage', json: 'GC pause, no fencing', invalid: 'GC pause, no fencing' };
+  // An unknown preset and an invalid scenario fall back to embed.js's default preset; JSON that
+  // does not parse, to the app's own default page (the unfenced GC pause, where the first minute
+  // starts).
+  const fallbackTitle = { preset: 'GC pause, fenced storage', json: 'GC pause, no fencing', invalid: 'GC pause, fenced storage' };
   for (const id of ['preset', 'json', 'invalid']) {
     assert.match(await error(id).innerText(), /Showing the default scenario instead/, id);
-    assert.equal(await title(id), fallback[id], id);
+    assert.equal(await title(id), fallbackTitle[id], id);
   }
   // A bad look does not cost the scenario: bare-del is still shown, with both problems named.
   const look = await error('look').innerText();

@@ -10,7 +10,9 @@ wasm_bindgen_test::wasm_bindgen_test_configure!(run_in_browser);
 
 use fencing_playground::sim::checker::check;
 use fencing_playground::sim::trace::*;
-use fencing_playground::sim::{DebitVerdict, FenceRule, ReleaseKind, Tier, ViolationKind};
+use fencing_playground::sim::{
+    DebitVerdict, FenceRule, Rejection, ReleaseKind, Tier, ViolationKind,
+};
 
 /// A trace with two clients, one lock, a balance of 100 and nothing else.
 fn blank() -> Trace {
@@ -261,4 +263,98 @@ fn the_efficiency_tier_notes_double_work_instead_of_condemning_it() {
         &[ViolationKind::BalanceMismatch],
         0,
     );
+}
+
+/// A debit of 10 by `client` from generation `generation`, sent at `sent_ms` and refused.
+fn refused(client: usize, sent_ms: u64, generation: u64, reason: Rejection) -> WriteRecord {
+    WriteRecord {
+        verdict: Some(DebitVerdict::Rejected {
+            reason,
+            last_fence: Some(33),
+            token: Some(32 + generation),
+        }),
+        ..accepted(client, sent_ms, Some(generation))
+    }
+}
+
+fn held(client: usize, start_ms: u64, end_ms: u64) -> HoldSpan {
+    HoldSpan {
+        client,
+        start_ms,
+        end_ms,
+    }
+}
+
+#[track_caller]
+fn liveness_row(label: &str, trace: Trace, want: &[LivenessKind]) {
+    let v = check(&trace);
+    let got: Vec<LivenessKind> = v.liveness.iter().map(|o| o.kind.clone()).collect();
+    assert_eq!(got, want, "{label}: {:#?}", v.liveness);
+    assert!(v.violations.is_empty(), "{label}: liveness is not safety");
+    for o in &v.liveness {
+        assert!(!o.text.is_empty(), "{label}: an observation without words");
+    }
+}
+
+#[test]
+fn liveness_is_observed_beside_the_verdict() {
+    let mut holder = blank();
+    holder.majorities = vec![held(0, 0, 30)];
+    holder.writes = vec![
+        accepted(0, 5, Some(1)),
+        refused(0, 10, 1, Rejection::StaleFence),
+    ];
+    let holder = settle(holder);
+    liveness_row(
+        "the holder's second write refused",
+        holder.clone(),
+        &[LivenessKind::HolderRefused],
+    );
+    let text = &check(&holder).liveness[0].text;
+    assert_eq!(
+        text,
+        "A held the lock when it sent its debit of 10 at 10 ms, yet the storage refused it \
+         (rejected stale_fence: 33 ≤ 33 (strict: one write per grant))"
+    );
+
+    let mut late = blank();
+    late.majorities = vec![held(0, 0, 30)];
+    late.writes = vec![
+        accepted(1, 32, Some(2)),
+        refused(0, 45, 1, Rejection::StaleFence),
+    ];
+    liveness_row(
+        "a write refused after its lease ended: nothing lost",
+        settle(late),
+        &[],
+    );
+
+    let mut none_held = blank();
+    none_held.writes = vec![
+        refused(0, 5, 1, Rejection::MissingToken),
+        refused(1, 40, 2, Rejection::MissingToken),
+    ];
+    liveness_row(
+        "every write refused, none while held",
+        none_held,
+        &[LivenessKind::EveryDebitRefused],
+    );
+
+    let mut all_held = blank();
+    all_held.majorities = vec![held(0, 0, 30), held(1, 31, 61)];
+    all_held.writes = vec![
+        refused(0, 5, 1, Rejection::MissingToken),
+        refused(1, 40, 2, Rejection::MissingToken),
+    ];
+    liveness_row(
+        "every write refused, each while its client held the lock",
+        all_held,
+        &[
+            LivenessKind::HolderRefused,
+            LivenessKind::HolderRefused,
+            LivenessKind::EveryDebitRefused,
+        ],
+    );
+
+    liveness_row("no write at all: nothing to observe", blank(), &[]);
 }

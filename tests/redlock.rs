@@ -241,7 +241,8 @@ fn the_clock_jump_preset_rebuilt_by_hand_from_an_empty_scenario() {
     assert!(!unsafe_run.verdict.safe);
     assert_eq!(
         unsafe_run.verdict.violations[0].text,
-        "A and B both held a valid lock from 30 to 58 ms"
+        "B held the lock from 30 to 58 ms while A's lock was still valid by its own clock, \
+         though its majority was gone at 15 ms"
     );
 }
 

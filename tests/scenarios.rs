@@ -174,7 +174,7 @@ fn contract_presets() {
         Expect {
             safe: true,
             balance: 95,
-            steps: &["A@10: rejected stale_fence: 33 ≤ 33"],
+            steps: &["A@10: rejected stale_fence: 33 ≤ 33 (strict: one write per grant)"],
             violations: &[],
         },
     );

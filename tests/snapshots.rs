@@ -36,6 +36,9 @@ fn readable(id: &str, trace: &Trace) -> String {
     for n in &trace.verdict.notes {
         let _ = writeln!(out, "  note {n}");
     }
+    for o in &trace.verdict.liveness {
+        let _ = writeln!(out, "  liveness {:?} at {}: {}", o.kind, o.at_ms, o.text);
+    }
     let _ = writeln!(
         out,
         "final balance {}, last fence {:?}, step limit hit {}",

@@ -65,7 +65,7 @@ fn ctrl_z(root: &Element) {
 
 #[wasm_bindgen_test]
 async fn a_debit_amount_is_edited_refused_in_words_and_undone() {
-    let root = mounted(None).await;
+    let root = mounted(Some("gc-pause-fenced")).await;
     assert!(
         find(&root, "client-inspector").is_none(),
         "nothing selected"

@@ -78,7 +78,7 @@ const PRESETS: &[Case] = &[
         &[
             (
                 "violations",
-                "A and B both held a valid lock from 30 to 58 ms",
+                "B held the lock from 30 to 58 ms while A's lock was still valid by its own clock",
             ),
             ("clock-R3", "clock +60 ms"),
             ("attempt-B-0", "✓ 3/5 in 10 ms · valid 48 ms"),
@@ -114,7 +114,7 @@ const PRESETS: &[Case] = &[
         &[
             (
                 "violations",
-                "A and B both held a valid lock from 40 to 58 ms",
+                "B held the lock from 40 to 58 ms while A's lock was still valid by its own clock",
             ),
             ("key-R3-0", "✗ forgotten"),
             ("attempt-B-0", "✓ 3/5 in 10 ms · valid 48 ms"),
@@ -237,10 +237,7 @@ async fn instance_events_are_added_edited_nudged_deleted_and_undone_by_hand() {
     let root = mounted("redlock-happy").await;
     // The empty Redlock scenario is offered by the picker.
     change(&root, "preset", Some("redlock-empty"), None).await;
-    assert_eq!(
-        text(&root, "title"),
-        "Empty Redlock: build a scenario by hand"
-    );
+    assert_eq!(text(&root, "title"), "Blank: Redlock");
     assert_eq!(text(&root, "verdict-word"), "✓ Safe");
     // A double-click on R3's lane adds the default instance event there: a clock jump.
     let r3 = centre(&get(&root, "instance-R3"));

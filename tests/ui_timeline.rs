@@ -21,6 +21,14 @@ async fn mounted(options: MountOptions) -> Element {
     fixture(options).await
 }
 
+/// The GC pause story with fenced storage: the default page after its hint's one click.
+fn fenced() -> MountOptions {
+    MountOptions {
+        preset: Some("gc-pause-fenced".into()),
+        ..Default::default()
+    }
+}
+
 fn pointer(target: &Element, kind: &str, (x, y): (f64, f64)) {
     let init = PointerEventInit::new();
     init.set_bubbles(true);
@@ -79,8 +87,25 @@ fn pause_end_ms(root: &Element) -> String {
 }
 
 #[wasm_bindgen_test]
-async fn the_default_page_shows_the_stale_debit_rejected() {
+async fn the_default_page_is_unsafe_and_its_hint_turns_fencing_on() {
     let root = mounted(MountOptions::default()).await;
+    assert_eq!(text(&root, "title"), "GC pause, no fencing");
+    assert!(text(&root, "verdict-word").contains("Unsafe"));
+    assert!(text(&root, "ghost-summary").contains("With strict fencing: balance 90, ✓ safe"));
+    get(&root, "hint-button")
+        .dyn_into::<web_sys::HtmlElement>()
+        .unwrap()
+        .click();
+    yew::scheduler::flush().await;
+    assert_eq!(text(&root, "title"), "GC pause, fenced storage");
+    assert!(text(&root, "verdict-word").contains("Safe"));
+    assert_eq!(text(&root, "step-A-2"), "✗ rejected stale_fence: 33 ≤ 34");
+    assert!(text(&root, "hint").contains("drag the right edge of A's GC pause"));
+}
+
+#[wasm_bindgen_test]
+async fn the_fenced_page_shows_the_stale_debit_rejected() {
+    let root = mounted(fenced()).await;
     assert_eq!(text(&root, "title"), "GC pause, fenced storage");
     assert!(text(&root, "verdict-word").contains("Safe"));
     assert_eq!(text(&root, "step-A-2"), "✗ rejected stale_fence: 33 ≤ 34");
@@ -100,7 +125,7 @@ async fn the_default_page_shows_the_stale_debit_rejected() {
 
 #[wasm_bindgen_test]
 async fn dragging_the_pause_end_flips_the_debit_and_back() {
-    let root = mounted(MountOptions::default()).await;
+    let root = mounted(fenced()).await;
     let bar = || {
         get(&root, "pause-A-1")
             .query_selector("rect.bar")
@@ -127,7 +152,7 @@ async fn dragging_the_pause_end_flips_the_debit_and_back() {
 
 #[wasm_bindgen_test]
 async fn dragging_an_event_onto_another_lane_moves_it_to_that_client() {
-    let root = mounted(MountOptions::default()).await;
+    let root = mounted(fenced()).await;
     // A's debit dropped on B's lane at 50 ms: B now debits twice with fence 34, and strict
     // storage refuses the second (an equal token is stale).
     let debit = get(&root, "event-A-2");
@@ -141,7 +166,10 @@ async fn dragging_an_event_onto_another_lane_moves_it_to_that_client() {
     pointer(&svg, "pointerup", (x_of(&root, 50), lane_b.1));
     yew::scheduler::flush().await;
     assert!(find(&root, "event-A-2").is_none());
-    assert_eq!(text(&root, "step-B-2"), "✗ rejected stale_fence: 34 ≤ 34");
+    assert_eq!(
+        text(&root, "step-B-2"),
+        "✗ rejected stale_fence: 34 ≤ 34 (strict: one write per grant)"
+    );
     assert!(get(&root, "event-B-2")
         .get_attribute("aria-label")
         .unwrap()
@@ -150,7 +178,7 @@ async fn dragging_an_event_onto_another_lane_moves_it_to_that_client() {
 
 #[wasm_bindgen_test]
 async fn keys_resize_the_pause_and_ctrl_z_undoes() {
-    let root = mounted(MountOptions::default()).await;
+    let root = mounted(fenced()).await;
     let end = get(&root, "pause-A-1-end");
     end.dyn_ref::<SvgElement>().unwrap().focus().unwrap();
     key(&end, "ArrowLeft", true, false);
@@ -172,7 +200,7 @@ async fn keys_resize_the_pause_and_ctrl_z_undoes() {
 
 #[wasm_bindgen_test]
 async fn delete_removes_the_focused_event() {
-    let root = mounted(MountOptions::default()).await;
+    let root = mounted(fenced()).await;
     // Without B's debit, A's late debit is the first the storage sees, and it is accepted.
     let b_debit = get(&root, "event-B-1");
     b_debit.dyn_ref::<SvgElement>().unwrap().focus().unwrap();
@@ -187,7 +215,7 @@ async fn delete_removes_the_focused_event() {
 
 #[wasm_bindgen_test]
 async fn settings_palette_and_double_click_edit_the_run() {
-    let root = mounted(MountOptions::default()).await;
+    let root = mounted(fenced()).await;
     let select: web_sys::HtmlSelectElement = get(&root, "fence-rule").dyn_into().unwrap();
     select.set_value("off");
     select
@@ -270,7 +298,7 @@ async fn mounts_are_independent_and_readonly_cannot_be_dragged() {
 
 #[wasm_bindgen_test]
 async fn the_playhead_follows_the_axis_and_reads_the_spans() {
-    let root = mounted(MountOptions::default()).await;
+    let root = mounted(fenced()).await;
     let axis = get(&root, "axis");
     let y = centre(&axis).1;
     pointer(&axis, "pointerdown", (x_of(&root, 10), y));

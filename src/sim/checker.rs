@@ -2,7 +2,9 @@
 //! in words: a stale write accepted, two clients writing while each believed it held the lock,
 //! a balance that differs from a serial run of the accepted intents, a lease deleted by a
 //! client that did not own it. In the efficiency tier double work is noted, not condemned.
+//! Beside the verdict it lists what `liveness` observes: safe is not the same as working.
 
+use super::liveness;
 use super::trace::*;
 use super::words;
 use std::collections::BTreeMap;
@@ -40,6 +42,7 @@ pub fn check(trace: &Trace) -> Verdict {
         safe: violations.is_empty(),
         violations,
         notes,
+        liveness: liveness::observe(trace),
     }
 }
 
@@ -243,13 +246,7 @@ fn two_holders(trace: &Trace, out: &mut Vec<Violation>) {
                     kind: ViolationKind::TwoHolders,
                     at_ms: from,
                     clients: vec![a.client, b.client],
-                    text: format!(
-                        "{} and {} both held a valid lock from {} to {} ms",
-                        trace.client_name(a.client),
-                        trace.client_name(b.client),
-                        from,
-                        to
-                    ),
+                    text: words::two_holders_text(trace, a, b, from, to),
                 });
             }
         }

@@ -4,8 +4,10 @@
 pub mod account;
 pub mod checker;
 pub mod clock;
+pub mod compare;
 pub mod engine;
 pub mod lease;
+pub mod liveness;
 pub mod narrate;
 pub mod presets;
 pub mod rng;

@@ -141,6 +141,16 @@ pub fn narrate(trace: &Trace) -> Vec<String> {
                     reason: Rejection::StaleFence,
                     last_fence,
                     token,
+                } if token.is_some() && token == last_fence => format!(
+                    "Storage rejected {who}'s debit because {} ≤ {} (stale_fence): {}.",
+                    token.unwrap_or(0),
+                    last_fence.unwrap_or(0),
+                    words::STRICT_RULE_WHY
+                ),
+                DebitVerdict::Rejected {
+                    reason: Rejection::StaleFence,
+                    last_fence,
+                    token,
                 } => format!(
                     "Storage rejected {who}'s debit because {} ≤ {} (stale_fence).",
                     token.unwrap_or(0),

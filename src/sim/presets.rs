@@ -13,8 +13,10 @@ pub struct Preset {
     pub scenario: Scenario,
 }
 
-/// The preset a newcomer sees first.
-pub const DEFAULT_PRESET: &str = "gc-pause-fenced";
+/// The preset a newcomer sees first: the lock alone, and unsafe. Its hint turns fencing on,
+/// which makes the big verdict change; the fenced page's hint then shows what the fence
+/// refuses and what it lets through.
+pub const DEFAULT_PRESET: &str = "gc-pause-unfenced";
 
 fn scenario(name: &str, caption: &str, clients: Vec<Client>) -> Scenario {
     Scenario {
@@ -117,13 +119,10 @@ fn gc_pause_with_watchdog(rule: FenceRule) -> Scenario {
          A garbage-collection pause freezes A, watchdog and all, so the lease runs out at 30 ms. \
          B takes fence 34 and debits 10. A wakes still sure it holds the lock and sends its \
          debit with fence 33; the storage has already seen 34 and rejects it. The balance stays \
-         at 90. Drag the end of A's pause left of 30 ms: the watchdog renews in time, B gets \
-         lock_held, and A's debit is accepted."
+         at 90."
     } else {
-        "The same schedule against storage that checks nothing. The watchdog cannot renew a \
-         lease that ran out while A was frozen, B debits 10 with fence 34, and A's late debit \
-         with fence 33 is accepted too: the balance is 80. Holding the lock once is not the \
-         same as holding it now."
+        "\"We use a Redis lock, so it's safe.\" A GC pause outlives A's lease; B takes the lock \
+         and debits 10; A wakes and debits 10 too. Nothing checks: balance 80."
     }
     .to_string();
     s
@@ -198,17 +197,39 @@ pub fn presets() -> Vec<Preset> {
             ),
         },
         Preset {
-            id: DEFAULT_PRESET,
-            scenario: gc_pause_with_watchdog(FenceRule::Strict),
-        },
-        Preset {
             id: "gc-pause-unfenced",
             scenario: gc_pause_with_watchdog(FenceRule::Off),
+        },
+        Preset {
+            id: "gc-pause-fenced",
+            scenario: gc_pause_with_watchdog(FenceRule::Strict),
         },
     ];
     list.extend(stories());
     list.extend(redlock_presets());
+    list.push(Preset {
+        id: "blank-single",
+        scenario: blank_single(),
+    });
+    list.push(Preset {
+        id: "redlock-empty",
+        scenario: empty_redlock(),
+    });
     list
+}
+
+/// A clean start on a single Redis: fencing strict, TTL 30, two clients, nothing scheduled.
+pub fn blank_single() -> Scenario {
+    let mut s = scenario(
+        "Blank: single Redis",
+        "One Redis with a 30 ms TTL that mints fences, strict storage, and two clients with \
+         nothing scheduled.",
+        vec![client("A", vec![]), client("B", vec![])],
+    );
+    s.storage.fence_rule = FenceRule::Strict;
+    s.lock.ttl_ms = 30;
+    s.lock.fencing = true;
+    s
 }
 
 /// Five instances R1..R5, one millisecond away, with the given events.
@@ -401,8 +422,9 @@ fn redlock_presets() -> Vec<Preset> {
                 "Redlock: a clock jump hands out a second lock",
                 "A cannot reach R4 and R5 and gets R1, R2, R3: a bare majority. At 15 ms R3's \
                  wall clock steps 60 ms forward, so R3 thinks A's key has expired. B then gets R3, \
-                 R4 and R5: another majority. Both hold a valid lock and both debits land. The \
-                 assumption that failed: clocks on the instances move at roughly the same rate.",
+                 R4 and R5: another majority. B holds the lock while A's is still valid by its own \
+                 clock, and both debits land. The assumption that failed: clocks on the instances \
+                 move at roughly the same rate.",
                 &jump,
                 two_debits(),
             ),
@@ -428,8 +450,9 @@ fn redlock_presets() -> Vec<Preset> {
             scenario: redlock(
                 "Redlock: a restart without persistence",
                 "A gets R1, R2, R3. R3 crashes at 20 ms and comes back 5 ms later with no keys. B \
-                 then gets R3, R4, R5 and both clients hold a majority. This holds unless the \
-                 instance keeps its keys on disk or stays down longer than the TTL.",
+                 then gets R3, R4, R5, a majority, while A's lock is still valid by its own clock. \
+                 This holds unless the instance keeps its keys on disk or stays down longer than \
+                 the TTL.",
                 &{
                     let mut e = a_cut_from_r4_r5();
                     e.push((
@@ -489,17 +512,13 @@ fn redlock_presets() -> Vec<Preset> {
             id: "redlock-cas",
             scenario: cas,
         },
-        Preset {
-            id: "redlock-empty",
-            scenario: empty_redlock(),
-        },
     ]
 }
 
 /// An empty Redlock scenario with two clients, for building the presets by hand.
 pub fn empty_redlock() -> Scenario {
     let mut s = redlock(
-        "Empty Redlock: build a scenario by hand",
+        "Blank: Redlock",
         "Five instances and two clients with nothing scheduled. Add acquisitions, pauses, clock \
          jumps, crashes and partitions.",
         &[],
@@ -559,8 +578,8 @@ fn stories() -> Vec<Preset> {
     let mut non_decreasing = scenario(
         "Strict vs non-decreasing fences",
         "A holds fence 33 and makes two different debits. With the non-decreasing rule (token ≥ \
-         last, as some fenced locks document) both are accepted. Switch the storage to strict and \
-         the second is rejected as stale: strict storage allows one write per lease.",
+         last, as some fenced locks document) both are accepted; strict storage would allow one \
+         write per grant.",
         vec![client(
             "A",
             vec![
@@ -682,7 +701,7 @@ pub fn preset(id: &str) -> Option<Scenario> {
 
 /// The scenario a newcomer sees first: the preset `DEFAULT_PRESET` names.
 pub fn default_scenario() -> Scenario {
-    gc_pause_with_watchdog(FenceRule::Strict)
+    gc_pause_with_watchdog(FenceRule::Off)
 }
 
 /// The id of the preset `s` is exactly, so the picker can show it after a link or a file.
@@ -691,4 +710,173 @@ pub fn matching_preset(s: &Scenario) -> Option<&'static str> {
         .into_iter()
         .find(|p| p.scenario == *s)
         .map(|p| p.id)
+}
+
+/// What the "Try it" line suggests: the act (shown in bold), then what to watch, and, when one
+/// click can do it, the button that does.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Hint {
+    pub act: String,
+    pub watch: String,
+    pub button: Option<HintButton>,
+}
+
+/// A hint's one-click act, with the words on its button.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct HintButton {
+    pub label: &'static str,
+    pub act: HintAct,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum HintAct {
+    /// Set the storage's fence rule.
+    FenceRule(FenceRule),
+    /// Load the preset that tells the same story with the change made, so its title and caption
+    /// stay true (and one undo step takes it back).
+    Preset(&'static str),
+}
+
+fn hint(act: &str, watch: &str) -> Hint {
+    Hint {
+        act: act.to_string(),
+        watch: watch.to_string(),
+        button: None,
+    }
+}
+
+/// "Turn fencing on", as a step to the fenced preset `id` that tells the same story.
+fn fenced_story(id: &'static str) -> Hint {
+    Hint {
+        button: Some(HintButton {
+            label: "Turn fencing on",
+            act: HintAct::Preset(id),
+        }),
+        ..hint(
+            "Turn fencing on",
+            ": the storage then refuses a fence not above the last one it accepted. Watch A's \
+             late debit.",
+        )
+    }
+}
+
+/// The hints written for a preset, beside its caption; the others are derived from the
+/// scenario (`derived_hint`), as are those of an edited or blank scenario.
+fn preset_hint(id: &str) -> Option<Hint> {
+    Some(match id {
+        "contract-1-nx" => hint(
+            "drag B's acquire past 30 ms",
+            ", after A's lease ends, and watch B get the next fence.",
+        ),
+        "contract-2-ttl" => hint(
+            "drag B's acquire left of 30 ms",
+            ", while A's lease is live, and watch B get lock_held.",
+        ),
+        "gc-pause-unfenced" => fenced_story("gc-pause-fenced"),
+        "contract-3-unfenced" => fenced_story("contract-4-fenced"),
+        "redlock-order-unfenced" => Hint {
+            button: Some(HintButton {
+                label: "Give Redlock a fence",
+                act: HintAct::Preset("redlock-order-fenced"),
+            }),
+            ..hint(
+                "Give Redlock a fence",
+                ": a non-standard counter per instance, checked by strict storage.",
+            )
+        },
+        "contract-5-equal-is-stale" => Hint {
+            button: Some(HintButton {
+                label: "Use non-decreasing",
+                act: HintAct::FenceRule(FenceRule::NonDecreasing),
+            }),
+            ..hint(
+                "let the holder write again",
+                ": non-decreasing (token ≥ last) accepts a second write with the same fence.",
+            )
+        },
+        "strict-vs-non-decreasing" => Hint {
+            button: Some(HintButton {
+                label: "Use strict",
+                act: HintAct::FenceRule(FenceRule::Strict),
+            }),
+            ..hint(
+                "switch the storage to strict",
+                ": one write per grant, so A's second debit is refused.",
+            )
+        },
+        _ => return None,
+    })
+}
+
+/// The hint for `s`: its preset's, if it is one exactly, or one derived from what it holds.
+pub fn hint_for(s: &Scenario) -> Hint {
+    matching_preset(s)
+        .and_then(preset_hint)
+        .unwrap_or_else(|| derived_hint(s))
+}
+
+/// A hint that fits any scenario, from what it holds: how to add the first event when it is
+/// blank; the fence check when the service mints fences the storage ignores; Redlock's
+/// instance events; a pause's end; otherwise any event.
+pub fn derived_hint(s: &Scenario) -> Hint {
+    let redlock = s.lock.redlock.as_ref();
+    let instance_events = redlock.is_some_and(|r| r.instances.iter().any(|i| !i.events.is_empty()));
+    let client_events = s.clients.iter().any(|c| !c.events.is_empty());
+    if !client_events && !instance_events {
+        return hint(
+            "Add the first event",
+            ": double-click a client's lane to add the palette's chosen kind there, or click a \
+             palette button to add it at the playhead.",
+        );
+    }
+    let mints = redlock.map_or(s.lock.fencing, |r| r.fence);
+    let writes = s.clients.iter().any(|c| {
+        c.events
+            .iter()
+            .any(|e| matches!(e, Event::Debit { .. } | Event::CheckThenWrite { .. }))
+    });
+    if mints && writes && s.storage.fence_rule == FenceRule::Off {
+        return Hint {
+            button: Some(HintButton {
+                label: "Turn fencing on",
+                act: HintAct::FenceRule(FenceRule::Strict),
+            }),
+            ..hint(
+                "Turn fencing on",
+                ": the storage then refuses a fence not above the last one it accepted.",
+            )
+        };
+    }
+    if instance_events {
+        return hint(
+            "select a clock jump, crash or partition and change it",
+            ", and watch whether two clients get a majority at once.",
+        );
+    }
+    let pause = s.clients.iter().find_map(|c| {
+        c.events.iter().find_map(|e| match e {
+            Event::Pause { cause, .. } => Some((c.name.clone(), cause.label())),
+            _ => None,
+        })
+    });
+    let until = if redlock.is_some() {
+        "while its lock is still valid, and watch the verdict"
+    } else {
+        "before its lease runs out: the fence refuses only stale writes"
+    };
+    match (pause, redlock) {
+        (Some((who, cause)), _) => hint(
+            &format!("drag the right edge of {who}'s {cause} pause to the left"),
+            &format!(", so {who} wakes {until}."),
+        ),
+        (None, Some(_)) => hint(
+            "double-click an instance lane",
+            " to add a clock jump, crash or partition, and watch whether two clients get a \
+             majority at once.",
+        ),
+        (None, None) => hint(
+            "drag any event along its lane",
+            ", or drop it on another client's lane, and watch the verdicts change.",
+        ),
+    }
 }

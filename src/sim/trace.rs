@@ -342,4 +342,26 @@ pub struct Verdict {
     pub violations: Vec<Violation>,
     /// Observations that are not violations, e.g. double work in the efficiency tier.
     pub notes: Vec<String>,
+    /// Whether the work got done, apart from whether it was safe: a holder's write refused,
+    /// every write refused. Never a violation: a safe run can still fail to do its work.
+    pub liveness: Vec<Observation>,
+}
+
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum LivenessKind {
+    /// A client that held the lock when it sent a debit saw the storage refuse it.
+    HolderRefused,
+    /// Every debit that reached the storage was refused.
+    EveryDebitRefused,
+}
+
+/// One liveness observation, in words, with the clients it concerns.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Observation {
+    pub kind: LivenessKind,
+    pub at_ms: u64,
+    pub clients: Vec<usize>,
+    pub text: String,
 }

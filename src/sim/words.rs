@@ -6,6 +6,23 @@
 use super::scenario::InstanceEvent;
 use super::trace::*;
 
+/// The three ways a client can "have" the lock, each defined once. The verdict, the narration,
+/// the lanes and the legend under the verdict all use these words in exactly these senses.
+pub const HOLDS: &str = "holds";
+pub const BELIEVES: &str = "believes";
+pub const VALID: &str = "valid";
+
+/// The legend shown to the reader under the verdict: each word with what it means.
+pub const LEGEND: &str = "holds: the lock service says so (Redlock: keys on a majority) · \
+    believes: its own clock says the lease is live · valid: inside Redlock's validity window \
+    (TTL − elapsed − drift), by its own clock";
+
+/// Why strict storage refuses an equal token, said where it bites: at the badge, in the
+/// narration and in the liveness notes.
+pub const ONE_WRITE_PER_GRANT: &str = "strict: one write per grant";
+pub const STRICT_RULE_WHY: &str =
+    "strict storage accepts one write per grant, so an equal token is stale; non_decreasing (token ≥ last) lets a holder write again";
+
 /// A grant's fence, or that there was none.
 pub fn fence_text(fence: Option<u64>) -> String {
     match fence {
@@ -163,6 +180,9 @@ pub fn verdict_text(verdict: &DebitVerdict) -> String {
             last_fence,
             token,
         } => match (token, last_fence) {
+            (Some(t), Some(l)) if t == l => {
+                format!("rejected stale_fence: {t} ≤ {l} ({ONE_WRITE_PER_GRANT})")
+            }
             (Some(t), Some(l)) => format!("rejected stale_fence: {t} ≤ {l}"),
             _ => "rejected stale_fence".to_string(),
         },
@@ -180,6 +200,110 @@ pub fn verdict_text(verdict: &DebitVerdict) -> String {
             last_fence.unwrap_or(0)
         ),
     }
+}
+
+/// Two clients that each had the lock at once, from `from_ms` to `to_ms`, in the legend's words:
+/// who *held* it (the service's majority spans say so throughout) and who only *believed* it
+/// (single Redis) or had a *valid* lock by its own clock (Redlock), with when that one lost it.
+pub fn two_holders_text(
+    trace: &Trace,
+    a: &BeliefSpan,
+    b: &BeliefSpan,
+    from_ms: u64,
+    to_ms: u64,
+) -> String {
+    let redlock = trace.instances.len() > 1;
+    let held = |c: usize| {
+        trace
+            .majorities
+            .iter()
+            .any(|h| h.client == c && h.start_ms <= from_ms && to_ms <= h.end_ms)
+    };
+    let name = |s: &BeliefSpan| trace.client_name(s.client).to_string();
+    // How the one that did not hold it still had it, and when the service stopped saying so.
+    let only_own = |s: &BeliefSpan| {
+        let who = name(s);
+        let lost = trace
+            .majorities
+            .iter()
+            .filter(|h| h.client == s.client && h.start_ms < to_ms)
+            .map(|h| h.end_ms)
+            .max();
+        if redlock {
+            let why = match lost {
+                Some(t) => format!("though its majority was gone at {t} ms"),
+                None => "though it never held a majority".to_string(),
+            };
+            format!("{who}'s lock was still valid by its own clock, {why}")
+        } else {
+            let end = trace
+                .leases
+                .iter()
+                .filter(|l| l.holder == s.client && l.generation == s.generation)
+                .max_by_key(|l| l.end_ms);
+            let why = match end {
+                Some(l) => format!(
+                    "its lease ended at {} ms ({})",
+                    l.end_ms,
+                    span_end_words(&l.end)
+                ),
+                None => "it never held the lease".to_string(),
+            };
+            format!("{who} still believed it held the lock: {why}")
+        }
+    };
+    let span = format!("from {from_ms} to {to_ms} ms");
+    match (held(a.client), held(b.client)) {
+        (true, true) => format!("{} and {} both held the lock {span}", name(a), name(b)),
+        (true, false) => format!("{} held the lock {span} while {}", name(a), only_own(b)),
+        (false, true) => format!("{} held the lock {span} while {}", name(b), only_own(a)),
+        (false, false) if redlock => format!(
+            "{} and {} both had a valid lock by their own clocks {span}, though neither held a majority throughout",
+            name(a),
+            name(b)
+        ),
+        (false, false) => format!(
+            "{} and {} both believed they held the lock {span}, though neither held it throughout",
+            name(a),
+            name(b)
+        ),
+    }
+}
+
+/// A kind of violation in two or three words, for a summary line.
+pub fn violation_words(kind: &ViolationKind) -> &'static str {
+    match kind {
+        ViolationKind::StaleWriteAccepted => "stale write accepted",
+        ViolationKind::OverlappingWriters => "overlapping writers",
+        ViolationKind::BalanceMismatch => "double debit",
+        ViolationKind::LeaseDeletedByNonOwner => "lease deleted by another client",
+        ViolationKind::TwoHolders => "two holders at once",
+    }
+}
+
+/// A run's outcome in one short phrase: "balance 90, ✓ safe", or "balance 90, ✗ unsafe (two
+/// holders at once)", with "; every debit was refused" when nothing was written.
+pub fn outcome_text(trace: &Trace) -> String {
+    let v = &trace.verdict;
+    let mut s = format!("balance {}, ", trace.final_balance);
+    if v.safe {
+        s.push_str("✓ safe");
+    } else {
+        let mut kinds: Vec<&str> = Vec::new();
+        for k in v.violations.iter().map(|x| violation_words(&x.kind)) {
+            if !kinds.contains(&k) {
+                kinds.push(k);
+            }
+        }
+        s.push_str(&format!("✗ unsafe ({})", kinds.join(", ")));
+    }
+    if v.liveness
+        .iter()
+        .any(|o| o.kind == LivenessKind::EveryDebitRefused)
+    {
+        s.push_str("; every debit was refused");
+    }
+    s
 }
 
 /// Why a crashed client's event did nothing.

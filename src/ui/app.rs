@@ -1,6 +1,7 @@
 //! The root component: owns the one `State` through `use_reducer`, derives the traces from the
-//! scenario (the run and its ghost without fencing), routes keys, and keeps the focus on the
-//! selected event after a key press moved it. Everything else is drawn by child components.
+//! scenario (the run and the comparison `sim::compare` chooses for it), routes keys, and keeps
+//! the focus on the selected event after a key press moved it. Everything else is drawn by
+//! child components.
 
 use super::controls::palette::Palette;
 use super::controls::palette_instance::InstancePalette;
@@ -22,7 +23,8 @@ use super::model::keys::key_action;
 use super::model::selection::{Selection, Slot};
 use super::model::state::{Action, State};
 use super::share::sync::use_sync;
-use crate::sim::{self, FenceRule, Scenario, Trace};
+use crate::sim::compare::{self, Contrast};
+use crate::sim::{self, Scenario, Trace};
 use std::rc::Rc;
 use wasm_bindgen::JsCast;
 use yew::prelude::*;
@@ -46,28 +48,27 @@ pub struct AppProps {
     pub uid: u32,
 }
 
-/// The run, and the same schedule with the storage's fence check flipped (off when the
-/// scenario fences, strict when it does not), computed once per scenario.
+/// The run, and the comparison the core chooses for it (`sim::compare`): the same schedule
+/// with the fence check flipped, or with the fence the lock service lacks, computed once per
+/// scenario. With nothing to compare, the ghost is the run itself and `contrast` says why.
 #[derive(PartialEq)]
 pub struct Runs {
     pub trace: Rc<Trace>,
     pub ghost: Rc<Trace>,
-    /// Whether the ghost is the fenced one (the scenario itself does not fence).
-    pub ghost_fenced: bool,
+    pub contrast: Rc<Contrast>,
 }
 
 fn runs(s: &Scenario) -> Runs {
-    let mut other = s.clone();
-    let ghost_fenced = s.storage.fence_rule == FenceRule::Off;
-    other.storage.fence_rule = if ghost_fenced {
-        FenceRule::Strict
-    } else {
-        FenceRule::Off
+    let other = compare::counterfactual(s);
+    let trace = Rc::new(sim::run(s));
+    let ghost = match &other.scenario {
+        Some(o) => Rc::new(sim::run(o)),
+        None => trace.clone(),
     };
     Runs {
-        trace: Rc::new(sim::run(s)),
-        ghost: Rc::new(sim::run(&other)),
-        ghost_fenced,
+        trace,
+        ghost,
+        contrast: Rc::new(other.contrast),
     }
 }
 
@@ -223,7 +224,7 @@ pub fn App(props: &AppProps) -> Html {
                         onclick={dispatch.reform(|_| Action::Problem(None))}>{ "×" }</button>
                 </p>
             }
-            <Banner trace={settled.trace.clone()} ghost={settled.ghost.clone()} ghost_fenced={settled.ghost_fenced} />
+            <Banner trace={settled.trace.clone()} ghost={settled.ghost.clone()} contrast={settled.contrast.clone()} />
             // The selected client event's inspector takes the hint's line, one line high, so
             // selecting an event does not move the timeline; a refusal shows beside it (beside
             // the instance inspector, for an instance event).
@@ -239,7 +240,7 @@ pub fn App(props: &AppProps) -> Html {
                     }
                 </div>
             } else {
-                <Hint scenario={before} readonly={state.readonly} notice={hint_notice} />
+                <Hint scenario={before} readonly={state.readonly} notice={hint_notice} on_action={dispatch.clone()} />
             }
             if !state.readonly && !props.compact {
                 <button type="button" class="fp-controls-toggle" aria-expanded={controls_open.to_string()}
@@ -286,7 +287,7 @@ pub fn App(props: &AppProps) -> Html {
                 }
             }
             <Timeline scenario={scenario.clone()} trace={runs.trace.clone()} ghost={runs.ghost.clone()}
-                ghost_fenced={runs.ghost_fenced} selection={state.selection} playhead_ms={state.playhead_ms}
+                contrast={runs.contrast.clone()} selection={state.selection} playhead_ms={state.playhead_ms}
                 frozen_axis_ms={state.drag.as_ref().map(|d| d.axis_end_ms)}
                 dragging={state.drag.is_some()} readonly={state.readonly} tool={state.tool} width_px={state.width_px}
                 uid={uid} on_action={dispatch.clone()} instance_tool={state.instance_tool} collapsed={state.collapsed} />

@@ -143,7 +143,10 @@ mod tests {
     #[test]
     fn options_pick_the_first_state() {
         let s = initial_state(&MountOptions::default()).unwrap();
-        assert_eq!(s.preset_id.as_deref(), Some("gc-pause-fenced"));
+        assert_eq!(
+            s.preset_id.as_deref(),
+            Some(crate::sim::presets::DEFAULT_PRESET)
+        );
         let s = initial_state(&MountOptions {
             preset: Some("bare-del".into()),
             readonly: true,

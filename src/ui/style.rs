@@ -69,6 +69,14 @@ pub const CSS: &str = concat!(
 .fp-ghost-sum b { color: var(--fg); }
 .fp-hint { margin-top: 6px; color: var(--muted); }
 .fp-hint b { color: var(--fg); }
+.fp-root .fp-hint-act { font: inherit; font-weight: 600; padding: 2px 10px; min-height: 28px; border-radius: 6px;
+  border: 1px solid var(--accent); background: var(--accent); color: var(--bg); cursor: pointer; }
+.fp-liveness { flex-basis: 100%; display: flex; flex-wrap: wrap; gap: 2px 10px; align-items: baseline; }
+.fp-liveness-word { font-weight: 600; color: var(--fg); }
+.fp-verdict-side { display: flex; flex-direction: column; gap: 2px; }
+.fp-legend { margin: 0; color: var(--muted); font-size: 12px; }
+.fp-legend summary { cursor: pointer; }
+.fp-legend b { color: var(--fg); font-weight: 600; }
 .fp-notice { color: var(--bad); }
 .fp-problem { margin-top: 6px; padding: 6px 10px; border: 1px solid var(--bad); border-radius: 6px; color: var(--bad); overflow-wrap: anywhere; }
 .fp-problem button { margin-left: 8px; padding: 0 6px; }

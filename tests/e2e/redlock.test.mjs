@@ -67,7 +67,7 @@ async function click(page, id) {
 /** From the picker's empty Redlock to A and B scheduled and A cut off from R4 and R5. */
 async function buildTheSchedule(page) {
   await loadPreset(page, 'redlock-empty');
-  await expectText(page, 'title', 'Empty Redlock');
+  await expectText(page, 'title', 'Blank: Redlock');
   assert.equal(await page.locator('[data-testid^="instance-R"]').count(), 5);
 
   // A acquires at 0 and debits at 40; B acquires at 20 and debits at 35.
@@ -133,7 +133,7 @@ test('mouse: a clock jump on R3, dragged by hand, makes and unmakes a second hol
   await dragTo(page, 'iev-R3-0', 15);
   await expectAt(page, 'iev-R3-0', 15);
   await expectText(page, 'verdict-word', '✗ Unsafe');
-  await expectText(page, 'violations', 'both held a valid lock');
+  await expectText(page, 'violations', "B held the lock from 30 to 58 ms while A's lock was still valid by its own clock");
   await expectText(page, 'attempt-B-0', '✓ 3/5 in 10 ms · valid 48 ms');
   await expectText(page, 'clock-R3', 'clock +60 ms');
   await expectText(page, 'key-R3-1', 'B');
@@ -184,7 +184,7 @@ test('mouse: instance palette buttons dragged onto an instance\'s lane add their
   const rec = await openPage({ viewport: { width: 1280, height: 1000 } });
   const { page } = rec;
   await loadPreset(page, 'redlock-empty');
-  await expectText(page, 'title', 'Empty Redlock');
+  await expectText(page, 'title', 'Blank: Redlock');
   const drop = async (tool, lane, ms) => {
     const from = await centre(page, tool);
     const to = await centre(page, lane);

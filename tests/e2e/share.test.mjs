@@ -218,8 +218,8 @@ test('corrupt or incompatible saved data: a notice naming the problem and the de
     await boot(page, server.url);
     const p = await until('problem', () => problem(page), (v) => v.includes(want));
     assert.match(p, /^Your saved scenario could not be restored \(.+\)\. Showing the default scenario instead\.$/);
-    assert.equal(await page.locator(tid('preset')).inputValue(), 'gc-pause-fenced');
-    await expectText(page, 'verdict-word', 'Safe');
+    assert.equal(await page.locator(tid('preset')).inputValue(), 'gc-pause-unfenced');
+    await expectText(page, 'verdict-word', '✗ Unsafe');
   }
   // The default it fell back to works: a drag changes the run.
   await dragPauseEndTo(page, 20);
@@ -231,7 +231,7 @@ test('a malformed hash names the problem and gives a working default; a bad hash
   const { page } = rec;
   await boot(page, `${server.url}#s=1.!!!`);
   assert.match(await problem(page), /^This link could not be opened \(link: the data is damaged/);
-  assert.equal(await page.locator(tid('preset')).inputValue(), 'gc-pause-fenced');
+  assert.equal(await page.locator(tid('preset')).inputValue(), 'gc-pause-unfenced');
   await dragPauseEndTo(page, 20);
   await expectText(page, 'step-A-2', 'accepted, balance 90');
 

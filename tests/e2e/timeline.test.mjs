@@ -18,7 +18,7 @@ async function boot(rec) {
   const bootError = page.locator(tid('boot-error'));
   await page.locator(tid('timeline')).or(bootError).first().waitFor({ timeout: 20_000 });
   if (await bootError.count()) assert.fail(await bootError.innerText());
-  // Load the preset explicitly (it is also the default) and make sure fencing is on.
+  // Load the fenced preset (the default page is one click from it) and make sure fencing is on.
   await page.selectOption(tid('preset'), 'gc-pause-fenced');
   assert.equal(await page.locator(tid('fence-rule')).inputValue(), 'strict');
   assert.equal(await page.locator(tid('watchdog')).isChecked(), true);
@@ -165,7 +165,7 @@ test('mouse: a palette button dragged onto B\'s lane adds its event where it dro
   const pause = page.locator(tid('pause-B-2'));
   await pause.waitFor({ timeout: 5_000 });
   const label = await pause.getAttribute('aria-label');
-  const at = Number(/GC pause 20 ms at (\d+) ms/.exec(label)?.[1]);
+  const at = Number(/GC pause 45 ms at (\d+) ms/.exec(label)?.[1]);
   assert.ok(Math.abs(at - 60) <= 2, `dropped at 60 ms, the pause starts at ${at} ms: ${label}`);
   // A drop on a lane that is not a client's adds nothing.
   const storage = await page.locator(tid('lane-storage')).boundingBox();
@@ -184,8 +184,8 @@ test('the default page at 1280×800 shows the story without scrolling', async ({
   const box = await page.locator(tid('timeline')).boundingBox();
   assert.ok(box.y + box.height <= 800, `timeline ends at ${box.y + box.height}px, below the fold`);
   assert.ok(box.width >= 1000, `timeline is only ${box.width}px wide`);
-  await expectText(page, 'verdict', 'Safe');
-  await expectText(page, 'hint', "drag the right edge of A's GC pause");
+  await expectText(page, 'verdict-word', '✗ Unsafe');
+  await expectText(page, 'hint', 'Turn fencing on');
   // The whole story is above the fold: the verdict, the stale belief and both storages.
   for (const id of ['verdict', 'stale-A-0', 'write-A-2', 'ghost-write-A-2', 'readout']) {
     const b = await page.locator(tid(id)).boundingBox();

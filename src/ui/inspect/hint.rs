@@ -1,7 +1,10 @@
-//! The hint under the verdict: what a newcomer should drag first, or why the last edit was
-//! refused.
+//! The hint under the verdict: what to try next on the scenario on screen (its preset's hint,
+//! or one derived from the scenario, `sim::presets::hint_for`), with a button when one click
+//! does it, or why the last edit was refused.
 
-use crate::sim::{self, Scenario};
+use crate::sim::presets::{hint_for, HintAct};
+use crate::sim::Scenario;
+use crate::ui::model::state::Action;
 use std::rc::Rc;
 use yew::prelude::*;
 
@@ -10,9 +13,10 @@ pub struct HintProps {
     pub scenario: Rc<Scenario>,
     pub readonly: bool,
     pub notice: Option<AttrValue>,
+    pub on_action: Callback<Action>,
 }
 
-/// One line that tells a newcomer what to drag, or why the last edit was refused.
+/// One line that tells a newcomer what to try, or why the last edit was refused.
 #[component]
 pub fn Hint(props: &HintProps) -> Html {
     if let Some(n) = &props.notice {
@@ -21,22 +25,21 @@ pub fn Hint(props: &HintProps) -> Html {
     if props.readonly {
         return html! {};
     }
-    let pause = props.scenario.clients.iter().find_map(|c| {
-        c.events.iter().find_map(|e| match e {
-            sim::Event::Pause { cause, .. } => Some((c.name.clone(), cause.label())),
-            _ => None,
-        })
-    });
+    let h = hint_for(&props.scenario);
     html! {
         <p class="fp-hint" data-testid="hint">
             { "Try it: " }
-            if let Some((who, cause)) = pause {
-                <b>{ format!("drag the right edge of {who}'s {cause} pause to the left") }</b>
-                { format!(", so {who} wakes before its lease runs out, and watch the verdicts change.") }
+            if let Some(b) = h.button {
+                <button type="button" class="fp-hint-act" data-testid="hint-button"
+                    onclick={props.on_action.reform(move |_: MouseEvent| match b.act {
+                        HintAct::FenceRule(rule) => Action::SetFenceRule(rule),
+                        HintAct::Preset(id) => Action::LoadPreset(id.to_string()),
+                    })}>
+                    { b.label }</button>
             } else {
-                <b>{ "drag any event along its lane" }</b>
-                { ", or drop it on another client's lane, and watch the verdicts change." }
+                <b>{ h.act }</b>
             }
+            { h.watch }
         </p>
     }
 }

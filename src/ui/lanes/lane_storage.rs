@@ -1,11 +1,13 @@
 //! The storage's lane: each debit's verdict at the instant it arrived (✓ accepted with the
 //! balance after, ✗ stale_fence with the comparison, = duplicate, ✗ missing_token), and the
-//! balance over time. With `ghost` set it draws the same schedule's storage with the fence
-//! check flipped, the comparison that makes the point without a click.
+//! balance over time. With `ghost` set it draws the comparison `sim::compare` chose (the fence
+//! check flipped, or the missing fence added), named in words, the point made without a click;
+//! with nothing to compare it says so.
 
 use super::describe::{mark, Mark};
 use super::geometry::{fit_label, place_rows, text_width_px, LaneKind, Layout};
-use crate::sim::words::verdict_text;
+use crate::sim::compare::Contrast;
+use crate::sim::words::{verdict_text, ONE_WRITE_PER_GRANT, STRICT_RULE_WHY};
 use crate::sim::Trace;
 use std::rc::Rc;
 use yew::prelude::*;
@@ -15,15 +17,15 @@ pub struct StorageLaneProps {
     pub trace: Rc<Trace>,
     pub layout: Rc<Layout>,
     pub ghost: bool,
-    /// Whether the ghost run is the fenced one.
-    pub ghost_fenced: bool,
+    /// What the ghost run changes, in words (drawn on the ghost lane only).
+    pub contrast: Rc<Contrast>,
 }
 
 impl PartialEq for StorageLaneProps {
     fn eq(&self, other: &Self) -> bool {
         self.layout == other.layout
             && self.ghost == other.ghost
-            && self.ghost_fenced == other.ghost_fenced
+            && (!self.ghost || self.contrast == other.contrast)
             && super::same_part(&self.trace, &other.trace, |t| {
                 (
                     &t.writes,
@@ -118,10 +120,35 @@ pub fn StorageLane(props: &StorageLaneProps) -> Html {
     }
     d.push_str(&format!(" H{}", l.axis.right_px));
 
-    let (title, sub) = match (props.ghost, props.ghost_fenced) {
-        (false, _) => ("storage", "acct balance"),
-        (true, false) => ("unfenced", "same run, no check"),
-        (true, true) => ("fenced", "same run, strict"),
+    // The ghost lane names its comparison; with none, it says so (the banner says why).
+    let (title, sub, summary) = match (props.ghost, &*props.contrast) {
+        (false, _) => ("storage", "acct balance", String::new()),
+        (
+            true,
+            Contrast::With {
+                lane_title,
+                lane_sub,
+                ..
+            },
+        ) => (
+            lane_title.as_str(),
+            lane_sub.as_str(),
+            // Short, to fit a phone's lane; the banner gives the reasons.
+            format!(
+                "balance {} · {}",
+                t.final_balance,
+                if t.verdict.safe {
+                    "✓ safe"
+                } else {
+                    "✗ unsafe"
+                }
+            ),
+        ),
+        (true, Contrast::Nothing { .. }) => (
+            "no comparison",
+            "nothing to flip",
+            "nothing to compare".to_string(),
+        ),
     };
     html! {
         <g class={classes!("fp-lane", "fp-storage-lane", props.ghost.then_some("fp-ghost"))}
@@ -139,11 +166,14 @@ pub fn StorageLane(props: &StorageLaneProps) -> Html {
             } else {
                 <text class="small" x={l.axis.right_px.to_string()} y={(top + 14).to_string()} text-anchor="end"
                     data-testid="ghost-lane-summary">
-                    { format!("balance {} · {}", t.final_balance, if t.verdict.safe { "✓ safe" } else { "✗ unsafe" }) }
+                    { summary }
                 </text>
             }
             { for writes.iter().zip(spans.iter()).zip(rows.iter()).map(|(((x, text, m, id), (lx, _)), row)| html! {
                 <g class="fp-write" data-testid={id.clone()}>
+                    if text.contains(ONE_WRITE_PER_GRANT) {
+                        <title>{ format!("Why: {STRICT_RULE_WHY}.") }</title>
+                    }
                     <path class={m.class()} d={glyph_shape(*m)} transform={format!("translate({x},{})", top + MARK_Y[g])} />
                     <text class={m.class()} x={lx.to_string()} y={(top + LABEL_Y[g][*row]).to_string()}>{ text.clone() }</text>
                 </g>

@@ -31,7 +31,8 @@ pub struct TimelineProps {
     pub scenario: Rc<Scenario>,
     pub trace: Rc<Trace>,
     pub ghost: Rc<Trace>,
-    pub ghost_fenced: bool,
+    /// What the ghost run changes, in words.
+    pub contrast: Rc<crate::sim::compare::Contrast>,
     /// The selected event, of a client or of an instance.
     pub selection: Selection,
     pub playhead_ms: u64,
@@ -360,8 +361,8 @@ pub fn Timeline(props: &TimelineProps) -> Html {
                         selected={props.selection.event().filter(|r| r.client == c).map(|r| r.event)} />
                 }) }
                 <Attempts trace={props.trace.clone()} layout={layout.clone()} />
-                <StorageLane trace={props.trace.clone()} layout={layout.clone()} ghost={false} ghost_fenced={props.ghost_fenced} />
-                <StorageLane trace={props.ghost.clone()} layout={layout.clone()} ghost={true} ghost_fenced={props.ghost_fenced} />
+                <StorageLane trace={props.trace.clone()} layout={layout.clone()} ghost={false} contrast={props.contrast.clone()} />
+                <StorageLane trace={props.ghost.clone()} layout={layout.clone()} ghost={true} contrast={props.contrast.clone()} />
                 <Messages trace={props.trace.clone()} layout={layout.clone()} uid={uid.clone()} />
                 <Playhead layout={layout.clone()} at_ms={props.playhead_ms} />
             </svg>

@@ -95,7 +95,10 @@ pub fn apply(state: &State, action: Action) -> State {
         } => {
             next.tool = tool;
             let mut s = state.scenario.clone();
-            if let Some(r) = push::<EventRef>(&mut s, client, tool.event(at_ms.min(MAX_TIME_MS))) {
+            let ttl_ms = s.lock.ttl_ms;
+            if let Some(r) =
+                push::<EventRef>(&mut s, client, tool.event(at_ms.min(MAX_TIME_MS), ttl_ms))
+            {
                 edit(&mut next, s, r.into());
             }
         }
@@ -253,8 +256,11 @@ mod tests {
     use crate::ui::model::state::{DragTarget, BIG_STEP_MS, UNDO_LIMIT};
     use crate::ui::model::tools::Tool;
 
+    /// The GC pause story with fenced storage (the page a newcomer reaches with one click).
     fn fenced() -> State {
-        State::default_page()
+        let id = "gc-pause-fenced";
+        let scenario = crate::sim::presets::preset(id).expect("the fenced preset");
+        State::new(scenario, Some(id.to_string()), false)
     }
 
     const A_PAUSE: EventRef = EventRef {
@@ -303,11 +309,18 @@ mod tests {
     }
 
     #[test]
-    fn the_default_page_is_the_fenced_gc_pause() {
-        let s = fenced();
-        assert_eq!(s.preset_id.as_deref(), Some(DEFAULT_PRESET));
-        assert_eq!(pause_of(&s), (1, 44));
-        assert_eq!(s.playhead_ms, 40);
+    fn the_default_page_is_the_unfenced_gc_pause_one_click_from_the_fenced_one() {
+        let d = State::default_page();
+        assert_eq!(d.preset_id.as_deref(), Some(DEFAULT_PRESET));
+        assert_eq!(d.scenario.storage.fence_rule, FenceRule::Off);
+        assert_eq!(pause_of(&d), (1, 44));
+        assert_eq!(d.playhead_ms, 40);
+        // Turning fencing on gives the fenced story's schedule and settings.
+        let on = apply(&d, Action::SetFenceRule(FenceRule::Strict));
+        let f = fenced();
+        assert_eq!(on.scenario.clients, f.scenario.clients);
+        assert_eq!(on.scenario.lock, f.scenario.lock);
+        assert_eq!(on.scenario.storage, f.scenario.storage);
     }
 
     #[test]

@@ -121,7 +121,10 @@ mod tests {
         let s = startup(&page(), Some("#"), Some(&saved)).unwrap();
         assert_eq!(s.preset_id.as_deref(), Some("contract-1-nx"));
         let s = startup(&page(), None, None).unwrap();
-        assert_eq!(s.preset_id.as_deref(), Some("gc-pause-fenced"));
+        assert_eq!(
+            s.preset_id.as_deref(),
+            Some(crate::sim::presets::DEFAULT_PRESET)
+        );
     }
 
     #[test]
@@ -171,7 +174,10 @@ mod tests {
             let problem = s.problem.clone().unwrap_or_default();
             assert!(problem.starts_with(want), "{hash:?} {saved:?}: {problem}");
             assert!(problem.ends_with("Showing the default scenario instead."));
-            assert_eq!(s.preset_id.as_deref(), Some("gc-pause-fenced"));
+            assert_eq!(
+                s.preset_id.as_deref(),
+                Some(crate::sim::presets::DEFAULT_PRESET)
+            );
         }
     }
 

@@ -9,6 +9,11 @@ use crate::sim::{Event, PauseCause, ReleaseKind};
 const NEW_DOWN_MS: u64 = 10;
 const NEW_CUT_MS: u64 = 40;
 
+/// How long a new GC pause lasts: longer than the TTL by half of it, within the time limit.
+fn new_pause_ms(ttl_ms: u64) -> u64 {
+    ttl_ms.saturating_add((ttl_ms / 2).max(1)).min(MAX_TIME_MS)
+}
+
 /// What the palette adds, and what a double-click on a lane adds.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Tool {
@@ -55,8 +60,10 @@ impl Tool {
         Tool::ALL.into_iter().find(|t| t.label() == label)
     }
 
-    /// The event this tool creates at `at_ms`.
-    pub fn event(self, at_ms: u64) -> Event {
+    /// The event this tool creates at `at_ms` under a lease of `ttl_ms`. A new GC pause lasts
+    /// one and a half TTLs, so by default it outlives any lease its client holds when it
+    /// starts: the pause that makes the point.
+    pub fn event(self, at_ms: u64, ttl_ms: u64) -> Event {
         match self {
             Tool::Acquire => Event::Acquire { at_ms },
             Tool::Debit => Event::Debit {
@@ -73,7 +80,7 @@ impl Tool {
             },
             Tool::Pause => Event::Pause {
                 at_ms,
-                duration_ms: 20,
+                duration_ms: new_pause_ms(ttl_ms),
                 cause: PauseCause::Gc,
             },
             Tool::CheckThenWrite => Event::CheckThenWrite {
@@ -159,6 +166,26 @@ mod tests {
         }
         assert_eq!(Tool::from_label(""), None);
         assert_eq!(Tool::from_label("GC"), None);
+    }
+
+    #[test]
+    fn a_new_gc_pause_outlives_the_ttl() {
+        for ttl in [1, 30, 60, MAX_TIME_MS] {
+            match Tool::Pause.event(5, ttl) {
+                Event::Pause { duration_ms, .. } => {
+                    assert!(duration_ms > ttl || duration_ms == MAX_TIME_MS, "TTL {ttl}");
+                }
+                other => panic!("a pause tool made {other:?}"),
+            }
+        }
+        assert_eq!(
+            Tool::Pause.event(5, 30),
+            Event::Pause {
+                at_ms: 5,
+                duration_ms: 45,
+                cause: PauseCause::Gc
+            }
+        );
     }
 
     #[test]

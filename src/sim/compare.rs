@@ -1,0 +1,200 @@
+//! The comparison the page draws under the storage lane: the same schedule with one thing
+//! changed, chosen so that a reader can act on it. Flipping the storage's fence check is only
+//! honest when the lock service mints fences; standard Redlock and plain Redis mint none, so
+//! "with strict fencing" would refuse every write and call that safe. There the comparison
+//! adds the missing fence (Redlock's non-standard counter, or a lock service that mints fences)
+//! and says so in words. A scenario with no debit has nothing to compare, and says why.
+
+use super::account::FenceRule;
+use super::scenario::{Event, Scenario};
+use super::trace::Trace;
+use super::words;
+
+/// What the comparison is, in words for the verdict banner and the ghost lane.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Contrast {
+    With {
+        /// The whole change, for the banner, e.g. "Redlock with a fence (non-standard), strict
+        /// storage".
+        label: String,
+        /// The ghost lane's two short lines, e.g. "fenced Redlock" / "non-standard fence".
+        lane_title: String,
+        lane_sub: String,
+    },
+    /// No counterfactual exists; `reason` says why, in words.
+    Nothing { reason: String },
+}
+
+/// The scenario to run beside the reader's, and what it changes. `scenario` is `Some` exactly
+/// when `contrast` is `Contrast::With`.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Counterfactual {
+    pub scenario: Option<Scenario>,
+    pub contrast: Contrast,
+}
+
+/// Why a scenario without debits has nothing to compare.
+pub const NO_DEBITS: &str = "no client sends a debit, so fencing has nothing to decide";
+
+/// The honest comparison for `s`.
+pub fn counterfactual(s: &Scenario) -> Counterfactual {
+    let writes = s.clients.iter().any(|c| {
+        c.events
+            .iter()
+            .any(|e| matches!(e, Event::Debit { .. } | Event::CheckThenWrite { .. }))
+    });
+    if !writes {
+        return Counterfactual {
+            scenario: None,
+            contrast: Contrast::Nothing {
+                reason: NO_DEBITS.to_string(),
+            },
+        };
+    }
+    let mut other = s.clone();
+    let redlock = s.lock.redlock.is_some();
+    // Whether the lock service hands out a number the storage could compare.
+    let mints = match &s.lock.redlock {
+        Some(r) => r.fence,
+        None => s.lock.fencing,
+    };
+    let add_fence = |o: &mut Scenario| match o.lock.redlock.as_mut() {
+        Some(r) => r.fence = true,
+        None => o.lock.fencing = true,
+    };
+    let source = if redlock {
+        "Redlock with a fence (non-standard)"
+    } else {
+        "A lock service that mints fences"
+    };
+    let (label, lane_title, lane_sub) = match s.storage.fence_rule {
+        FenceRule::CasValue => {
+            other.storage.fence_rule = FenceRule::Off;
+            (
+                "Without compare-and-set".to_string(),
+                "no check",
+                "same run, no CAS",
+            )
+        }
+        FenceRule::Off if mints => {
+            other.storage.fence_rule = FenceRule::Strict;
+            (
+                "With strict fencing".to_string(),
+                "fenced",
+                "same run, strict",
+            )
+        }
+        FenceRule::Off => {
+            add_fence(&mut other);
+            other.storage.fence_rule = FenceRule::Strict;
+            (
+                format!("{source}, strict storage"),
+                if redlock {
+                    "fenced Redlock"
+                } else {
+                    "fenced lock"
+                },
+                if redlock {
+                    "non-standard fence"
+                } else {
+                    "mints fences, strict"
+                },
+            )
+        }
+        FenceRule::Strict | FenceRule::NonDecreasing if mints => {
+            other.storage.fence_rule = FenceRule::Off;
+            (
+                "Without fencing".to_string(),
+                "unfenced",
+                "same run, no check",
+            )
+        }
+        FenceRule::Strict | FenceRule::NonDecreasing => {
+            add_fence(&mut other);
+            (
+                source.to_string(),
+                if redlock {
+                    "fenced Redlock"
+                } else {
+                    "fenced lock"
+                },
+                if redlock {
+                    "non-standard fence"
+                } else {
+                    "same run, mints fences"
+                },
+            )
+        }
+    };
+    Counterfactual {
+        scenario: Some(other),
+        contrast: Contrast::With {
+            label,
+            lane_title: lane_title.to_string(),
+            lane_sub: lane_sub.to_string(),
+        },
+    }
+}
+
+/// The banner's comparison line, built from the contrast and the ghost run alone: e.g.
+/// "Redlock with a fence (non-standard), strict storage: balance 90, ✓ safe", or "Nothing to
+/// compare: no client sends a debit, …".
+pub fn summary(contrast: &Contrast, ghost: &Trace) -> String {
+    match contrast {
+        Contrast::With { label, .. } => format!("{label}: {}", words::outcome_text(ghost)),
+        Contrast::Nothing { reason } => format!("Nothing to compare: {reason}"),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::sim::presets::preset;
+
+    fn with(id: &str) -> (Scenario, String) {
+        let s = preset(id).expect("a preset");
+        let c = counterfactual(&s);
+        match c.contrast {
+            Contrast::With { label, .. } => (c.scenario.expect("a scenario to run"), label),
+            Contrast::Nothing { reason } => panic!("{id}: nothing to compare: {reason}"),
+        }
+    }
+
+    #[test]
+    fn standard_redlock_is_compared_with_the_fenced_variant() {
+        let (other, label) = with("redlock-clock-jump");
+        assert_eq!(label, "Redlock with a fence (non-standard), strict storage");
+        assert!(other.lock.redlock.as_ref().is_some_and(|r| r.fence));
+        assert_eq!(other.storage.fence_rule, FenceRule::Strict);
+    }
+
+    #[test]
+    fn single_redis_flips_the_check() {
+        let (other, label) = with("gc-pause-fenced");
+        assert_eq!(label, "Without fencing");
+        assert_eq!(other.storage.fence_rule, FenceRule::Off);
+        let (other, label) = with("gc-pause-unfenced");
+        assert_eq!(label, "With strict fencing");
+        assert_eq!(other.storage.fence_rule, FenceRule::Strict);
+    }
+
+    #[test]
+    fn plain_redis_is_compared_with_a_service_that_mints_fences() {
+        let (other, label) = with("plain-redis");
+        assert_eq!(label, "A lock service that mints fences");
+        assert!(other.lock.fencing);
+        assert_eq!(other.storage.fence_rule, FenceRule::Strict);
+    }
+
+    #[test]
+    fn no_debit_means_nothing_to_compare() {
+        let c = counterfactual(&preset("contract-1-nx").expect("a preset"));
+        assert_eq!(c.scenario, None);
+        assert_eq!(
+            c.contrast,
+            Contrast::Nothing {
+                reason: NO_DEBITS.to_string()
+            }
+        );
+    }
+}

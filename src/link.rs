@@ -53,9 +53,18 @@ pub fn decode(hash: &str) -> Result<Scenario, ScenarioError> {
     let bytes = unbase64url(payload).ok_or_else(|| {
         link_error("the data is damaged (not base64url); was the link cut short?")
     })?;
-    let text =
-        String::from_utf8(bytes).map_err(|_| link_error("the data is damaged (not UTF-8 text)"))?;
-    Scenario::from_json(&text)
+    let text = String::from_utf8(bytes)
+        .map_err(|_| link_error("the data is damaged (not UTF-8 text); was the link cut short?"))?;
+    let value: serde_json::Value = serde_json::from_str(&text).map_err(|e| {
+        if e.is_eof() {
+            link_error(format!(
+                "the scenario in it ends early ({e}); the link is incomplete: was it cut short?"
+            ))
+        } else {
+            link_error(format!("the scenario in it is not valid JSON ({e})"))
+        }
+    })?;
+    Scenario::from_value(value)
 }
 
 fn base64url(bytes: &[u8]) -> String {
@@ -133,5 +142,25 @@ mod tests {
         }
         let cut = &good[..good.len() / 2];
         assert!(decode(cut).is_err());
+    }
+
+    #[test]
+    fn a_link_cut_short_says_so() {
+        let good = encode(&presets()[0].scenario);
+        // Every cut that leaves whole base64 groups decodes to JSON that stops early.
+        for end in (8..good.len() - 4).step_by(4) {
+            let got = decode(&good[..end]).map(|_| ()).unwrap_err().to_string();
+            assert!(
+                got.starts_with("link: ") && got.contains("was it cut short?"),
+                "{end}: {got}"
+            );
+        }
+        let got = decode(&good[..good.len() / 2 / 4 * 4])
+            .unwrap_err()
+            .to_string();
+        assert!(
+            got.starts_with("link: the scenario in it ends early (EOF while parsing"),
+            "{got}"
+        );
     }
 }

@@ -4,8 +4,9 @@
 //! from `FUZZ_SEED` for that long (`scripts/fuzz.sh` runs it in release mode), reports inputs
 //! per second, and saves a shrunk reproducer for every failure: a panic, a run that differs
 //! between two runs, a scenario that does not survive its JSON or its link, a run that needs
-//! more steps than `validate` counted, a trace over 10 MB, or (in release builds) a run slower
-//! than 250 ms.
+//! more steps than `validate` counted, or a trace over 10 MB. A run slower than 250 ms (timed
+//! only while fuzzing a release build) is saved into `tests/fuzz/slow/` instead: it is a
+//! finding for the engine's benchmark, not a failure, since no test here depends on a clock.
 
 #![cfg(not(target_arch = "wasm32"))]
 
@@ -19,6 +20,10 @@ use std::time::{Duration, Instant};
 
 fn corpus_dir() -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tests/fuzz/corpus")
+}
+
+fn slow_dir() -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tests/fuzz/slow")
 }
 
 /// A saved input: `{ "target": "scenario" | "link" | …, "found": …, "input": … }`.
@@ -42,7 +47,12 @@ fn fnv(text: &str) -> u64 {
 }
 
 fn save(target: &str, failure: &Failure, input: &str) -> PathBuf {
-    let file = corpus_dir().join(format!(
+    let dir = match failure {
+        Failure::Slow { .. } => slow_dir(),
+        _ => corpus_dir(),
+    };
+    let _ = std::fs::create_dir_all(&dir);
+    let file = dir.join(format!(
         "{target}-{}-{:016x}.json",
         failure.kind(),
         fnv(input)
@@ -59,9 +69,12 @@ fn save(target: &str, failure: &Failure, input: &str) -> PathBuf {
 #[test]
 fn fuzz() {
     oracle::quiet_panics_in_guarded();
-    let mut files: Vec<PathBuf> = std::fs::read_dir(corpus_dir())
-        .map(|d| d.filter_map(|e| e.ok().map(|e| e.path())).collect())
-        .unwrap_or_default();
+    let mut files: Vec<PathBuf> = [corpus_dir(), slow_dir()]
+        .iter()
+        .filter_map(|dir| std::fs::read_dir(dir).ok())
+        .flat_map(|d| d.filter_map(|e| e.ok().map(|e| e.path())))
+        .filter(|p| p.extension().is_some_and(|x| x == "json"))
+        .collect();
     files.sort();
     let failed: Vec<String> = files.iter().filter_map(|f| replay(f)).collect();
     println!("fuzz: replayed {} saved inputs", files.len());
@@ -87,9 +100,10 @@ fn fuzz() {
         .iter()
         .map(|p| fencing_playground::link::encode(&p.scenario))
         .collect();
+    oracle::time_runs(true);
     let start = Instant::now();
     let budget = Duration::from_secs_f64(seconds);
-    let (mut inputs, mut found) = (0u64, Vec::new());
+    let (mut inputs, mut found, mut slow) = (0u64, Vec::new(), Vec::new());
     while start.elapsed() < budget {
         for _ in 0..64 {
             inputs += 1;
@@ -106,17 +120,22 @@ fn fuzz() {
             };
             if let Err(f) = check(&input) {
                 let small = oracle::shrink(target, &input, &f);
-                found.push(save(target, &f, &small));
+                let file = save(target, &f, &small);
+                match f {
+                    Failure::Slow { .. } => slow.push(file),
+                    _ => found.push(file),
+                }
             }
         }
     }
     let secs = start.elapsed().as_secs_f64();
     println!(
-        "fuzz: native, seed {seed}: {inputs} inputs in {secs:.1} s ({:.0} inputs/s), {} found",
+        "fuzz: native, seed {seed}: {inputs} inputs in {secs:.1} s ({:.0} inputs/s), {} found, {} slow",
         inputs as f64 / secs,
-        found.len()
+        found.len(),
+        slow.len()
     );
-    for f in &found {
+    for f in found.iter().chain(&slow) {
         println!("  saved {}", f.display());
     }
     assert!(

@@ -87,15 +87,6 @@ fn whole_number(v: &Value) -> Option<i128> {
         .or_else(|| v.as_i64().map(i128::from))
 }
 
-/// A number `whole_number` returned, written without 128-bit formatting (which would add
-/// kilobytes to the wasm): it always fits an `i64` or a `u64`.
-fn spelled(n: i128) -> String {
-    match i64::try_from(n) {
-        Ok(i) => i.to_string(),
-        Err(_) => (n as u64).to_string(),
-    }
-}
-
 /// The fields of one JSON object, with the path that leads to it.
 pub(super) struct Fields<'a> {
     pub(super) map: &'a Map<String, Value>,
@@ -145,7 +136,7 @@ impl<'a> Fields<'a> {
     pub(super) fn whole_of(&self, name: &str, v: &Value, limit: &Limit) -> Result<u64> {
         match whole_number(v) {
             Some(n) if limit.allows(n) => Ok(n as u64),
-            Some(n) => fail(&self.at(name), limit.refuse(spelled(n))),
+            Some(n) => fail(&self.at(name), limit.refuse(n)),
             None => fail(
                 &self.at(name),
                 format!("expected a whole number ≥ 0, got {}", kind_of(v)),
@@ -165,16 +156,16 @@ impl<'a> Fields<'a> {
 
     pub(super) fn u32_or(&self, name: &str, default: u32, limit: &Limit) -> Result<u32> {
         let n = self.whole_or(name, u64::from(default), limit)?;
-        u32::try_from(n).or_else(|_| fail(&self.at(name), limit.refuse(n)))
+        u32::try_from(n).or_else(|_| fail(&self.at(name), limit.refuse(i128::from(n))))
     }
 
     /// A whole number, of either sign, within `limit`.
     pub(super) fn signed_of(&self, name: &str, v: &Value, limit: &Limit) -> Result<i64> {
         match whole_number(v) {
             Some(n) if limit.allows(n) => {
-                i64::try_from(n).or_else(|_| fail(&self.at(name), limit.refuse(spelled(n))))
+                i64::try_from(n).or_else(|_| fail(&self.at(name), limit.refuse(n)))
             }
-            Some(n) => fail(&self.at(name), limit.refuse(spelled(n))),
+            Some(n) => fail(&self.at(name), limit.refuse(n)),
             None => fail(
                 &self.at(name),
                 format!("expected a whole number, got {}", kind_of(v)),
@@ -289,7 +280,7 @@ impl<'a> Fields<'a> {
             return fail(&at, format!("expected a list, got {}", kind_of(v)));
         };
         if items.len() as u64 > limit.max {
-            return fail(&at, limit.refuse(items.len()));
+            return fail(&at, limit.refuse(items.len() as i128));
         }
         items
             .iter()

@@ -97,9 +97,20 @@ impl Limit {
         }
     }
 
-    /// The message for a value outside the range.
-    pub fn refuse(&self, got: impl std::fmt::Display) -> String {
-        format!("expected {}, got {got}", self.expected())
+    /// The message for a value outside the range. One plain function (not generic over the
+    /// number's type) keeps the formatting code in the wasm once.
+    pub fn refuse(&self, got: i128) -> String {
+        format!("expected {}, got {}", self.expected(), spelled(got))
+    }
+}
+
+/// A number in a message, written without 128-bit formatting (which would add kilobytes to
+/// the wasm): every number checked here fits an `i64` or a `u64`.
+pub fn spelled(n: i128) -> String {
+    match (i64::try_from(n), u64::try_from(n)) {
+        (Ok(i), _) => i.to_string(),
+        (_, Ok(u)) => u.to_string(),
+        _ => "a number out of range".to_string(),
     }
 }
 
@@ -208,7 +219,7 @@ mod tests {
     #[test]
     fn messages_quote_the_range() {
         assert_eq!(
-            STEP_LIMIT.refuse(8_589_934_592u64),
+            STEP_LIMIT.refuse(8_589_934_592),
             "expected a whole number from 1 to 10000000, got 8589934592"
         );
         assert_eq!(

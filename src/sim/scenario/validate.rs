@@ -12,8 +12,13 @@ use crate::sim::clock::{ClockJump, ClockSpec};
 type Result = std::result::Result<(), ScenarioError>;
 
 /// A whole number within a limit, or the limit's message at `path`.
-fn check(path: &str, limit: &Limit, n: impl Into<i128> + std::fmt::Display + Copy) -> Result {
-    if limit.allows(n.into()) {
+fn check(path: &str, limit: &Limit, n: impl Into<i128>) -> Result {
+    within(path, limit, n.into())
+}
+
+/// `check` without the generic part, so its code is in the wasm once.
+fn within(path: &str, limit: &Limit, n: i128) -> Result {
+    if limit.allows(n) {
         Ok(())
     } else {
         Err(ScenarioError::new(path, limit.refuse(n)))

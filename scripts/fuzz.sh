@@ -4,7 +4,10 @@
 # natively (tests/fuzz/: the scenario reader, the link decoder, the engine and its checker, in
 # release mode) and half under Node against the release package (tests/fuzz/node.mjs: the JS
 # API and the LeaseLock/FencedAccount classes). Each half reports inputs per second and saves a
-# reproducer for every failure into tests/fuzz/corpus/ (commit it with the fix). FUZZ_SEED sets
+# reproducer for every failure into tests/fuzz/corpus/ (commit it with the fix). A run slower
+# than 250 ms natively or 1 s in wasm (best of three) is saved into tests/fuzz/slow/ and
+# reported, never failed: timing depends on the machine, so it is a finding for the engine's
+# benchmark; every fuzz run times the saved ones again. FUZZ_SEED sets
 # the seed (default: a new one, printed); the same seed replays the same inputs. Builds dist/
 # first when it is missing (FUZZ_BUILD=1 rebuilds it).
 set -euo pipefail

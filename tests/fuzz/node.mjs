@@ -92,7 +92,13 @@ function checkScenario(input) {
   if (!v.ok) throw new Finding('exception', `validate threw: ${v.error.message}`);
   const start = performance.now();
   const run = attempt(() => simulate(input), 'simulate');
-  const ms = performance.now() - start;
+  let ms = performance.now() - start;
+  // A busy machine can stall any one run: only the best of three counts as slow.
+  for (let i = 0; timed && ms > SLOW_MS && i < 2; i++) {
+    const again = performance.now();
+    attempt(() => simulate(input), 'simulate');
+    ms = Math.min(ms, performance.now() - again);
+  }
   if (v.value.ok !== run.ok) {
     throw new Finding('disagreement', `validate ok=${v.value.ok} but simulate ${run.ok ? 'ran' : `threw ${run.error.message}`}`);
   }

@@ -33,7 +33,11 @@ node --input-type=module - "$tmp/$crate.js" "$tmp/${crate}_bg.opt.wasm" index.ht
 import { readFileSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 const [glueFile, wasmFile, pageFile, mainFile, outFile] = process.argv.slice(2);
-const glue = readFileSync(glueFile, 'utf8');
+// The classes' guard (scripts/class-guard.js) runs after the glue, as in the served package.
+const glue = `${readFileSync(glueFile, 'utf8')}
+${readFileSync(new URL('class-guard.js', `file://${process.cwd()}/scripts/`), 'utf8')}
+fpGuardClasses({ LeaseLock: wasm_bindgen.LeaseLock, FencedAccount: wasm_bindgen.FencedAccount });
+`;
 const wasm = readFileSync(wasmFile);
 const page = readFileSync(pageFile, 'utf8');
 const main = readFileSync(mainFile, 'utf8');

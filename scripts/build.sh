@@ -18,6 +18,11 @@ rm -rf dist
 mkdir -p dist
 wasm-bindgen --target web --typescript --out-dir dist/pkg "$wasm_in"
 
+# Methods called on a freed object (or re-entered from now()) must fail in JavaScript, before
+# they reach the wasm module: see scripts/class-guard.js.
+echo "[build] guard LeaseLock and FencedAccount (scripts/class-guard.js)"
+{ cat scripts/class-guard.js; echo 'fpGuardClasses({ LeaseLock, FencedAccount });'; } >> "dist/pkg/${crate}.js"
+
 echo "[build] wasm-opt -Oz"
 bash scripts/wasm-opt.sh "dist/pkg/${crate}_bg.wasm" "dist/pkg/${crate}_bg.wasm.opt"
 mv "dist/pkg/${crate}_bg.wasm.opt" "dist/pkg/${crate}_bg.wasm"

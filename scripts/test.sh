@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Runs every check the project has, in order, stopping at the first failure:
 # tools, format, clippy (native + wasm32), native tests, in-browser wasm tests, release build,
-# size guard, node API tests, e2e.
+# size guard, node API tests, fuzz, e2e.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 export PATH="$HOME/.cargo/bin:$PATH"
@@ -61,6 +61,12 @@ node scripts/bench/sizes.mjs --check
 # The release package's JS API, loaded under Node (no browser): tests/node/*.test.mjs.
 stage "node API tests (node --test tests/node/*.test.mjs)"
 node --test tests/node/*.test.mjs
+
+# The saved reproducers are replayed, then one seeded minute of fuzzing, half native (release
+# build of tests/fuzz, about 3 minutes to compile the first time on 2 cores) and half under Node
+# against the package just built. Budget: 5 minutes.
+stage "fuzz: replay corpus, then 60 s seeded (FUZZ_SEED=1 scripts/fuzz.sh 60; budget 5 min)"
+FUZZ_SEED=1 bash scripts/fuzz.sh 60
 
 # @playwright/test with Debian's Chromium (playwright.config.mjs): it serves dist/ on free
 # loopback ports, keeps a trace and a screenshot of each failed test in artifacts/test-results/

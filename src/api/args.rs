@@ -2,8 +2,8 @@
 //! flags and text checked against their documented ranges, and errors that name the argument.
 //! Every function here returns an error instead of panicking.
 
-use crate::sim::Scenario;
-use js_sys::{Object, Reflect, JSON};
+use crate::sim::{Scenario, ScenarioError};
+use js_sys::{Array, Object, Reflect, JSON};
 use wasm_bindgen::prelude::*;
 
 pub(super) fn error(message: impl std::fmt::Display) -> JsError {
@@ -35,7 +35,74 @@ pub(super) fn to_js<T: serde::Serialize>(value: &T) -> Result<JsValue, JsError> 
 
 pub(super) fn scenario_arg(value: &JsValue) -> Result<Scenario, JsError> {
     let text = json_text(value, "scenario")?;
-    Scenario::from_json(&text).map_err(|e| error(format!("scenario: {e}")))
+    read_scenario(value, &text).map_err(|e| error(format!("scenario: {e}")))
+}
+
+/// Reads the scenario a JS value stands for, given its JSON text. `JSON.stringify` writes NaN
+/// and ±Infinity as null, so when the text holds a null the value itself is searched for the
+/// number that became it, and the message names that number instead of a null nobody wrote.
+pub(super) fn read_scenario(value: &JsValue, text: &str) -> Result<Scenario, ScenarioError> {
+    let result = Scenario::from_json(text);
+    if value.as_string().is_some() || !text.contains("null") {
+        return result;
+    }
+    let mut path = String::new();
+    let Some(number) = non_finite(value, &mut path, 0) else {
+        return result;
+    };
+    Err(match result {
+        Err(e) if e.path == path && e.message.ends_with("got null") => {
+            let expected = &e.message[..e.message.len() - "null".len()];
+            ScenarioError::new(path, format!("{expected}{number}"))
+        }
+        _ => ScenarioError::new(
+            path,
+            format!("got {number}, which JSON cannot carry (it would be read as null)"),
+        ),
+    })
+}
+
+/// Deeper than this the JSON reader refuses the text anyway.
+const MAX_DEPTH: u32 = 130;
+
+/// The first NaN or ±Infinity inside `value`, spelled as JavaScript spells it, with `path`
+/// left pointing at it (`clients[0].events[1].atMs`).
+fn non_finite(value: &JsValue, path: &mut String, depth: u32) -> Option<&'static str> {
+    if let Some(n) = value.as_f64() {
+        return match n {
+            n if n.is_nan() => Some("NaN"),
+            n if n.is_infinite() && n > 0.0 => Some("Infinity"),
+            n if n.is_infinite() => Some("-Infinity"),
+            _ => None,
+        };
+    }
+    if depth > MAX_DEPTH || !value.is_object() {
+        return None;
+    }
+    let len = path.len();
+    if Array::is_array(value) {
+        for (i, item) in Array::from(value).iter().enumerate() {
+            path.push_str(&format!("[{i}]"));
+            if let Some(n) = non_finite(&item, path, depth + 1) {
+                return Some(n);
+            }
+            path.truncate(len);
+        }
+    } else {
+        for key in Object::keys(value.unchecked_ref::<Object>()).iter() {
+            let name = key.as_string().unwrap_or_default();
+            if !path.is_empty() {
+                path.push('.');
+            }
+            path.push_str(&name);
+            let item = Reflect::get(value, &key).unwrap_or(JsValue::UNDEFINED);
+            if let Some(n) = non_finite(&item, path, depth + 1) {
+                return Some(n);
+            }
+            path.truncate(len);
+        }
+    }
+    None
 }
 
 pub(super) fn msg(e: JsError) -> String {

@@ -67,20 +67,23 @@ impl LeaseLock {
         })
     }
 
-    fn now_ms(&self) -> Result<i64, JsError> {
-        let v = self
-            .now
-            .call0(&JsValue::NULL)
-            .map_err(|_| error("LeaseLock: now() threw"))?;
+    /// The injected clock. A `now()` that throws becomes an Error of ours that keeps the
+    /// original as its `cause`, so the caller sees both where it failed and why.
+    fn now_ms(&self) -> Result<i64, JsValue> {
+        let v = self.now.call0(&JsValue::NULL).map_err(|thrown| {
+            let e = js_sys::Error::new("LeaseLock: now() threw; the original error is its cause");
+            set(&e, "cause", thrown);
+            JsValue::from(e)
+        })?;
         match v.as_f64() {
             Some(n) if n.is_finite() && n.abs() <= MAX_SAFE => Ok(n.floor() as i64),
-            _ => Err(error("LeaseLock: now() must return a finite number of ms")),
+            _ => Err(error("LeaseLock: now() must return a finite number of ms").into()),
         }
     }
 
     /// `SET key owner NX PX ttl`: `{ ok: true, fence }` or `{ ok: false, error: "lock_held", holder }`.
     #[wasm_bindgen(unchecked_return_type = "AcquireResult")]
-    pub fn acquire(&mut self, key: JsValue, owner: JsValue) -> Result<JsValue, JsError> {
+    pub fn acquire(&mut self, key: JsValue, owner: JsValue) -> Result<JsValue, JsValue> {
         let key = text_arg(&key, "acquire: key")?;
         let owner = text_arg(&owner, "acquire: owner")?;
         let now = self.now_ms()?;
@@ -111,14 +114,14 @@ impl LeaseLock {
     }
 
     #[wasm_bindgen(js_name = isHeld)]
-    pub fn is_held(&self, key: JsValue, owner: JsValue) -> Result<bool, JsError> {
+    pub fn is_held(&self, key: JsValue, owner: JsValue) -> Result<bool, JsValue> {
         let key = text_arg(&key, "isHeld: key")?;
         let owner = text_arg(&owner, "isHeld: owner")?;
         Ok(self.table.is_held(&key, &owner, self.now_ms()?))
     }
 
     /// Extends the owner's live lease; `{ ok: true }` or `{ ok: false, error: "not_owner" }`.
-    pub fn renew(&mut self, key: JsValue, owner: JsValue) -> Result<JsValue, JsError> {
+    pub fn renew(&mut self, key: JsValue, owner: JsValue) -> Result<JsValue, JsValue> {
         let key = text_arg(&key, "renew: key")?;
         let owner = text_arg(&owner, "renew: owner")?;
         let now = self.now_ms()?;
@@ -138,7 +141,7 @@ impl LeaseLock {
         key: JsValue,
         owner: JsValue,
         options: JsValue,
-    ) -> Result<JsValue, JsError> {
+    ) -> Result<JsValue, JsValue> {
         let key = text_arg(&key, "release: key")?;
         let owner = text_arg(&owner, "release: owner")?;
         let mode = if options.is_object() {
@@ -148,7 +151,8 @@ impl LeaseLock {
                 Some(other) => {
                     return Err(error(format!(
                         "release: options.mode: expected \"token_checked\" or \"bare_del\", got {other:?}"
-                    )))
+                    ))
+                    .into())
                 }
             }
         } else {

@@ -5,7 +5,7 @@
 mod args;
 mod classes;
 
-use crate::sim::{self, Scenario};
+use crate::sim;
 use args::*;
 use js_sys::Object;
 use wasm_bindgen::prelude::*;
@@ -50,7 +50,7 @@ pub fn presets() -> Result<JsValue, JsError> {
 pub fn validate(scenario: JsValue) -> JsValue {
     let result = json_text(&scenario, "scenario")
         .map_err(|_| sim::ScenarioError::new("", "expected a scenario object or JSON text"))
-        .and_then(|text| Scenario::from_json(&text));
+        .and_then(|text| read_scenario(&scenario, &text));
     let out = Object::new();
     match result {
         Ok(_) => set(&out, "ok", true.into()),

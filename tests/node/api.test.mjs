@@ -113,7 +113,7 @@ test('malformed scenarios throw an Error naming the field', () => {
   const cases = [
     [base([{ kind: 'pause', atMs: 1, durationMs: -5, cause: 'gc' }]), /clients\[0\]\.events\[0\]\.durationMs/],
     [base([{ kind: 'teleport', atMs: 1 }]), /unknown variant `teleport`/],
-    [base([{ kind: 'acquire', atMs: 1e12 }]), /atMs: expected at most/],
+    [base([{ kind: 'acquire', atMs: 1e12 }]), /atMs: expected a whole number from 0 to 10000000 ms, got 1000000000000/],
     [base([{ kind: 'debit', atMs: 1 }]), /missing field `amount`/],
     [{ version: 1 }, /missing field `clients`/],
     ['{not json', /not valid JSON/],
@@ -137,4 +137,33 @@ test('bad arguments to the classes throw clear errors', () => {
   const lock = new LeaseLock({ now: () => Number.NaN });
   assert.throws(() => lock.acquire(KEY, 'A'), /now\(\) must return a finite number/);
   assert.equal(acct.getBalance(), 100);
+});
+
+test('NaN and Infinity are named as themselves, with their path, not as the null JSON makes of them', () => {
+  const base = (event) => ({ version: 1, clients: [{ name: 'A', events: [event] }] });
+  const cases = [
+    [base({ kind: 'acquire', atMs: NaN }), 'clients[0].events[0].atMs', 'expected a whole number ≥ 0, got NaN'],
+    [{ ...base({ kind: 'acquire', atMs: 1 }), lock: { ttlMs: Infinity } }, 'lock.ttlMs', 'expected a whole number ≥ 0, got Infinity'],
+    [base({ kind: 'debit', atMs: 1, amount: -Infinity }), 'clients[0].events[0].amount', 'expected a whole number, got -Infinity'],
+    // A nullable field would take the null silently: the NaN is refused instead.
+    [base({ kind: 'debit', atMs: 1, amount: 1, idempotencyKey: NaN }), 'clients[0].events[0].idempotencyKey',
+      'got NaN, which JSON cannot carry (it would be read as null)'],
+  ];
+  for (const [scenario, path, message] of cases) {
+    assert.deepEqual(validate(scenario), { ok: false, path, message, error: `${path}: ${message}` });
+    assert.throws(() => simulate(scenario), { message: `scenario: ${path}: ${message}` });
+  }
+  // A null someone wrote is still a null.
+  assert.equal(validate(base({ kind: 'debit', atMs: 1, amount: 1, idempotencyKey: null })).ok, true);
+});
+
+test('limits are stated as documented, and a link cut short says so', () => {
+  const one = { version: 1, clients: [{ name: 'A' }] };
+  assert.throws(() => simulate({ ...one, stepLimit: 2 ** 33 }),
+    { message: 'scenario: stepLimit: expected a whole number from 1 to 10000000, got 8589934592' });
+  assert.throws(() => simulate({ ...one, lock: { redlock: { instances: [{ name: 'R' }], retries: 2 ** 33 } } }),
+    { message: 'scenario: lock.redlock.retries: expected a whole number from 0 to 20, got 8589934592' });
+  const link = api.encodeLink(presets()[0].scenario);
+  const cut = link.slice(0, 4 + Math.floor((link.length - 4) / 8) * 4);
+  assert.throws(() => api.decodeLink(cut), /^Error: link: the scenario in it ends early \(EOF while parsing .*\); the link is incomplete: was it cut short\?$/);
 });

@@ -3,6 +3,7 @@
 //! describes the scenario's shape with these; this file knows nothing about scenarios.
 
 use super::error::ScenarioError;
+use super::limits::Limit;
 use serde_json::{Map, Value};
 
 pub(super) type Result<T> = std::result::Result<T, ScenarioError>;
@@ -23,12 +24,67 @@ fn kind_of(v: &Value) -> String {
     }
 }
 
+/// A field name as a message shows it: characters that print as nothing or as blank space
+/// (a zero-width space, a direction mark, a control character) are escaped, `\u{200b}`, so a
+/// name that looks valid on screen but is not says why.
+pub(super) fn shown(name: &str) -> String {
+    if name
+        .chars()
+        .all(|c| (c.is_ascii_graphic() && c != '\\') || c == ' ')
+    {
+        return name.to_string();
+    }
+    name.chars()
+        .map(|c| {
+            if c == '\\' {
+                "\\\\".to_string()
+            } else if invisible(c) {
+                format!("\\u{{{:x}}}", u32::from(c))
+            } else {
+                c.to_string()
+            }
+        })
+        .collect()
+}
+
+fn invisible(c: char) -> bool {
+    (c.is_whitespace() && c != ' ')
+        || c.is_control()
+        || matches!(
+            c,
+            '\u{ad}'
+                | '\u{34f}'
+                | '\u{61c}'
+                | '\u{115f}'..='\u{1160}'
+                | '\u{17b4}'..='\u{17b5}'
+                | '\u{180b}'..='\u{180f}'
+                | '\u{200b}'..='\u{200f}'
+                | '\u{202a}'..='\u{202e}'
+                | '\u{2060}'..='\u{206f}'
+                | '\u{3164}'
+                | '\u{fe00}'..='\u{fe0f}'
+                | '\u{feff}'
+                | '\u{ffa0}'
+                | '\u{fff0}'..='\u{fffb}'
+                | '\u{1d173}'..='\u{1d17a}'
+                | '\u{e0000}'..='\u{e0fff}'
+        )
+}
+
 fn join(path: &str, name: &str) -> String {
+    let name = shown(name);
     if path.is_empty() {
-        name.to_string()
+        name
     } else {
         format!("{path}.{name}")
     }
+}
+
+/// A JSON number that is a whole number (of any size `i128` holds), or `None`.
+fn whole_number(v: &Value) -> Option<i128> {
+    v.as_u64()
+        .map(i128::from)
+        .or_else(|| v.as_i64().map(i128::from))
 }
 
 /// The fields of one JSON object, with the path that leads to it.
@@ -52,7 +108,8 @@ impl<'a> Fields<'a> {
             Some(k) => fail(
                 &self.at(k),
                 format!(
-                    "unknown field `{k}`, expected one of {}",
+                    "unknown field `{}`, expected one of {}",
+                    shown(k),
                     known
                         .iter()
                         .map(|n| format!("`{n}`"))
@@ -74,13 +131,12 @@ impl<'a> Fields<'a> {
         }
     }
 
-    pub(super) fn u64_in(&self, name: &str, v: &Value, max: u64) -> Result<u64> {
-        match v.as_u64() {
-            Some(n) if n <= max => Ok(n),
-            Some(n) => fail(
-                &self.at(name),
-                format!("expected a whole number from 0 to {max}, got {n}"),
-            ),
+    /// A whole number ≥ 0 within `limit`: a type error says what came, a number outside the
+    /// range states the documented range.
+    pub(super) fn whole_of(&self, name: &str, v: &Value, limit: &Limit) -> Result<u64> {
+        match whole_number(v) {
+            Some(n) if limit.allows(n) => Ok(n as u64),
+            Some(n) => fail(&self.at(name), limit.refuse(n)),
             None => fail(
                 &self.at(name),
                 format!("expected a whole number ≥ 0, got {}", kind_of(v)),
@@ -88,45 +144,43 @@ impl<'a> Fields<'a> {
         }
     }
 
-    pub(super) fn u64(&self, name: &str) -> Result<u64> {
-        self.u64_in(name, self.required(name)?, u64::MAX)
+    pub(super) fn whole(&self, name: &str, limit: &Limit) -> Result<u64> {
+        self.whole_of(name, self.required(name)?, limit)
     }
 
-    pub(super) fn u64_or(&self, name: &str, default: u64) -> Result<u64> {
+    pub(super) fn whole_or(&self, name: &str, default: u64, limit: &Limit) -> Result<u64> {
         self.map
             .get(name)
-            .map_or(Ok(default), |v| self.u64_in(name, v, u64::MAX))
+            .map_or(Ok(default), |v| self.whole_of(name, v, limit))
     }
 
-    pub(super) fn u32_or(&self, name: &str, default: u32) -> Result<u32> {
-        match self.map.get(name) {
-            None => Ok(default),
-            Some(v) => self
-                .u64_in(name, v, u64::from(u32::MAX))
-                .map(|n| u32::try_from(n).unwrap_or(u32::MAX)),
+    pub(super) fn u32_or(&self, name: &str, default: u32, limit: &Limit) -> Result<u32> {
+        let n = self.whole_or(name, u64::from(default), limit)?;
+        u32::try_from(n).or_else(|_| fail(&self.at(name), limit.refuse(i128::from(n))))
+    }
+
+    /// A whole number, of either sign, within `limit`.
+    pub(super) fn signed_of(&self, name: &str, v: &Value, limit: &Limit) -> Result<i64> {
+        match whole_number(v) {
+            Some(n) if limit.allows(n) => {
+                i64::try_from(n).or_else(|_| fail(&self.at(name), limit.refuse(n)))
+            }
+            Some(n) => fail(&self.at(name), limit.refuse(n)),
+            None => fail(
+                &self.at(name),
+                format!("expected a whole number, got {}", kind_of(v)),
+            ),
         }
     }
 
-    pub(super) fn i64_of(&self, name: &str, v: &Value) -> Result<i64> {
-        v.as_i64().map_or_else(
-            || {
-                fail(
-                    &self.at(name),
-                    format!("expected a whole number, got {}", kind_of(v)),
-                )
-            },
-            Ok,
-        )
+    pub(super) fn signed(&self, name: &str, limit: &Limit) -> Result<i64> {
+        self.signed_of(name, self.required(name)?, limit)
     }
 
-    pub(super) fn i64(&self, name: &str) -> Result<i64> {
-        self.i64_of(name, self.required(name)?)
-    }
-
-    pub(super) fn i64_or(&self, name: &str, default: i64) -> Result<i64> {
+    pub(super) fn signed_or(&self, name: &str, default: i64, limit: &Limit) -> Result<i64> {
         self.map
             .get(name)
-            .map_or(Ok(default), |v| self.i64_of(name, v))
+            .map_or(Ok(default), |v| self.signed_of(name, v, limit))
     }
 
     pub(super) fn bool_or(&self, name: &str, default: bool) -> Result<bool> {
@@ -187,7 +241,11 @@ impl<'a> Fields<'a> {
                 Some((_, t)) => Ok(*t),
                 None => fail(
                     &self.at(name),
-                    format!("unknown variant `{s}`, expected one of {}", words()),
+                    format!(
+                        "unknown variant `{}`, expected one of {}",
+                        shown(s),
+                        words()
+                    ),
                 ),
             },
             other => fail(
@@ -208,17 +266,22 @@ impl<'a> Fields<'a> {
             .map_or(Ok(default), |v| self.choice(name, v, choices))
     }
 
-    /// A list whose items are read by `item`, each with its own index in the path.
+    /// A list whose items are read by `item`, each with its own index in the path. A list
+    /// longer than `limit` allows is refused before any item is read.
     pub(super) fn list<T>(
         &self,
         name: &str,
         v: &Value,
+        limit: &Limit,
         item: impl Fn(&Value, String) -> Result<T>,
     ) -> Result<Vec<T>> {
         let at = self.at(name);
         let Value::Array(items) = v else {
             return fail(&at, format!("expected a list, got {}", kind_of(v)));
         };
+        if items.len() as u64 > limit.max {
+            return fail(&at, limit.refuse(items.len() as i128));
+        }
         items
             .iter()
             .enumerate()
@@ -229,11 +292,12 @@ impl<'a> Fields<'a> {
     pub(super) fn list_or<T>(
         &self,
         name: &str,
+        limit: &Limit,
         item: impl Fn(&Value, String) -> Result<T>,
     ) -> Result<Vec<T>> {
         match self.map.get(name) {
             None => Ok(Vec::new()),
-            Some(v) => self.list(name, v, item),
+            Some(v) => self.list(name, v, limit, item),
         }
     }
 

@@ -10,10 +10,12 @@ mod migrate;
 mod read;
 mod types;
 mod validate;
+mod work;
 
 pub use error::ScenarioError;
 pub use limits::*;
 pub use types::*;
+pub use work::{work, Work};
 
 impl Scenario {
     /// Parses and validates a scenario from JSON text, migrating older versions.
@@ -73,7 +75,7 @@ mod tests {
             ),
             (
                 &base(r#"{"kind":"pause","atMs":1,"durationMs":-5,"cause":"gc"}"#),
-                "clients[0].events[0].durationMs: expected a whole number ≥ 0, got -5",
+                "clients[0].events[0].durationMs: expected a whole number from 1 to 10000000 ms, got -5",
             ),
             (
                 &base(r#"{"kind":"acquire","atMs":"soon"}"#),
@@ -81,7 +83,7 @@ mod tests {
             ),
             (
                 &base(r#"{"kind":"acquire","atMs":99999999999}"#),
-                "clients[0].events[0].atMs: expected at most 10000000 ms",
+                "clients[0].events[0].atMs: expected a whole number from 0 to 10000000 ms",
             ),
             (
                 &base(r#"{"kind":"debit","atMs":1}"#),
@@ -93,7 +95,7 @@ mod tests {
             ),
             (
                 r#"{"version":1,"lock":{"ttlMs":0},"clients":[{"name":"A"}]}"#,
-                "lock.ttlMs: expected 1 to",
+                "lock.ttlMs: expected a whole number from 1 to",
             ),
             (
                 r#"{"version":1,"clients":[{"name":"A"},{"name":"A"}]}"#,

@@ -7,6 +7,7 @@
 //! refused, absent optional fields take the defaults `types.rs` names.
 
 use super::fields::{Fields, Result};
+use super::limits::{self as lim};
 use super::types::{
     default_drift_factor_ppm, default_end_ms, default_key, default_retry_delay_ms,
     default_step_limit, default_timeout_ms, Client, Event, Instance, InstanceEvent, LockSettings,
@@ -54,17 +55,17 @@ pub(super) fn scenario(v: &Value) -> Result<Scenario> {
         "seed",
     ])?;
     Ok(Scenario {
-        version: f.u32_or("version", 0)?,
+        version: f.u32_or("version", 0, &lim::SEED)?,
         name: f.text_or("name", "")?,
         caption: f.text_or("caption", "")?,
         tier: f.choice_or("tier", Tier::default(), TIERS)?,
-        end_ms: f.u64_or("endMs", default_end_ms())?,
+        end_ms: f.whole_or("endMs", default_end_ms(), &lim::END_MS)?,
         key: f.text_or("key", &default_key())?,
         lock: f.object_or("lock", LockSettings::default, lock)?,
         storage: f.object_or("storage", StorageSettings::default, storage)?,
-        clients: f.list("clients", f.required("clients")?, client)?,
-        step_limit: f.u32_or("stepLimit", default_step_limit())?,
-        seed: f.u64_or("seed", 0)?,
+        clients: f.list("clients", f.required("clients")?, &lim::CLIENTS, client)?,
+        step_limit: f.u32_or("stepLimit", default_step_limit(), &lim::STEP_LIMIT)?,
+        seed: f.whole_or("seed", 0, &lim::SEED)?,
     })
 }
 
@@ -80,8 +81,8 @@ fn lock(v: &Value, path: String) -> Result<LockSettings> {
     ])?;
     let d = LockSettings::default();
     Ok(LockSettings {
-        ttl_ms: f.u64_or("ttlMs", d.ttl_ms)?,
-        first_fence: f.u64_or("firstFence", d.first_fence)?,
+        ttl_ms: f.whole_or("ttlMs", d.ttl_ms, &lim::TTL_MS)?,
+        first_fence: f.whole_or("firstFence", d.first_fence, &lim::FIRST_FENCE)?,
         fencing: f.bool_or("fencing", d.fencing)?,
         watchdog: f.bool_or("watchdog", d.watchdog)?,
         clock: f.object_or("clock", ClockSpec::default, clock)?,
@@ -104,12 +105,25 @@ fn redlock(v: &Value, path: String) -> Result<Redlock> {
         "fence",
     ])?;
     Ok(Redlock {
-        instances: f.list("instances", f.required("instances")?, instance)?,
+        instances: f.list(
+            "instances",
+            f.required("instances")?,
+            &lim::INSTANCES,
+            instance,
+        )?,
         parallel: f.bool_or("parallel", false)?,
-        timeout_ms: f.u64_or("timeoutMs", default_timeout_ms())?,
-        drift_factor_ppm: f.u64_or("driftFactorPpm", default_drift_factor_ppm())?,
-        retries: f.u32_or("retries", 0)?,
-        retry_delay_ms: f.u64_or("retryDelayMs", default_retry_delay_ms())?,
+        timeout_ms: f.whole_or("timeoutMs", default_timeout_ms(), &lim::TIMEOUT_MS)?,
+        drift_factor_ppm: f.whole_or(
+            "driftFactorPpm",
+            default_drift_factor_ppm(),
+            &lim::DRIFT_FACTOR_PPM,
+        )?,
+        retries: f.u32_or("retries", 0, &lim::RETRIES)?,
+        retry_delay_ms: f.whole_or(
+            "retryDelayMs",
+            default_retry_delay_ms(),
+            &lim::RETRY_DELAY_MS,
+        )?,
         fence: f.bool_or("fence", false)?,
     })
 }
@@ -120,8 +134,8 @@ fn instance(v: &Value, path: String) -> Result<Instance> {
     Ok(Instance {
         name: f.text("name")?,
         clock: f.object_or("clock", ClockSpec::default, clock)?,
-        latency_ms: f.u64_or("latencyMs", 1)?,
-        events: f.list_or("events", instance_event)?,
+        latency_ms: f.whole_or("latencyMs", 1, &lim::LATENCY_MS)?,
+        events: f.list_or("events", &lim::EVENTS, instance_event)?,
     })
 }
 
@@ -130,7 +144,7 @@ fn storage(v: &Value, path: String) -> Result<StorageSettings> {
     f.only(&["balance", "fenceRule", "idempotency"])?;
     let d = StorageSettings::default();
     Ok(StorageSettings {
-        balance: f.i64_or("balance", d.balance)?,
+        balance: f.signed_or("balance", d.balance, &lim::BALANCE)?,
         fence_rule: f.choice_or("fenceRule", d.fence_rule, FENCE_RULES)?,
         idempotency: f.bool_or("idempotency", d.idempotency)?,
     })
@@ -140,15 +154,15 @@ fn clock(v: &Value, path: String) -> Result<ClockSpec> {
     let f = Fields::of(v, path, "an object")?;
     f.only(&["offsetMs", "driftPpm", "jumps", "monotonic"])?;
     Ok(ClockSpec {
-        offset_ms: f.i64_or("offsetMs", 0)?,
-        drift_ppm: f.i64_or("driftPpm", 0)?,
-        jumps: f.list_or("jumps", |v, path| {
+        offset_ms: f.signed_or("offsetMs", 0, &lim::OFFSET_MS)?,
+        drift_ppm: f.signed_or("driftPpm", 0, &lim::DRIFT_PPM)?,
+        jumps: f.list_or("jumps", &lim::CLOCK_JUMPS, |v, path| {
             let f = Fields::of(v, path, "an object")?;
             f.only(&["atMs", "byMs", "overMs"])?;
             Ok(ClockJump {
-                at_ms: f.u64("atMs")?,
-                by_ms: f.i64("byMs")?,
-                over_ms: f.u64_or("overMs", 0)?,
+                at_ms: f.whole("atMs", &lim::AT_MS)?,
+                by_ms: f.signed("byMs", &lim::BY_MS)?,
+                over_ms: f.whole_or("overMs", 0, &lim::OVER_MS)?,
             })
         })?,
         monotonic: f.bool_or("monotonic", false)?,
@@ -161,7 +175,7 @@ fn client(v: &Value, path: String) -> Result<Client> {
     Ok(Client {
         name: f.text("name")?,
         clock: f.object_or("clock", ClockSpec::default, clock)?,
-        events: f.list_or("events", event)?,
+        events: f.list_or("events", &lim::EVENTS, event)?,
     })
 }
 
@@ -187,22 +201,22 @@ const EVENT_KINDS: &[&str] = &[
 fn event(v: &Value, path: String) -> Result<Event> {
     let f = Fields::of(v, path, "an object with a kind")?;
     let kind = kind(&f, EVENT_KINDS)?;
-    let at_ms = || f.u64("atMs");
+    let at_ms = || f.whole("atMs", &lim::AT_MS);
     Ok(match kind {
         "debit" => {
             f.only(&["kind", "atMs", "amount", "idempotencyKey", "delayMs"])?;
             Event::Debit {
                 at_ms: at_ms()?,
-                amount: f.i64("amount")?,
+                amount: f.signed("amount", &lim::AMOUNT)?,
                 idempotency_key: f.maybe_text("idempotencyKey")?,
-                delay_ms: f.u64_or("delayMs", 0)?,
+                delay_ms: f.whole_or("delayMs", 0, &lim::DELAY_MS)?,
             }
         }
         "pause" => {
             f.only(&["kind", "atMs", "durationMs", "cause"])?;
             Event::Pause {
                 at_ms: at_ms()?,
-                duration_ms: f.u64("durationMs")?,
+                duration_ms: f.whole("durationMs", &lim::PAUSE_MS)?,
                 cause: f.choice("cause", f.required("cause")?, CAUSES)?,
             }
         }
@@ -217,10 +231,10 @@ fn event(v: &Value, path: String) -> Result<Event> {
             ])?;
             Event::CheckThenWrite {
                 at_ms: at_ms()?,
-                amount: f.i64("amount")?,
+                amount: f.signed("amount", &lim::AMOUNT)?,
                 idempotency_key: f.maybe_text("idempotencyKey")?,
-                delay_ms: f.u64_or("delayMs", 0)?,
-                gap_ms: f.u64_or("gapMs", 1)?,
+                delay_ms: f.whole_or("delayMs", 0, &lim::DELAY_MS)?,
+                gap_ms: f.whole_or("gapMs", 1, &lim::GAP_MS)?,
             }
         }
         "release" => {
@@ -234,7 +248,7 @@ fn event(v: &Value, path: String) -> Result<Event> {
             f.only(&["kind", "atMs", "byMs"])?;
             Event::ClockJump {
                 at_ms: at_ms()?,
-                by_ms: f.i64("byMs")?,
+                by_ms: f.signed("byMs", &lim::BY_MS)?,
             }
         }
         simple => {
@@ -256,24 +270,24 @@ fn instance_event(v: &Value, path: String) -> Result<InstanceEvent> {
         "clock_jump" => {
             f.only(&["kind", "atMs", "byMs", "overMs"])?;
             InstanceEvent::ClockJump {
-                at_ms: f.u64("atMs")?,
-                by_ms: f.i64("byMs")?,
-                over_ms: f.u64_or("overMs", 0)?,
+                at_ms: f.whole("atMs", &lim::AT_MS)?,
+                by_ms: f.signed("byMs", &lim::BY_MS)?,
+                over_ms: f.whole_or("overMs", 0, &lim::OVER_MS)?,
             }
         }
         "crash" => {
             f.only(&["kind", "atMs", "downMs", "persistent"])?;
             InstanceEvent::Crash {
-                at_ms: f.u64("atMs")?,
-                down_ms: f.u64("downMs")?,
+                at_ms: f.whole("atMs", &lim::AT_MS)?,
+                down_ms: f.whole("downMs", &lim::DOWN_MS)?,
                 persistent: f.bool_or("persistent", false)?,
             }
         }
         _ => {
             f.only(&["kind", "atMs", "durationMs", "client"])?;
             InstanceEvent::Partition {
-                at_ms: f.u64("atMs")?,
-                duration_ms: f.u64("durationMs")?,
+                at_ms: f.whole("atMs", &lim::AT_MS)?,
+                duration_ms: f.whole("durationMs", &lim::PARTITION_MS)?,
                 client: f.maybe_text("client")?,
             }
         }

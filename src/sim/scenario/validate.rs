@@ -1,80 +1,56 @@
-//! The limits serde cannot express, checked on a whole scenario: every time, amount, name and
-//! count within `limits.rs`, names unique, slews slow enough. A valid scenario's run is bounded.
+//! The limits the reader cannot check one field at a time, checked on a whole scenario: every
+//! time, amount, name and count within the table of `limits.rs` (also for scenarios the UI
+//! builds in code), names unique, slews slow enough, every list counted toward one total, and
+//! the work a run may need (`work.rs`). A valid scenario's run is bounded.
 
 use super::error::ScenarioError;
 use super::limits::*;
 use super::types::{Client, Event, InstanceEvent, Redlock, Scenario};
+use super::work::work;
 use crate::sim::clock::{ClockJump, ClockSpec};
 
+type Result = std::result::Result<(), ScenarioError>;
+
+/// A whole number within a limit, or the limit's message at `path`.
+fn check(path: &str, limit: &Limit, n: impl Into<i128>) -> Result {
+    within(path, limit, n.into())
+}
+
+/// `check` without the generic part, so its code is in the wasm once.
+fn within(path: &str, limit: &Limit, n: i128) -> Result {
+    if limit.allows(n) {
+        Ok(())
+    } else {
+        Err(ScenarioError::new(path, limit.refuse(n)))
+    }
+}
+
 impl Scenario {
-    /// Checks the limits serde cannot express. Every run of a valid scenario is bounded.
-    pub fn validate(&self) -> Result<(), ScenarioError> {
+    /// Checks the limits a field-by-field reader cannot. Every run of a valid scenario is
+    /// bounded.
+    pub fn validate(&self) -> Result {
         if self.version != SCENARIO_VERSION {
             return Err(ScenarioError::new(
                 "version",
                 format!("expected {SCENARIO_VERSION}, got {}", self.version),
             ));
         }
-        text_limit("name", &self.name, MAX_TEXT_CHARS)?;
-        text_limit("caption", &self.caption, MAX_TEXT_CHARS)?;
-        text_limit("key", &self.key, MAX_NAME_CHARS)?;
-        time_limit("endMs", self.end_ms)?;
-        if self.step_limit == 0 || self.step_limit > MAX_STEP_LIMIT {
-            return Err(ScenarioError::new(
-                "stepLimit",
-                format!("expected 1 to {MAX_STEP_LIMIT}, got {}", self.step_limit),
-            ));
-        }
-        if self.lock.ttl_ms == 0 || self.lock.ttl_ms > MAX_TIME_MS {
-            return Err(ScenarioError::new(
-                "lock.ttlMs",
-                format!("expected 1 to {MAX_TIME_MS} ms, got {}", self.lock.ttl_ms),
-            ));
-        }
-        if self.lock.first_fence > MAX_FENCE {
-            return Err(ScenarioError::new(
-                "lock.firstFence",
-                format!(
-                    "expected at most {MAX_FENCE}, got {}",
-                    self.lock.first_fence
-                ),
-            ));
-        }
+        text_limit("name", &self.name, &NAME)?;
+        text_limit("caption", &self.caption, &CAPTION)?;
+        text_limit("key", &self.key, &KEY)?;
+        check("endMs", &END_MS, self.end_ms)?;
+        check("stepLimit", &STEP_LIMIT, self.step_limit)?;
+        check("lock.ttlMs", &TTL_MS, self.lock.ttl_ms)?;
+        check("lock.firstFence", &FIRST_FENCE, self.lock.first_fence)?;
         validate_clock("lock.clock", &self.lock.clock)?;
         if let Some(r) = &self.lock.redlock {
             validate_redlock(r, &self.clients)?;
         }
-        if self.storage.balance.abs() > MAX_BALANCE {
-            return Err(ScenarioError::new(
-                "storage.balance",
-                format!("expected between -{MAX_BALANCE} and {MAX_BALANCE}"),
-            ));
-        }
-        if self.clients.is_empty() || self.clients.len() > MAX_CLIENTS {
-            return Err(ScenarioError::new(
-                "clients",
-                format!(
-                    "expected 1 to {MAX_CLIENTS} clients, got {}",
-                    self.clients.len()
-                ),
-            ));
-        }
-        let total: usize = self.clients.iter().map(|c| c.events.len()).sum();
-        if total > MAX_EVENTS {
-            return Err(ScenarioError::new(
-                "clients",
-                format!("expected at most {MAX_EVENTS} events in all, got {total}"),
-            ));
-        }
+        check("storage.balance", &BALANCE, self.storage.balance)?;
+        check("clients", &CLIENTS, self.clients.len() as u64)?;
         for (i, c) in self.clients.iter().enumerate() {
             let at = format!("clients[{i}]");
-            if c.name.trim().is_empty() {
-                return Err(ScenarioError::new(
-                    format!("{at}.name"),
-                    "expected a non-empty name",
-                ));
-            }
-            text_limit(&format!("{at}.name"), &c.name, MAX_NAME_CHARS)?;
+            name_limit(&format!("{at}.name"), &c.name, &CLIENT_NAME)?;
             if self.clients[..i].iter().any(|o| o.name == c.name) {
                 return Err(ScenarioError::new(
                     format!("{at}.name"),
@@ -86,106 +62,119 @@ impl Scenario {
                 validate_event(&format!("{at}.events[{j}]"), e)?;
             }
         }
+        self.validate_totals()
+    }
+
+    /// The totals that bound a run: events in all, clock jumps in all, and its work.
+    fn validate_totals(&self) -> Result {
+        let instances = self.lock.redlock.iter().flat_map(|r| r.instances.iter());
+        let client_events: usize = self.clients.iter().map(|c| c.events.len()).sum();
+        let instance_events: usize = instances.clone().map(|i| i.events.len()).sum();
+        let events = client_events + instance_events;
+        if !EVENTS.allows(events as i128) {
+            return Err(ScenarioError::new(
+                "clients",
+                format!(
+                    "expected {} in all (client events and instance events together), \
+                     got {events} ({client_events} + {instance_events})",
+                    EVENTS.expected()
+                ),
+            ));
+        }
+        let jump_events = self
+            .clients
+            .iter()
+            .flat_map(|c| c.events.iter())
+            .filter(|e| matches!(e, Event::ClockJump { .. }))
+            .count()
+            + instances
+                .clone()
+                .map(|i| i.clock_jumps().count() + i.clock.jumps.len())
+                .sum::<usize>();
+        let jumps = self.lock.clock.jumps.len()
+            + self
+                .clients
+                .iter()
+                .map(|c| c.clock.jumps.len())
+                .sum::<usize>()
+            + jump_events;
+        if !CLOCK_JUMPS.allows(jumps as i128) {
+            return Err(ScenarioError::new(
+                "clients",
+                format!(
+                    "expected {} in all (every clock's jumps and every clock_jump event), \
+                     got {jumps}",
+                    CLOCK_JUMPS.expected()
+                ),
+            ));
+        }
+        let w = work(self);
+        if !WORK.allows(i128::from(w.total())) {
+            return Err(ScenarioError::new(
+                "",
+                format!(
+                    "a run could need {} engine steps ({} for the clients' events, {} for \
+                     watchdog renewals, {} for instance events); at most {MAX_WORK} are \
+                     allowed: use fewer events, retries or instances, or a longer TTL",
+                    w.total(),
+                    w.events,
+                    w.watchdog,
+                    w.instances
+                ),
+            ));
+        }
         Ok(())
     }
 }
 
-fn text_limit(path: &str, text: &str, max: usize) -> Result<(), ScenarioError> {
+fn text_limit(path: &str, text: &str, limit: &Limit) -> Result {
     let n = text.chars().count();
-    if n > max {
-        return Err(ScenarioError::new(
-            path,
-            format!("expected at most {max} characters, got {n}"),
-        ));
-    }
-    Ok(())
+    check(path, limit, n as u64)
 }
 
-fn time_limit(path: &str, t: u64) -> Result<(), ScenarioError> {
-    if t > MAX_TIME_MS {
-        return Err(ScenarioError::new(
-            path,
-            format!("expected at most {MAX_TIME_MS} ms, got {t}"),
-        ));
+/// A name: non-blank and within its length.
+fn name_limit(path: &str, name: &str, limit: &Limit) -> Result {
+    if name.trim().is_empty() {
+        return Err(ScenarioError::new(path, "expected a non-empty name"));
     }
-    Ok(())
+    text_limit(path, name, limit)
 }
 
-fn signed_time_limit(path: &str, t: i64) -> Result<(), ScenarioError> {
-    if t.unsigned_abs() > MAX_TIME_MS {
-        return Err(ScenarioError::new(
-            path,
-            format!("expected between -{MAX_TIME_MS} and {MAX_TIME_MS} ms, got {t}"),
-        ));
-    }
-    Ok(())
-}
-
-fn validate_clock(path: &str, c: &ClockSpec) -> Result<(), ScenarioError> {
-    signed_time_limit(&format!("{path}.offsetMs"), c.offset_ms)?;
-    if !(-900_000..=1_000_000).contains(&c.drift_ppm) {
-        return Err(ScenarioError::new(
-            format!("{path}.driftPpm"),
-            format!(
-                "expected -900000 to 1000000 parts per million, got {}",
-                c.drift_ppm
-            ),
-        ));
-    }
+fn validate_clock(path: &str, c: &ClockSpec) -> Result {
+    check(&format!("{path}.offsetMs"), &OFFSET_MS, c.offset_ms)?;
+    check(&format!("{path}.driftPpm"), &DRIFT_PPM, c.drift_ppm)?;
     for (k, j) in c.jumps.iter().enumerate() {
         validate_jump(&format!("{path}.jumps[{k}]"), j)?;
     }
     Ok(())
 }
 
-fn validate_redlock(r: &Redlock, clients: &[Client]) -> Result<(), ScenarioError> {
-    let n = r.instances.len();
-    if !(1..=MAX_INSTANCES).contains(&n) {
-        return Err(ScenarioError::new(
-            "lock.redlock.instances",
-            format!("expected 1 to {MAX_INSTANCES} instances, got {n}"),
-        ));
-    }
-    time_limit("lock.redlock.timeoutMs", r.timeout_ms)?;
-    time_limit("lock.redlock.retryDelayMs", r.retry_delay_ms)?;
-    if r.timeout_ms == 0 {
-        return Err(ScenarioError::new(
-            "lock.redlock.timeoutMs",
-            "expected at least 1 ms",
-        ));
-    }
-    if r.drift_factor_ppm > 500_000 {
-        return Err(ScenarioError::new(
-            "lock.redlock.driftFactorPpm",
-            format!("expected at most 500000, got {}", r.drift_factor_ppm),
-        ));
-    }
-    if r.retries > 20 {
-        return Err(ScenarioError::new(
-            "lock.redlock.retries",
-            format!("expected at most 20, got {}", r.retries),
-        ));
-    }
+fn validate_redlock(r: &Redlock, clients: &[Client]) -> Result {
+    check(
+        "lock.redlock.instances",
+        &INSTANCES,
+        r.instances.len() as u64,
+    )?;
+    check("lock.redlock.timeoutMs", &TIMEOUT_MS, r.timeout_ms)?;
+    check(
+        "lock.redlock.retryDelayMs",
+        &RETRY_DELAY_MS,
+        r.retry_delay_ms,
+    )?;
+    check(
+        "lock.redlock.driftFactorPpm",
+        &DRIFT_FACTOR_PPM,
+        r.drift_factor_ppm,
+    )?;
+    check("lock.redlock.retries", &RETRIES, r.retries)?;
     for (i, inst) in r.instances.iter().enumerate() {
         let at = format!("lock.redlock.instances[{i}]");
-        if inst.name.trim().is_empty() {
-            return Err(ScenarioError::new(
-                format!("{at}.name"),
-                "expected a non-empty name",
-            ));
-        }
-        text_limit(&format!("{at}.name"), &inst.name, MAX_NAME_CHARS)?;
+        name_limit(&format!("{at}.name"), &inst.name, &INSTANCE_NAME)?;
         validate_clock(&format!("{at}.clock"), &inst.clock)?;
-        time_limit(&format!("{at}.latencyMs"), inst.latency_ms)?;
-        if inst.events.len() > MAX_EVENTS {
-            return Err(ScenarioError::new(
-                format!("{at}.events"),
-                "too many events",
-            ));
-        }
+        check(&format!("{at}.latencyMs"), &LATENCY_MS, inst.latency_ms)?;
         for (j, e) in inst.events.iter().enumerate() {
             let path = format!("{at}.events[{j}]");
-            time_limit(&format!("{path}.atMs"), e.at_ms())?;
+            check(&format!("{path}.atMs"), &AT_MS, e.at_ms())?;
             match e {
                 InstanceEvent::ClockJump {
                     at_ms,
@@ -200,14 +189,14 @@ fn validate_redlock(r: &Redlock, clients: &[Client]) -> Result<(), ScenarioError
                     },
                 )?,
                 InstanceEvent::Crash { down_ms, .. } => {
-                    time_limit(&format!("{path}.downMs"), *down_ms)?
+                    check(&format!("{path}.downMs"), &DOWN_MS, *down_ms)?
                 }
                 InstanceEvent::Partition {
                     duration_ms,
                     client,
                     ..
                 } => {
-                    time_limit(&format!("{path}.durationMs"), *duration_ms)?;
+                    check(&format!("{path}.durationMs"), &PARTITION_MS, *duration_ms)?;
                     if let Some(c) = client {
                         if !clients.iter().any(|k| &k.name == c) {
                             return Err(ScenarioError::new(
@@ -223,10 +212,10 @@ fn validate_redlock(r: &Redlock, clients: &[Client]) -> Result<(), ScenarioError
     Ok(())
 }
 
-fn validate_jump(path: &str, j: &ClockJump) -> Result<(), ScenarioError> {
-    time_limit(&format!("{path}.atMs"), j.at_ms)?;
-    signed_time_limit(&format!("{path}.byMs"), j.by_ms)?;
-    time_limit(&format!("{path}.overMs"), j.over_ms)?;
+fn validate_jump(path: &str, j: &ClockJump) -> Result {
+    check(&format!("{path}.atMs"), &AT_MS, j.at_ms)?;
+    check(&format!("{path}.byMs"), &BY_MS, j.by_ms)?;
+    check(&format!("{path}.overMs"), &OVER_MS, j.over_ms)?;
     if j.over_ms > 0 && j.by_ms.unsigned_abs().saturating_mul(2) > j.over_ms {
         return Err(ScenarioError::new(
             format!("{path}.overMs"),
@@ -240,25 +229,15 @@ fn validate_jump(path: &str, j: &ClockJump) -> Result<(), ScenarioError> {
     Ok(())
 }
 
-fn validate_amount(path: &str, amount: i64) -> Result<(), ScenarioError> {
-    if !(0..=MAX_AMOUNT).contains(&amount) {
-        return Err(ScenarioError::new(
-            format!("{path}.amount"),
-            format!("expected 0 to {MAX_AMOUNT}, got {amount}"),
-        ));
-    }
-    Ok(())
-}
-
-fn validate_key(path: &str, key: &Option<String>) -> Result<(), ScenarioError> {
+fn validate_key(path: &str, key: &Option<String>) -> Result {
     match key {
-        Some(k) => text_limit(&format!("{path}.idempotencyKey"), k, MAX_NAME_CHARS),
+        Some(k) => text_limit(&format!("{path}.idempotencyKey"), k, &IDEMPOTENCY_KEY),
         None => Ok(()),
     }
 }
 
-fn validate_event(path: &str, e: &Event) -> Result<(), ScenarioError> {
-    time_limit(&format!("{path}.atMs"), e.at_ms())?;
+fn validate_event(path: &str, e: &Event) -> Result {
+    check(&format!("{path}.atMs"), &AT_MS, e.at_ms())?;
     match e {
         Event::Debit {
             amount,
@@ -266,9 +245,9 @@ fn validate_event(path: &str, e: &Event) -> Result<(), ScenarioError> {
             delay_ms,
             ..
         } => {
-            validate_amount(path, *amount)?;
+            check(&format!("{path}.amount"), &AMOUNT, *amount)?;
             validate_key(path, idempotency_key)?;
-            time_limit(&format!("{path}.delayMs"), *delay_ms)
+            check(&format!("{path}.delayMs"), &DELAY_MS, *delay_ms)
         }
         Event::CheckThenWrite {
             amount,
@@ -277,21 +256,15 @@ fn validate_event(path: &str, e: &Event) -> Result<(), ScenarioError> {
             gap_ms,
             ..
         } => {
-            validate_amount(path, *amount)?;
+            check(&format!("{path}.amount"), &AMOUNT, *amount)?;
             validate_key(path, idempotency_key)?;
-            time_limit(&format!("{path}.delayMs"), *delay_ms)?;
-            time_limit(&format!("{path}.gapMs"), *gap_ms)
+            check(&format!("{path}.delayMs"), &DELAY_MS, *delay_ms)?;
+            check(&format!("{path}.gapMs"), &GAP_MS, *gap_ms)
         }
         Event::Pause { duration_ms, .. } => {
-            if *duration_ms == 0 {
-                return Err(ScenarioError::new(
-                    format!("{path}.durationMs"),
-                    "expected a pause of at least 1 ms",
-                ));
-            }
-            time_limit(&format!("{path}.durationMs"), *duration_ms)
+            check(&format!("{path}.durationMs"), &PAUSE_MS, *duration_ms)
         }
-        Event::ClockJump { by_ms, .. } => signed_time_limit(&format!("{path}.byMs"), *by_ms),
+        Event::ClockJump { by_ms, .. } => check(&format!("{path}.byMs"), &BY_MS, *by_ms),
         _ => Ok(()),
     }
 }

@@ -1,0 +1,35 @@
+#!/usr/bin/env bash
+# The fuzz command: bash scripts/fuzz.sh [seconds=60]
+# Replays every saved reproducer in tests/fuzz/corpus/, then fuzzes for the given seconds, half
+# natively (tests/fuzz/: the scenario reader, the link decoder, the engine and its checker, in
+# release mode) and half under Node against the release package (tests/fuzz/node.mjs: the JS
+# API and the LeaseLock/FencedAccount classes). Each half reports inputs per second and saves a
+# reproducer for every failure into tests/fuzz/corpus/ (commit it with the fix). A run slower
+# than 250 ms natively or 1 s in wasm (best of three) is saved into tests/fuzz/slow/ and
+# reported, never failed: timing depends on the machine, so it is a finding for the engine's
+# benchmark; every fuzz run times the saved ones again. FUZZ_SEED sets
+# the seed (default: a new one, printed); the same seed replays the same inputs. Builds dist/
+# first when it is missing (FUZZ_BUILD=1 rebuilds it).
+set -euo pipefail
+cd "$(dirname "$0")/.."
+export PATH="$HOME/.cargo/bin:$PATH"
+
+seconds=${1:-60}
+seed=${FUZZ_SEED:-$(( (RANDOM << 15) | RANDOM ))}
+native=$(( seconds / 2 ))
+node_seconds=$(( seconds - native ))
+echo "[fuzz] seed $seed: ${native} s native, ${node_seconds} s under Node"
+
+if [ "${FUZZ_BUILD:-0}" = 1 ] || ! [ -f dist/pkg/fencing_playground_bg.wasm ]; then
+  bash scripts/build.sh >/dev/null
+fi
+
+status=0
+echo "[fuzz] native: replay tests/fuzz/corpus/, then ${native} s (cargo test --release --test fuzz)"
+FUZZ_SECONDS=$native FUZZ_SEED=$seed cargo test --release --quiet --test fuzz -- --nocapture || status=1
+echo "[fuzz] node: replay tests/fuzz/corpus/, then ${node_seconds} s (node tests/fuzz/node.mjs)"
+node tests/fuzz/node.mjs "$node_seconds" "$seed" || status=1
+if [ "$status" -ne 0 ]; then
+  echo "[fuzz] FAILED: see the reproducers listed above (tests/fuzz/corpus/); replay with FUZZ_SEED=$seed" >&2
+fi
+exit "$status"

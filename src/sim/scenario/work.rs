@@ -1,0 +1,92 @@
+//! How much a run of a scenario can cost, counted before it runs. The engine pops one action
+//! at a time from its queue; this file bounds how many it can pop, from the scenario alone, so
+//! that `validate` can refuse a scenario whose run would be too long (a watchdog renewing every
+//! millisecond for hours, a dozen clients retrying Redlock rounds over nine instances) with a
+//! message that names the limit, instead of freezing the page that opened its link.
+//!
+//! The count is an upper bound by construction: each client action may be popped twice (once
+//! when due, once more when a pause defers it to the wake instant); a Redlock round sends a
+//! request to each instance, reads each reply and may schedule an expiry on each; a failed
+//! acquisition releases everywhere and retries; a watchdog renews every TTL/2 until the
+//! timeline ends. The property tests check that a run never needs more steps than this.
+
+use super::types::{Event, Scenario};
+
+/// What one scenario may cost, split as the message explains it.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Work {
+    /// Steps of the clients' own events (Redlock rounds, retries and writes included).
+    pub events: u64,
+    /// Steps of the watchdogs' renewals.
+    pub watchdog: u64,
+    /// Steps of the instances' crashes, partitions and clock jumps.
+    pub instances: u64,
+}
+
+impl Work {
+    pub fn total(&self) -> u64 {
+        self.events
+            .saturating_add(self.watchdog)
+            .saturating_add(self.instances)
+    }
+}
+
+/// A client action is popped when due and once more if a pause defers it.
+const POPS: u64 = 2;
+
+/// The most steps a run of `s` can take.
+pub fn work(s: &Scenario) -> Work {
+    let redlock = s.lock.redlock.as_ref();
+    let n = redlock.map_or(1, |r| r.instances.len() as u64);
+    let attempts = redlock.map_or(1, |r| u64::from(r.retries).saturating_add(1));
+    // Requests, replies, expiries and the release after a failure: one each per instance; the
+    // client's look at its replies, once per instance when sequential, may be deferred.
+    let acquire_round = match redlock {
+        None => 1,
+        Some(_) => n.saturating_mul(4 + POPS).saturating_add(POPS),
+    };
+    let extend_round = match redlock {
+        None => 1,
+        Some(_) => n.saturating_mul(3 + POPS),
+    };
+    let release_round = if redlock.is_some() { n } else { 0 };
+    let horizon = s.horizon_ms();
+    let period = (s.lock.ttl_ms / 2).max(1);
+
+    let mut w = Work::default();
+    for c in &s.clients {
+        let mut starts = 0u64;
+        for e in &c.events {
+            let own = match e {
+                Event::Acquire { .. } => {
+                    if s.lock.watchdog {
+                        starts = starts.saturating_add(attempts);
+                    }
+                    attempts.saturating_mul(acquire_round)
+                }
+                Event::Debit { .. } => 1,
+                Event::CheckThenWrite { .. } => POPS + 1,
+                Event::Pause { .. } => 1,
+                Event::Renew { .. } => extend_round,
+                Event::Release { .. } => release_round,
+                Event::Watchdog { .. } => {
+                    starts = starts.saturating_add(1);
+                    0
+                }
+                Event::Crash { .. } | Event::ClockJump { .. } => 0,
+            };
+            w.events = w.events.saturating_add(POPS.saturating_add(own));
+        }
+        if starts > 0 {
+            // Chains of renewals follow one another: together they span the timeline once,
+            // plus the first turn of each and the stale turn a replaced chain leaves behind.
+            let turns = (horizon / period).saturating_add(starts.saturating_mul(2));
+            let turn = POPS.saturating_add(extend_round);
+            w.watchdog = w.watchdog.saturating_add(turns.saturating_mul(turn));
+        }
+    }
+    if let Some(r) = redlock {
+        w.instances = r.instances.iter().map(|i| i.events.len() as u64).sum();
+    }
+    w
+}

@@ -4,12 +4,13 @@
 //! trait both implement, `selection` addresses either and says what is selected, and `drag`,
 //! `keys` and `apply` are written once for both. Imports run one way: `fields` → `item` →
 //! `selection` → `state` (with `tools`) → `history` → `drag`, `keys`, `service` → `apply` →
-//! `persist`.
+//! `persist`. `heading` reads only the scenario and the presets.
 
 pub mod apply;
 pub mod client_event;
 pub mod drag;
 pub mod fields;
+pub mod heading;
 pub mod history;
 pub mod instance_event;
 pub mod item;

@@ -77,6 +77,19 @@ test('a Redlock preset switched to a single Redis no longer speaks of instances'
   assertClean(rec);
 });
 
+test('after undoing a preset switch the picker names the scenario on screen', async ({ rec }) => {
+  const { page } = rec;
+  await boot(page);
+  await page.selectOption(tid('preset'), 'redlock-clock-jump');
+  await expectText(page, 'title', 'Redlock: a clock jump');
+  await page.locator(tid('undo')).click();
+  await expectText(page, 'title', 'GC pause, fenced storage');
+  await until('the picker', () => page.locator(tid('preset')).inputValue(), (v) => v === 'gc-pause-fenced');
+  await page.locator(tid('redo')).click();
+  await until('the picker', () => page.locator(tid('preset')).inputValue(), (v) => v === 'redlock-clock-jump');
+  assertClean(rec);
+});
+
 /** The numbers the browser draws in front of "What happened", read from the accessibility
  * tree (Chromium exposes each list marker with the text it paints). */
 async function narrationNumbers(page) {

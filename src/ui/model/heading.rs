@@ -30,12 +30,25 @@ impl Heading {
     }
 }
 
-/// The presets' names, captions and scenarios, built once: every frame of a drag asks.
-fn shipped<R>(f: impl FnOnce(&[Scenario]) -> R) -> R {
+/// The presets' ids and scenarios, built once: every frame of a drag asks.
+fn shipped<R>(f: impl FnOnce(&[(&'static str, Scenario)]) -> R) -> R {
     thread_local! {
-        static PRESETS: Vec<Scenario> = presets().into_iter().map(|p| p.scenario).collect();
+        static PRESETS: Vec<(&'static str, Scenario)> =
+            presets().into_iter().map(|p| (p.id, p.scenario)).collect();
     }
     PRESETS.with(|p| f(p))
+}
+
+/// The preset `s` is, or was edited from, for the picker: after an undo, a link or a file it
+/// names the scenario on screen, not the preset loaded last.
+pub fn preset_of(s: &Scenario) -> Option<&'static str> {
+    shipped(|list| {
+        let same_story = |p: &&(&str, Scenario)| p.1.name == s.name && p.1.caption == s.caption;
+        list.iter()
+            .find(|p| p.1 == *s)
+            .or_else(|| list.iter().find(same_story))
+            .map(|p| p.0)
+    })
 }
 
 /// The heading for `s`.
@@ -43,6 +56,7 @@ pub fn heading(s: &Scenario) -> Heading {
     shipped(|list| {
         let mut same_story = list
             .iter()
+            .map(|p| &p.1)
             .filter(|p| p.name == s.name && p.caption == s.caption)
             .peekable();
         let told_by_a_preset = same_story.peek().is_some();
@@ -204,5 +218,26 @@ mod tests {
                 caption: edited.caption.clone()
             }
         );
+    }
+
+    #[test]
+    fn the_picker_names_the_scenario_on_screen_after_undo_and_links() {
+        let s = State::default_page();
+        let clock = apply(&s, Action::LoadPreset("redlock-clock-jump".into()));
+        assert_eq!(clock.preset_id.as_deref(), Some("redlock-clock-jump"));
+        let back = apply(&clock, Action::Undo);
+        assert_eq!(back.preset_id.as_deref(), Some("gc-pause-fenced"));
+        let again = apply(&back, Action::Redo);
+        assert_eq!(again.preset_id.as_deref(), Some("redlock-clock-jump"));
+        // An edited preset keeps its preset in the picker, through undo and from a link.
+        let edited = apply(&again, Action::SetTtl(45));
+        let other = apply(&edited, Action::LoadPreset("contract-1-nx".into()));
+        let undone = apply(&other, Action::Undo);
+        assert_eq!(undone.preset_id.as_deref(), Some("redlock-clock-jump"));
+        let linked = apply(&s, Action::LoadScenario(Box::new(edited.scenario.clone())));
+        assert_eq!(linked.preset_id.as_deref(), Some("redlock-clock-jump"));
+        let mut own = edited.scenario.clone();
+        own.name = "Ours".into();
+        assert_eq!(preset_of(&own), None);
     }
 }

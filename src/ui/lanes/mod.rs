@@ -14,6 +14,8 @@ mod attempts;
 #[cfg(target_arch = "wasm32")]
 mod axis;
 #[cfg(target_arch = "wasm32")]
+mod backdrop;
+#[cfg(target_arch = "wasm32")]
 pub(super) mod dom;
 #[cfg(target_arch = "wasm32")]
 mod lane_client;

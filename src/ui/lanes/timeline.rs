@@ -5,8 +5,9 @@
 
 use super::attempts::Attempts;
 use super::axis::Axis;
+use super::backdrop::Backdrop;
 use super::dom;
-use super::geometry::{axis_end_ms, LaneKind, Layout, HEADER_PX};
+use super::geometry::{axis_end_ms, Layout, HEADER_PX};
 use super::lane_client::ClientLane;
 use super::lane_storage::StorageLane;
 use super::lock_service::LockService;
@@ -294,7 +295,7 @@ pub fn Timeline(props: &TimelineProps) -> Html {
                 // Backgrounds first, then the lines that cross lanes (arrows, playhead), then the
                 // lanes: every label is drawn over the lines, on a halo of the background, so no
                 // line runs through text.
-                { backdrop(&layout) }
+                <Backdrop layout={layout.clone()} />
                 <Messages trace={props.trace.clone()} layout={layout.clone()} uid={uid.clone()} />
                 <Playhead layout={layout.clone()} at_ms={props.playhead_ms} />
                 <LockService scenario={props.scenario.clone()} trace={props.trace.clone()} layout={layout.clone()}
@@ -310,29 +311,6 @@ pub fn Timeline(props: &TimelineProps) -> Html {
                 <StorageLane trace={props.ghost.clone()} layout={layout.clone()} ghost={true} ghost_fenced={props.ghost_fenced} />
             </svg>
         </div>
-    }
-}
-
-/// Every lane's background and the line above it, alternately shaded.
-fn backdrop(l: &Layout) -> Html {
-    let w = l.width_px.to_string();
-    html! {
-        <g class="fp-backdrop" aria-hidden="true">
-            { for l.lanes.iter().map(|lane| {
-                let alt = match lane.kind {
-                    LaneKind::Lock | LaneKind::Ghost => true,
-                    LaneKind::Instance(i) => i % 2 == 0,
-                    LaneKind::Client(c) => c % 2 == 1,
-                    LaneKind::Storage => false,
-                };
-                let top = lane.top_px.to_string();
-                html! { <>
-                    <rect class={classes!("fp-lane-bg", alt.then_some("alt"))} x="0" y={top.clone()}
-                        width={w.clone()} height={lane.height_px.to_string()} />
-                    <line class="fp-lane-sep" x1="0" x2={w.clone()} y1={top.clone()} y2={top} />
-                </> }
-            }) }
-        </g>
     }
 }
 

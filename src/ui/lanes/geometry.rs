@@ -294,14 +294,26 @@ pub fn place_rows(spans: &[(i32, i32)], rows: usize) -> Vec<usize> {
         .collect()
 }
 
+/// The indices of `keys` in ascending order of key, ties by index. An insertion sort: a lane
+/// holds a few dozen parts at most, and the standard library's sorts would each add kilobytes
+/// to the wasm for every type they are used with.
+pub fn order_of(keys: impl Iterator<Item = i64>) -> Vec<usize> {
+    let keys: Vec<i64> = keys.collect();
+    let mut order: Vec<usize> = Vec::with_capacity(keys.len());
+    for i in 0..keys.len() {
+        let at = order.partition_point(|&j| keys[j] <= keys[i]);
+        order.insert(at, i);
+    }
+    order
+}
+
 /// Hit intervals `[left, right)` for parts centred at `xs` (in any order, answered in the same
 /// order): each reaches `half_px` either side, and two parts closer than that split the gap at
 /// its midpoint, so no two intervals overlap and a pointer always grabs the nearer part. (B's
 /// acquire at 31 ms and its debit at 32 ms shared eight pixels; the debit, drawn later, won
 /// them, and a drag meant for the acquire moved the debit.)
 pub fn split_hits(xs: &[i32], half_px: i32) -> Vec<(i32, i32)> {
-    let mut order: Vec<usize> = (0..xs.len()).collect();
-    order.sort_by_key(|&i| (xs[i], i));
+    let order = order_of(xs.iter().map(|&x| i64::from(x)));
     let mid = |a: i32, b: i32| a + (b - a + 1) / 2;
     let mut hits = vec![(0, 0); xs.len()];
     for (k, &i) in order.iter().enumerate() {
@@ -321,15 +333,15 @@ pub fn split_hits(xs: &[i32], half_px: i32) -> Vec<(i32, i32)> {
 
 /// What is left of `span` once every interval of `taken` is removed: its free pieces, in order.
 pub fn free_pieces(span: (i32, i32), taken: &[(i32, i32)]) -> Vec<(i32, i32)> {
-    let mut cuts: Vec<(i32, i32)> = taken
+    let cuts: Vec<(i32, i32)> = taken
         .iter()
         .copied()
         .filter(|&(l, r)| l < r && l < span.1 && r > span.0)
         .collect();
-    cuts.sort_unstable();
     let mut pieces = Vec::new();
     let mut from = span.0;
-    for (l, r) in cuts {
+    for i in order_of(cuts.iter().map(|c| i64::from(c.0))) {
+        let (l, r) = cuts[i];
         if l > from {
             pieces.push((from, l.min(span.1)));
         }
@@ -510,6 +522,12 @@ mod tests {
         // Two at one instant each keep a half; a third between them keeps nothing.
         assert_eq!(split_hits(&[50, 50], 8), [(42, 50), (50, 58)]);
         assert_eq!(split_hits(&[50, 50, 50], 8), [(42, 50), (50, 50), (50, 58)]);
+    }
+
+    #[test]
+    fn order_of_sorts_by_key_and_keeps_ties_in_order() {
+        assert_eq!(order_of([5, 1, 5, 0, 1].into_iter()), [3, 1, 4, 0, 2]);
+        assert!(order_of(std::iter::empty()).is_empty());
     }
 
     #[test]

@@ -4,7 +4,7 @@
 //! The lane draws exactly these rectangles as its hit areas (nothing else in it takes the
 //! pointer), so the rule "no two overlap" is tested here, natively, on every preset.
 
-use super::geometry::{row_hits, Layout};
+use super::geometry::{order_of, row_hits, Layout};
 use crate::sim::Event;
 use crate::ui::model::item::Part;
 
@@ -61,8 +61,7 @@ pub fn client_hits(layout: &Layout, top_px: i32, events: &[Event], handles: bool
     let mut marks = Vec::new();
     let mut edges = Vec::new();
     let mut bars = Vec::new();
-    let mut order: Vec<usize> = (0..events.len()).collect();
-    order.sort_by_key(|&i| (events[i].at_ms(), i));
+    let order = order_of(events.iter().map(|e| e.at_ms().min(i64::MAX as u64) as i64));
     for &i in &order {
         let e = &events[i];
         match e {

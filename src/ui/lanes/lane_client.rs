@@ -5,7 +5,7 @@
 
 use super::describe::{aria_label, badge_step, event_label, mark};
 use super::geometry::{
-    fit_label, place_rows, small_text_width_px, text_width_px, LaneKind, Layout,
+    fit_label, order_of, place_rows, small_text_width_px, text_width_px, LaneKind, Layout,
 };
 use super::hits::{client_hits, rects_of, Rect, MARK_Y, PAUSE_H, PAUSE_Y};
 use crate::sim::trace::{BeliefSpan, Step};
@@ -100,8 +100,7 @@ pub fn ClientLane(props: &ClientLaneProps) -> Html {
     let t = props.trace.steps.as_slice();
     let colour = format!("fp-c{}", c % 6);
     let events = &client.events;
-    let mut order: Vec<usize> = (0..events.len()).collect();
-    order.sort_by_key(|&i| (events[i].at_ms(), i));
+    let order = order_of(events.iter().map(|e| e.at_ms().min(i64::MAX as u64) as i64));
 
     // Where each point marker sits, to know how much room its label has.
     let points: Vec<(usize, i32)> = order

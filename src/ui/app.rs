@@ -188,7 +188,7 @@ pub fn App(props: &AppProps) -> Html {
     );
     let uid: AttrValue = format!("fp{}", props.uid).into();
     // Like the hint, the heading above the timeline changes on the drop, not under the pointer.
-    let heading = heading(&before);
+    let heading = use_memo(before.clone(), |s| heading(s));
     // The selected instance event, when its inspector shows: a refusal then shows beside it.
     let inspected = state
         .selection

@@ -65,9 +65,13 @@ pub fn hold_height(node: &NodeRef, property: &str, on: bool) {
     };
     let style = el.style();
     if on {
-        // The exact height, fractions too: a rounded one moved the lanes by part of a pixel.
-        let height = el.get_bounding_client_rect().height();
-        let _ = style.set_property(property, &format!("{height}px"));
+        // The exact height, to a hundredth of a pixel: a rounded one moved the lanes by part of
+        // a pixel. Written with integers, which keeps float formatting out of the wasm.
+        let centi = (el.get_bounding_client_rect().height() * 100.0)
+            .round()
+            .max(0.0) as u64;
+        let height = format!("{}.{:02}px", centi / 100, centi % 100);
+        let _ = style.set_property(property, &height);
         let _ = el.set_attribute("data-held", "");
     } else {
         let _ = style.remove_property(property);

@@ -297,8 +297,7 @@ pub fn place_rows(spans: &[(i32, i32)], rows: usize) -> Vec<usize> {
 /// The indices of `keys` in ascending order of key, ties by index. An insertion sort: a lane
 /// holds a few dozen parts at most, and the standard library's sorts would each add kilobytes
 /// to the wasm for every type they are used with.
-pub fn order_of(keys: impl Iterator<Item = i64>) -> Vec<usize> {
-    let keys: Vec<i64> = keys.collect();
+pub fn order_of(keys: &[i64]) -> Vec<usize> {
     let mut order: Vec<usize> = Vec::with_capacity(keys.len());
     for i in 0..keys.len() {
         let at = order.partition_point(|&j| keys[j] <= keys[i]);
@@ -313,7 +312,8 @@ pub fn order_of(keys: impl Iterator<Item = i64>) -> Vec<usize> {
 /// acquire at 31 ms and its debit at 32 ms shared eight pixels; the debit, drawn later, won
 /// them, and a drag meant for the acquire moved the debit.)
 pub fn split_hits(xs: &[i32], half_px: i32) -> Vec<(i32, i32)> {
-    let order = order_of(xs.iter().map(|&x| i64::from(x)));
+    let keys: Vec<i64> = xs.iter().map(|&x| i64::from(x)).collect();
+    let order = order_of(&keys);
     let mid = |a: i32, b: i32| a + (b - a + 1) / 2;
     let mut hits = vec![(0, 0); xs.len()];
     for (k, &i) in order.iter().enumerate() {
@@ -340,7 +340,8 @@ pub fn free_pieces(span: (i32, i32), taken: &[(i32, i32)]) -> Vec<(i32, i32)> {
         .collect();
     let mut pieces = Vec::new();
     let mut from = span.0;
-    for i in order_of(cuts.iter().map(|c| i64::from(c.0))) {
+    let starts: Vec<i64> = cuts.iter().map(|c| i64::from(c.0)).collect();
+    for i in order_of(&starts) {
         let (l, r) = cuts[i];
         if l > from {
             pieces.push((from, l.min(span.1)));
@@ -526,8 +527,8 @@ mod tests {
 
     #[test]
     fn order_of_sorts_by_key_and_keeps_ties_in_order() {
-        assert_eq!(order_of([5, 1, 5, 0, 1].into_iter()), [3, 1, 4, 0, 2]);
-        assert!(order_of(std::iter::empty()).is_empty());
+        assert_eq!(order_of(&[5, 1, 5, 0, 1]), [3, 1, 4, 0, 2]);
+        assert!(order_of(&[]).is_empty());
     }
 
     #[test]

@@ -61,7 +61,8 @@ pub fn client_hits(layout: &Layout, top_px: i32, events: &[Event], handles: bool
     let mut marks = Vec::new();
     let mut edges = Vec::new();
     let mut bars = Vec::new();
-    let order = order_of(events.iter().map(|e| e.at_ms().min(i64::MAX as u64) as i64));
+    let starts: Vec<i64> = events.iter().map(|e| e.at_ms() as i64).collect();
+    let order = order_of(&starts);
     for &i in &order {
         let e = &events[i];
         match e {

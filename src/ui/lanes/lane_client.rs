@@ -100,7 +100,8 @@ pub fn ClientLane(props: &ClientLaneProps) -> Html {
     let t = props.trace.steps.as_slice();
     let colour = format!("fp-c{}", c % 6);
     let events = &client.events;
-    let order = order_of(events.iter().map(|e| e.at_ms().min(i64::MAX as u64) as i64));
+    let starts: Vec<i64> = events.iter().map(|e| e.at_ms() as i64).collect();
+    let order = order_of(&starts);
 
     // Where each point marker sits, to know how much room its label has.
     let points: Vec<(usize, i32)> = order

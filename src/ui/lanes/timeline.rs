@@ -5,7 +5,7 @@
 
 use super::attempts::Attempts;
 use super::axis::Axis;
-use super::backdrop::Backdrop;
+use super::backdrop::backdrop;
 use super::dom;
 use super::geometry::{axis_end_ms, Layout, HEADER_PX};
 use super::lane_client::ClientLane;
@@ -295,7 +295,7 @@ pub fn Timeline(props: &TimelineProps) -> Html {
                 // Backgrounds first, then the lines that cross lanes (arrows, playhead), then the
                 // lanes: every label is drawn over the lines, on a halo of the background, so no
                 // line runs through text.
-                <Backdrop layout={layout.clone()} />
+                { backdrop(&layout) }
                 <Messages trace={props.trace.clone()} layout={layout.clone()} uid={uid.clone()} />
                 <Playhead layout={layout.clone()} at_ms={props.playhead_ms} />
                 <LockService scenario={props.scenario.clone()} trace={props.trace.clone()} layout={layout.clone()}

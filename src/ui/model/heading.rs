@@ -5,7 +5,7 @@
 //! alone (same name and caption as a preset, different content), never stored beside it:
 //! undo back to the preset, a link to an edited preset and a file all come out right.
 
-use crate::sim::presets::presets;
+use crate::sim::presets::{presets, Preset};
 use crate::sim::Scenario;
 
 /// What the head of the page says about the scenario on screen.
@@ -30,48 +30,38 @@ impl Heading {
     }
 }
 
-/// The presets' ids and scenarios, built once: every frame of a drag asks.
-fn shipped<R>(f: impl FnOnce(&[(&'static str, Scenario)]) -> R) -> R {
-    thread_local! {
-        static PRESETS: Vec<(&'static str, Scenario)> =
-            presets().into_iter().map(|p| (p.id, p.scenario)).collect();
-    }
-    PRESETS.with(|p| f(p))
-}
-
 /// The preset `s` is, or was edited from, for the picker: after an undo, a link or a file it
 /// names the scenario on screen, not the preset loaded last.
 pub fn preset_of(s: &Scenario) -> Option<&'static str> {
-    shipped(|list| {
-        let same_story = |p: &&(&str, Scenario)| p.1.name == s.name && p.1.caption == s.caption;
-        list.iter()
-            .find(|p| p.1 == *s)
-            .or_else(|| list.iter().find(same_story))
-            .map(|p| p.0)
-    })
+    let list = presets();
+    let same_story = |p: &&Preset| p.scenario.name == s.name && p.scenario.caption == s.caption;
+    list.iter()
+        .find(|p| p.scenario == *s)
+        .or_else(|| list.iter().find(same_story))
+        .map(|p| p.id)
 }
 
 /// The heading for `s`.
+/// The heading for `s`. It builds the presets to compare: the view asks once per scenario.
 pub fn heading(s: &Scenario) -> Heading {
-    shipped(|list| {
-        let mut same_story = list
-            .iter()
-            .map(|p| &p.1)
-            .filter(|p| p.name == s.name && p.caption == s.caption)
-            .peekable();
-        let told_by_a_preset = same_story.peek().is_some();
-        if !told_by_a_preset || same_story.any(|p| p == s) {
-            Heading::AsWritten {
-                title: s.name.clone(),
-                caption: s.caption.clone(),
-            }
-        } else {
-            Heading::Edited {
-                from: s.name.clone(),
-                original: s.caption.clone(),
-            }
+    let list = presets();
+    let mut same_story = list
+        .iter()
+        .map(|p| &p.scenario)
+        .filter(|p| p.name == s.name && p.caption == s.caption)
+        .peekable();
+    let told_by_a_preset = same_story.peek().is_some();
+    if !told_by_a_preset || same_story.any(|p| p == s) {
+        Heading::AsWritten {
+            title: s.name.clone(),
+            caption: s.caption.clone(),
         }
-    })
+    } else {
+        Heading::Edited {
+            from: s.name.clone(),
+            original: s.caption.clone(),
+        }
+    }
 }
 
 #[cfg(test)]

@@ -10,7 +10,9 @@
 // (which only records the position) and the script work of the frame that applies it (the
 // runs, the render and its microtasks; not style, layout or paint). One move per frame is the
 // worst case; faster pointers share a frame's work.
-// Target (issue 3): p95 ≤ 1 ms.
+// The verdict banner, the playhead's reading and the narration are live mid-drag too (issue
+// 10), so their renders are part of each frame's work.
+// Budget (issue 10): p95 ≤ 3.0 ms, the median of 5 runs (the first target, issue 3, was 1 ms).
 import { chromium } from 'playwright-core';
 import { fileURLToPath } from 'node:url';
 import { startServer } from './serve.mjs';
@@ -97,7 +99,7 @@ try {
   const total = stats(result.times);
   show('script time per move (sum)', total);
   console.log(`  after the drag: ${result.label.split('.')[0]}`);
-  console.log(total.p95 <= 1 ? '  p95 meets the 1 ms target' : '  p95 is above the 1 ms target');
+  console.log(total.p95 <= 3 ? '  p95 is within the 3.0 ms budget' : '  p95 is above the 3.0 ms budget');
 } finally {
   await browser.close();
   await server.close();

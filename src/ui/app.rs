@@ -19,6 +19,7 @@ use super::inspect::readout::Readout;
 use super::lanes::dom;
 use super::lanes::timeline::Timeline;
 use super::model::apply::apply;
+use super::model::heading::{heading, Heading, EDITED_CAPTION};
 use super::model::keys::key_action;
 use super::model::selection::{Selection, Slot};
 use super::model::state::{Action, State};
@@ -92,17 +93,19 @@ pub fn App(props: &AppProps) -> Html {
         use_callback((), move |t: u64, _| d.dispatch(Action::SetPlayhead(t)))
     };
     let runs = use_memo(state.scenario.clone(), runs);
-    // What a person reads beside the timeline (the verdict banner, the narration, the playhead's
-    // reading) follows the run as it stood before a drag and catches up on the drop: mid-drag it
-    // would change on every frame and cost a re-render each time, and the banner, above the
-    // timeline, would move the lanes under the pointer as its list of violations grew or shrank.
-    // The timeline's own verdicts stay live.
-    let settled = use_mut_ref(|| runs.clone());
-    if state.drag.is_none() {
-        *settled.borrow_mut() = runs.clone();
-    }
-    let settled = settled.borrow().clone();
     let root = use_node_ref();
+    // The verdict, the playhead's reading and the narration follow the run live, mid-drag too.
+    // So that a verdict that grows or shrinks cannot move the lanes under the pointer, the
+    // verdict's slot keeps its height for the length of a drag (a longer verdict floats over
+    // the controls below it), and the playground keeps at least its height.
+    let verdict_slot = use_node_ref();
+    {
+        let (slot, root) = (verdict_slot.clone(), root.clone());
+        use_effect_with(state.drag.is_some(), move |&dragging| {
+            dom::hold_height(&slot, "height", dragging);
+            dom::hold_height(&root, "min-height", dragging);
+        });
+    }
 
     // Keys move the selected event; when that re-created its element, put the focus back.
     {
@@ -189,6 +192,8 @@ pub fn App(props: &AppProps) -> Html {
         (!*controls_open && !state.readonly && !props.compact).then_some("fp-folded")
     );
     let uid: AttrValue = format!("fp{}", props.uid).into();
+    // Like the hint, the heading above the timeline changes on the drop, not under the pointer.
+    let heading = use_memo(before.clone(), |s| heading(s));
     // The selected instance event, when its inspector shows: a refusal then shows beside it.
     let inspected = state
         .selection
@@ -206,9 +211,10 @@ pub fn App(props: &AppProps) -> Html {
     html! {
         <div {class} ref={root.clone()} {onkeydown} {ondragover} {ondrop} data-testid="playground">
             <div class="fp-head">
-                <h2 data-testid="title">{ state.scenario.name.clone() }</h2>
+                <h2 data-testid="title">{ heading.title() }</h2>
                 if !state.readonly {
-                    <Toolbar scenario={before.clone()} share={props.share} root={root.clone()} on_action={dispatch.clone()} />
+                    <Toolbar scenario={before.clone()} share={props.share} root={root.clone()} on_action={dispatch.clone()}
+                        history={(!props.compact).then_some((!state.undo.is_empty(), !state.redo.is_empty()))} />
                     <span class="fp-group">
                         <PresetPicker current={state.preset_id.clone().map(AttrValue::from)}
                             {on_pick} />
@@ -217,14 +223,16 @@ pub fn App(props: &AppProps) -> Html {
                     </span>
                 }
             </div>
-            <p class="fp-caption" data-testid="caption">{ state.scenario.caption.clone() }</p>
+            { caption(&heading) }
             if let Some(p) = state.problem.clone() {
                 <p class="fp-problem" role="alert"><span data-testid="problem">{ p }</span>
                     <button type="button" aria-label="Dismiss" data-testid="dismiss-problem"
                         onclick={dispatch.reform(|_| Action::Problem(None))}>{ "×" }</button>
                 </p>
             }
-            <Banner trace={settled.trace.clone()} ghost={settled.ghost.clone()} contrast={settled.contrast.clone()} />
+            <div class="fp-verdict-slot" ref={verdict_slot}>
+                <Banner trace={runs.trace.clone()} ghost={runs.ghost.clone()} contrast={runs.contrast.clone()} />
+            </div>
             // The selected client event's inspector takes the hint's line, one line high, so
             // selecting an event does not move the timeline; a refusal shows beside it (beside
             // the instance inspector, for an instance event).
@@ -254,8 +262,7 @@ pub fn App(props: &AppProps) -> Html {
                 <div class="fp-row">
                     <Settings lock={Rc::new(scenario.lock.clone())} fence_rule={scenario.storage.fence_rule}
                         clients={Rc::new(scenario.clients.iter().map(|c| c.name.clone()).collect::<Vec<_>>())}
-                        uid={uid.clone()} can_undo={!state.undo.is_empty()}
-                        can_redo={!state.redo.is_empty()} on_change={dispatch.clone()} />
+                        uid={uid.clone()} on_change={dispatch.clone()} />
                 </div>
                 if let Some(r) = &scenario.lock.redlock {
                     <div class="fp-row">
@@ -291,15 +298,34 @@ pub fn App(props: &AppProps) -> Html {
                 frozen_axis_ms={state.drag.as_ref().map(|d| d.axis_end_ms)}
                 dragging={state.drag.is_some()} readonly={state.readonly} tool={state.tool} width_px={state.width_px}
                 uid={uid} on_action={dispatch.clone()} instance_tool={state.instance_tool} collapsed={state.collapsed} />
-            <Readout trace={settled.trace.clone()} at_ms={state.playhead_ms} on_move={on_playhead} />
+            <Readout trace={runs.trace.clone()} at_ms={state.playhead_ms} on_move={on_playhead} />
             <p class="fp-keys">
                 <kbd>{"Tab"}</kbd>{" moves between events · "}<kbd>{"←"}</kbd><kbd>{"→"}</kbd>
                 {" move the focused event or pause edge (with "}<kbd>{"Shift"}</kbd>{": 10 ms) · "}
                 <kbd>{"↑"}</kbd><kbd>{"↓"}</kbd>{" change client · "}<kbd>{"Delete"}</kbd>{" removes · "}
                 <kbd>{"Ctrl+Z"}</kbd>{" / "}<kbd>{"Ctrl+Shift+Z"}</kbd>{" undo / redo · drag a palette button onto a lane, or double-click a lane, to add an event"}
             </p>
-            <Narration trace={settled.trace.clone()} />
+            <Narration trace={runs.trace.clone()} />
         </div>
+    }
+}
+
+/// The preset's caption, or, once the scenario is edited, a line that says so, with the
+/// preset's own words one click away.
+fn caption(h: &Heading) -> Html {
+    match h {
+        Heading::AsWritten { caption, .. } => {
+            html! { <p class="fp-caption" data-testid="caption">{ caption.clone() }</p> }
+        }
+        Heading::Edited { original, .. } => html! {
+            <div class="fp-caption fp-edited" data-testid="caption">
+                <p data-testid="edited">{ EDITED_CAPTION }</p>
+                <details>
+                    <summary>{ "The preset's description" }</summary>
+                    <p data-testid="original-caption">{ original.clone() }</p>
+                </details>
+            </div>
+        },
     }
 }
 

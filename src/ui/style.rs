@@ -57,7 +57,6 @@ pub const CSS: &str = concat!(
 .fp-root :focus-visible { outline: 2px solid var(--focus); outline-offset: 2px; }
 .fp-group { display: inline-flex; flex-wrap: wrap; gap: 6px; align-items: center; }
 .fp-group-name { color: var(--muted); font-size: 12px; text-transform: uppercase; letter-spacing: .04em; }
-.fp-tool[aria-pressed=true] { border-color: var(--accent); box-shadow: inset 0 0 0 1px var(--accent); }
 .fp-verdict { display: flex; flex-wrap: wrap; gap: 4px 18px; align-items: baseline; margin-top: 8px;
   padding: 6px 12px; border-radius: 8px; border: 2px solid var(--good); }
 .fp-verdict.unsafe { border-color: var(--bad); }
@@ -181,7 +180,34 @@ pub const CSS: &str = concat!(
 .fp-keys { color: var(--muted); font-size: 12px; margin-top: 6px; }
 .fp-keys kbd { font: 11px ui-monospace, monospace; border: 1px solid var(--line); border-radius: 4px; padding: 0 4px; }
 .fp-compact .fp-caption, .fp-compact .fp-narration, .fp-compact .fp-keys { display: none; }
-
+"#,
+    // The double-click tool is marked by a bar under it and named in words (.fp-dbl), unlike
+    // the focus ring, which goes all round. An edited preset's caption folds its original away.
+    // (These notes stay out of the string: it ships in the wasm.)
+    r#"
+.fp-tool[aria-pressed=true] { box-shadow: inset 0 -3px 0 var(--accent); }
+.fp-dbl { color: var(--muted); font-size: 12px; }
+.fp-dbl b { color: var(--fg); }
+.fp-edited details { margin-top: 2px; }
+.fp-edited summary { cursor: pointer; width: max-content; }
+"#,
+    // A client lane's event takes the pointer only on its hit areas (`lanes::hits`), which never
+    // overlap: not on its shape, label or ring, which may reach over a neighbour's.
+    r#".fp-ev > :not(.hit), .fp-handle > :not(.hit) { pointer-events: none; }
+"#,
+    // The timeline's lines (arrows, playhead, waits) are drawn under the lanes' labels, and
+    // every label sits on a halo of the background, so no line runs through text (see
+    // tests/e2e/drawing). The storage lane still draws a background of its own, which the
+    // backdrop has drawn already.
+    r#".fp-timeline text { paint-order: stroke; stroke: var(--bg); stroke-width: 3px; stroke-linejoin: round; }
+.fp-storage-lane > .fp-lane-bg { fill: none; }
+.fp-storage-lane > .fp-lane-sep { stroke: none; }
+"#,
+    // Mid-drag the verdict is live but its slot keeps its height (`dom::hold_height`): a longer
+    // verdict floats over the controls below instead of pushing the timeline down.
+    r#".fp-verdict-slot { display: flow-root; position: relative; }
+.fp-verdict-slot[data-held] > .fp-verdict { position: absolute; top: 0; left: 0; right: 0; z-index: 2;
+  background: var(--bg); }
 /* ---- Narrow screens and touch (phones) ----------------------------------------------------
    Below 600 px the timeline comes first: the verdict, the hint, the timeline and the playhead,
    then the controls, folded under one button (the app puts `fp-folded` on the root until it is
@@ -193,7 +219,7 @@ pub const CSS: &str = concat!(
   .fp-root > * { order: 3; }
   .fp-root > .fp-head { order: 0; }
   .fp-root > .fp-problem { order: 1; }
-  .fp-root > .fp-verdict { order: 2; }
+  .fp-root > .fp-verdict-slot { order: 2; }
   .fp-root > .fp-timeline-box { order: 4; }
   .fp-root > .fp-inspector-row { order: 5; }
   .fp-root > .fp-readout { order: 6; }

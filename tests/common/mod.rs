@@ -33,8 +33,11 @@ pub fn text(root: &Element, testid: &str) -> String {
     get(root, testid).text_content().unwrap_or_default()
 }
 
+/// The centre of what a person grabs: the element's first hit area if it has one (a marker's
+/// label may lie far from the marker, after the line of a wait), else the element.
 pub fn centre(el: &Element) -> (f64, f64) {
-    let r = el.get_bounding_client_rect();
+    let hit = el.query_selector(":scope > .hit").ok().flatten();
+    let r = hit.as_ref().unwrap_or(el).get_bounding_client_rect();
     (r.left() + r.width() / 2.0, r.top() + r.height() / 2.0)
 }
 

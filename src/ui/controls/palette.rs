@@ -1,7 +1,7 @@
 //! The palette: one button per kind of event. A click adds that event to the selected event's
 //! client (or the first client) at the playhead, and makes it the kind a double-click on a
-//! lane adds. A button can also be dragged onto a client's lane: the timeline adds the event
-//! where it is dropped (see `TOOL_DRAG_TYPE`).
+//! lane adds (the words beside the buttons say which). A button can also be dragged onto a
+//! client's lane: the timeline adds the event where it is dropped (see `TOOL_DRAG_TYPE`).
 
 use crate::ui::model::selection::EventRef;
 use crate::ui::model::state::Action;
@@ -47,6 +47,11 @@ pub fn Palette(props: &PaletteProps) -> Html {
             }) }
             <button type="button" onclick={props.on_add.reform(|_: MouseEvent| Action::AddClient)}
                 data-testid="add-client">{ "+ client" }</button>
+            // The pressed button is the double-click tool: say so in words, so its mark is not
+            // mistaken for the keyboard focus.
+            <span class="fp-dbl" data-testid="double-click-tool">
+                { "Double-click a client lane adds: " }<b>{ props.tool.label() }</b>
+            </span>
         </div>
     }
 }

@@ -86,6 +86,9 @@ pub fn InstancePalette(props: &InstancePaletteProps) -> Html {
                     </button>
                 }
             }) }
+            <span class="fp-dbl" data-testid="double-click-itool">
+                { "Double-click an instance lane adds: " }<b>{ props.tool.label() }</b>
+            </span>
             <label>
                 <input type="checkbox" checked={monotonic} onchange={on_monotonic} data-testid="instance-monotonic" />
                 { "monotonic clock" }

@@ -1,5 +1,5 @@
 //! The settings: the storage's fence rule, the TTL, the first fence, the watchdog, the client
-//! list, and undo/redo buttons. Each change is one undoable edit.
+//! list (undo and redo are in the toolbar). Each change is one undoable edit.
 
 use crate::sim::scenario::LockSettings;
 use crate::sim::FenceRule;
@@ -15,8 +15,6 @@ pub struct SettingsProps {
     pub clients: Rc<Vec<String>>,
     /// Makes the radio group's name unique on the page.
     pub uid: AttrValue,
-    pub can_undo: bool,
-    pub can_redo: bool,
     pub on_change: Callback<Action>,
 }
 
@@ -94,8 +92,6 @@ pub fn Settings(props: &SettingsProps) -> Html {
                     </button>
                 }) }
             </span>
-            <button type="button" disabled={!props.can_undo} onclick={on.reform(|_: MouseEvent| Action::Undo)} data-testid="undo">{ "↶ Undo" }</button>
-            <button type="button" disabled={!props.can_redo} onclick={on.reform(|_: MouseEvent| Action::Redo)} data-testid="redo">{ "↷ Redo" }</button>
         </div>
     }
 }

@@ -1,4 +1,4 @@
-//! The sharing toolbar: copy a link, export and import the scenario as JSON, export the
+//! The toolbar: undo and redo, copy a link, export and import the scenario as JSON, export the
 //! timeline as SVG or PNG. Hidden in read-only views. What a file or link means is decided in
 //! `persist`; the files themselves are made in `export` and `raster`.
 
@@ -46,6 +46,10 @@ pub struct ToolbarProps {
     /// The playground's root element, for finding the timeline to export.
     pub root: NodeRef,
     pub on_action: Callback<Action>,
+    /// Whether undo and redo have a step to take, when the toolbar shows them (it does
+    /// wherever the settings show: the full playground, not a compact embed).
+    #[prop_or_default]
+    pub history: Option<(bool, bool)>,
 }
 
 /// The outcome of the last "Copy link", for the link it copied.
@@ -194,7 +198,15 @@ pub fn Toolbar(props: &ToolbarProps) -> Html {
     };
 
     html! {
-        <div class="fp-toolbar" role="toolbar" aria-label="Share and export" data-testid="toolbar">
+        <div class="fp-toolbar" role="toolbar" aria-label="Undo, share and export" data-testid="toolbar">
+            // Here rather than at the end of the settings, where a third client pushed "Redo"
+            // onto a row of its own: this row's length does not depend on the scenario.
+            if let Some((can_undo, can_redo)) = props.history {
+                <button type="button" disabled={!can_undo} data-testid="undo"
+                    onclick={props.on_action.reform(|_: MouseEvent| Action::Undo)}>{ "↶ Undo" }</button>
+                <button type="button" disabled={!can_redo} data-testid="redo"
+                    onclick={props.on_action.reform(|_: MouseEvent| Action::Redo)}>{ "↷ Redo" }</button>
+            }
             if props.share {
                 <button type="button" onclick={copy_link} data-testid="copy-link">{ "Copy link" }</button>
             }

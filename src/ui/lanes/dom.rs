@@ -1,5 +1,6 @@
 //! The few places the view touches the DOM directly: a per-mount id for SVG `<defs>`, the
-//! pointer's position in SVG coordinates, and which event part a focused element stands for.
+//! pointer's position in SVG coordinates, which event part a focused element stands for, and
+//! the heights held for the length of a drag.
 
 use super::geometry::{svg_x, svg_y, Layout};
 use crate::ui::model::item::Part;
@@ -53,4 +54,27 @@ pub fn grab(e: &web_sys::Event) -> Option<(Element, DragTarget)> {
     let el = target_element(e)?.closest("[data-ev], [data-iev]").ok()??;
     let (r, part) = item_part(&el)?;
     Some((el, DragTarget::Item(r, part)))
+}
+
+/// While `on`, keeps the element's `property` (`height`, `min-height`) at the height it has
+/// now and marks it `data-held` for the style sheet; otherwise lets it size itself again. Set
+/// through the CSS object model, which a CSP without `'unsafe-inline'` styles allows.
+pub fn hold_height(node: &NodeRef, property: &str, on: bool) {
+    let Some(el) = node.cast::<web_sys::HtmlElement>() else {
+        return;
+    };
+    let style = el.style();
+    if on {
+        // The exact height, to a hundredth of a pixel: a rounded one moved the lanes by part of
+        // a pixel. Written with integers, which keeps float formatting out of the wasm.
+        let centi = (el.get_bounding_client_rect().height() * 100.0)
+            .round()
+            .max(0.0) as u64;
+        let height = format!("{}.{:02}px", centi / 100, centi % 100);
+        let _ = style.set_property(property, &height);
+        let _ = el.set_attribute("data-held", "");
+    } else {
+        let _ = style.remove_property(property);
+        let _ = el.remove_attribute("data-held");
+    }
 }

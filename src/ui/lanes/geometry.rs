@@ -354,6 +354,84 @@ pub fn place_rows(spans: &[(i32, i32)], rows: usize) -> Vec<usize> {
         .collect()
 }
 
+/// The indices of `keys` in ascending order of key, ties by index. An insertion sort: a lane
+/// holds a few dozen parts at most, and the standard library's sorts would each add kilobytes
+/// to the wasm for every type they are used with.
+pub fn order_of(keys: &[i64]) -> Vec<usize> {
+    let mut order: Vec<usize> = Vec::with_capacity(keys.len());
+    for i in 0..keys.len() {
+        let at = order.partition_point(|&j| keys[j] <= keys[i]);
+        order.insert(at, i);
+    }
+    order
+}
+
+/// Hit intervals `[left, right)` for parts centred at `xs` (in any order, answered in the same
+/// order): each reaches `half_px` either side, and two parts closer than that split the gap at
+/// its midpoint, so no two intervals overlap and a pointer always grabs the nearer part. (B's
+/// acquire at 31 ms and its debit at 32 ms shared eight pixels; the debit, drawn later, won
+/// them, and a drag meant for the acquire moved the debit.)
+pub fn split_hits(xs: &[i32], half_px: i32) -> Vec<(i32, i32)> {
+    let keys: Vec<i64> = xs.iter().map(|&x| i64::from(x)).collect();
+    let order = order_of(&keys);
+    let mid = |a: i32, b: i32| a + (b - a + 1) / 2;
+    let mut hits = vec![(0, 0); xs.len()];
+    for (k, &i) in order.iter().enumerate() {
+        let x = xs[i];
+        let left = match k.checked_sub(1) {
+            Some(p) => (x - half_px).max(mid(xs[order[p]], x)),
+            None => x - half_px,
+        };
+        let right = match order.get(k + 1) {
+            Some(&n) => (x + half_px).min(mid(x, xs[n])),
+            None => x + half_px,
+        };
+        hits[i] = (left, right.max(left));
+    }
+    hits
+}
+
+/// What is left of `span` once every interval of `taken` is removed: its free pieces, in order.
+pub fn free_pieces(span: (i32, i32), taken: &[(i32, i32)]) -> Vec<(i32, i32)> {
+    let cuts: Vec<(i32, i32)> = taken
+        .iter()
+        .copied()
+        .filter(|&(l, r)| l < r && l < span.1 && r > span.0)
+        .collect();
+    let mut pieces = Vec::new();
+    let mut from = span.0;
+    let starts: Vec<i64> = cuts.iter().map(|c| i64::from(c.0)).collect();
+    for i in order_of(&starts) {
+        let (l, r) = cuts[i];
+        if l > from {
+            pieces.push((from, l.min(span.1)));
+        }
+        from = from.max(r);
+    }
+    if from < span.1 {
+        pieces.push((from, span.1));
+    }
+    pieces
+}
+
+/// An interval of x, `[left, right)`.
+pub type Span = (i32, i32);
+
+/// The hit areas of one row of a lane, none overlapping another: `points` are handles or
+/// markers centred at an x (split as `split_hits` does), `spans` are bars (a pause's body)
+/// that take what the points leave, the later of two overlapping bars (drawn on top) first.
+pub fn row_hits(points: &[i32], half_px: i32, spans: &[(i32, i32)]) -> (Vec<Span>, Vec<Vec<Span>>) {
+    let point_hits = split_hits(points, half_px);
+    let mut taken = point_hits.clone();
+    let mut span_hits = vec![Vec::new(); spans.len()];
+    for (i, &span) in spans.iter().enumerate().rev() {
+        let pieces = free_pieces(span, &taken);
+        taken.extend_from_slice(&pieces);
+        span_hits[i] = pieces;
+    }
+    (point_hits, span_hits)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -579,5 +657,71 @@ mod tests {
         assert_eq!(fit_label(1200, 100, 96, 1256), 1156);
         assert_eq!(fit_label(20, 100, 96, 1256), 96);
         assert_eq!(text_width_px("33 ≤ 34"), 49);
+    }
+
+    #[test]
+    fn close_markers_split_the_gap_and_far_ones_keep_their_size() {
+        // B's acquire at 31 ms and its debit at 32 ms, 14 px apart: 7 px each way.
+        assert_eq!(split_hits(&[500, 514], 10), [(490, 507), (507, 524)]);
+        assert_eq!(split_hits(&[514, 500], 10), [(507, 524), (490, 507)]);
+        assert_eq!(split_hits(&[100, 300], 10), [(90, 110), (290, 310)]);
+        // Two at one instant each keep a half; a third between them keeps nothing.
+        assert_eq!(split_hits(&[50, 50], 8), [(42, 50), (50, 58)]);
+        assert_eq!(split_hits(&[50, 50, 50], 8), [(42, 50), (50, 50), (50, 58)]);
+    }
+
+    #[test]
+    fn order_of_sorts_by_key_and_keeps_ties_in_order() {
+        assert_eq!(order_of(&[5, 1, 5, 0, 1]), [3, 1, 4, 0, 2]);
+        assert!(order_of(&[]).is_empty());
+    }
+
+    #[test]
+    fn a_bar_takes_what_its_handles_leave() {
+        // A pause from 100 to 300 px with handles at both ends and a debit arriving inside.
+        let (points, spans) = row_hits(&[100, 300, 200], 8, &[(100, 300)]);
+        assert_eq!(points, [(92, 108), (292, 308), (192, 208)]);
+        assert_eq!(spans, [vec![(108, 192), (208, 292)]]);
+        // Two overlapping bars: the later one (on top) keeps the overlap.
+        let (_, spans) = row_hits(&[], 8, &[(0, 100), (50, 150)]);
+        assert_eq!(spans, [vec![(0, 50)], vec![(50, 150)]]);
+        assert_eq!(free_pieces((0, 10), &[(20, 30)]), [(0, 10)]);
+        assert_eq!(free_pieces((0, 10), &[(-5, 30)]), []);
+    }
+
+    #[test]
+    fn no_two_hit_areas_of_a_row_overlap() {
+        // Deterministic pseudo-random rows: points anywhere, bars of any length.
+        let mut seed: u64 = 0x9e37_79b9_7f4a_7c15;
+        let mut next = |n: i32| {
+            seed ^= seed << 13;
+            seed ^= seed >> 7;
+            seed ^= seed << 17;
+            (seed % n as u64) as i32
+        };
+        for _ in 0..500 {
+            let points: Vec<i32> = (0..next(8)).map(|_| next(300)).collect();
+            let spans: Vec<(i32, i32)> = (0..next(4))
+                .map(|_| {
+                    let a = next(300);
+                    (a, a + 1 + next(120))
+                })
+                .collect();
+            let (p, s) = row_hits(&points, 8, &spans);
+            let mut all: Vec<(i32, i32)> = p.iter().copied().filter(|h| h.0 < h.1).collect();
+            for (pieces, span) in s.iter().zip(&spans) {
+                for &piece in pieces {
+                    assert!(span.0 <= piece.0 && piece.1 <= span.1 && piece.0 < piece.1);
+                    all.push(piece);
+                }
+            }
+            all.sort_unstable();
+            for w in all.windows(2) {
+                assert!(w[0].1 <= w[1].0, "{w:?} overlap in {points:?} {spans:?}");
+            }
+            for (h, &x) in p.iter().zip(&points) {
+                assert!(h.0 <= x && x <= h.1, "{h:?} misses its centre {x}");
+            }
+        }
     }
 }

@@ -5,10 +5,12 @@
 
 use super::describe::{aria_label, badge_step, event_label, mark};
 use super::geometry::{
-    fit_label, place_rows, small_text_width_px, text_width_px, LaneKind, Layout,
+    fit_label, order_of, place_rows, small_text_width_px, text_width_px, LaneKind, Layout,
 };
+use super::hits::{client_hits, rects_of, Rect, MARK_Y, PAUSE_H, PAUSE_Y};
 use crate::sim::trace::{BeliefSpan, Step};
 use crate::sim::{Event, ReleaseKind, Scenario, Trace};
+use crate::ui::model::item::Part;
 use std::rc::Rc;
 use yew::prelude::*;
 
@@ -49,9 +51,6 @@ impl PartialEq for ClientLaneProps {
 
 const BELIEF_Y: i32 = 4;
 const BELIEF_H: i32 = 14;
-const MARK_Y: i32 = 31;
-const PAUSE_Y: i32 = 45;
-const PAUSE_H: i32 = 18;
 const BADGE_Y: [i32; 2] = [80, 95];
 
 /// A marker's outline, centred on the origin: never colour alone, each kind has a shape.
@@ -101,8 +100,8 @@ pub fn ClientLane(props: &ClientLaneProps) -> Html {
     let t = props.trace.steps.as_slice();
     let colour = format!("fp-c{}", c % 6);
     let events = &client.events;
-    let mut order: Vec<usize> = (0..events.len()).collect();
-    order.sort_by_key(|&i| (events[i].at_ms(), i));
+    let starts: Vec<i64> = events.iter().map(|e| e.at_ms() as i64).collect();
+    let order = order_of(&starts);
 
     // Where each point marker sits, to know how much room its label has.
     let points: Vec<(usize, i32)> = order
@@ -110,6 +109,20 @@ pub fn ClientLane(props: &ClientLaneProps) -> Html {
         .filter(|&&i| !matches!(events[i], Event::Pause { .. }))
         .map(|&i| (i, l.axis.x(events[i].at_ms())))
         .collect();
+
+    // Where each part is grabbed: the only elements of the lane that take the pointer.
+    let hits = client_hits(l, top, events, !props.readonly);
+    let hit_rects = |i: usize, part: Part, (dx, dy): (i32, i32)| -> Html {
+        rects_of(&hits, i, part)
+            .iter()
+            .map(|r: &Rect| {
+                html! {
+                    <rect class="hit" x={(r.x - dx).to_string()} y={(r.y - dy).to_string()}
+                        width={r.w.to_string()} height={r.h.to_string()} />
+                }
+            })
+            .collect()
+    };
 
     let beliefs = props.trace.beliefs.iter().filter(|b| b.client == c).enumerate().map(|(i, b)| {
         let x0 = l.axis.x(b.start_ms);
@@ -164,7 +177,7 @@ pub fn ClientLane(props: &ClientLaneProps) -> Html {
                         aria-valuemin="0" aria-valuemax={l.axis.end_ms.to_string()} aria-valuenow={at.to_string()}
                         aria-valuetext={format!("{at} ms")}
                         data-testid={format!("pause-{name}-{i}-{part}")}>
-                        <rect class="hit" x={(hx - 8).to_string()} y={(y - 7).to_string()} width="16" height={(PAUSE_H + 14).to_string()} />
+                        { hit_rects(i, if part == "start" { Part::Start } else { Part::End }, (0, 0)) }
                         <rect class="ring" x={(hx - 6).to_string()} y={(y - 5).to_string()} width="12" height={(PAUSE_H + 10).to_string()} rx="3" />
                         <rect class="grip" x={(hx - 3).to_string()} y={(y - 3).to_string()} width="6" height={(PAUSE_H + 6).to_string()} rx="2" />
                     </g>
@@ -174,6 +187,7 @@ pub fn ClientLane(props: &ClientLaneProps) -> Html {
                         <g class={classes!("fp-ev", "fp-pause", colour.clone(), selected.then_some("selected"))}
                             data-ev={ev_attr.clone()} data-part="body" tabindex="0" role="button"
                             aria-label={aria} data-testid={format!("pause-{name}-{i}")}>
+                            { hit_rects(i, Part::Body, (0, 0)) }
                             <rect class="ring" x={(x - 3).to_string()} y={(y - 3).to_string()} width={(x1 - x + 6).to_string()}
                                 height={(PAUSE_H + 6).to_string()} rx="4" />
                             <rect class="bar" x={x.to_string()} y={y.to_string()} width={(x1 - x).to_string()}
@@ -197,9 +211,12 @@ pub fn ClientLane(props: &ClientLaneProps) -> Html {
                     .nth(1)
                     .map_or(l.axis.right_px + 40, |(_, nx)| *nx);
                 let label = event_label(e);
-                let show_label = small_text_width_px(&label) + 14 < next_x - x;
                 let ran = ran_at(t, c, i, e.at_ms());
                 let x_ran = l.axis.x(ran);
+                // An event that waited (its client was paused) has a dotted line to when it
+                // ran; its label goes after that line, not over it.
+                let label_dx = if x_ran > x + 8 { x_ran - x + 6 } else { 11 };
+                let show_label = small_text_width_px(&label) + label_dx + 3 < next_x - x;
                 let flight = match e {
                     Event::Debit { delay_ms, .. } if *delay_ms > 0 => Some(l.axis.x(e.end_ms())),
                     _ => None,
@@ -219,11 +236,11 @@ pub fn ClientLane(props: &ClientLaneProps) -> Html {
                             data-ev={ev_attr.clone()} data-part="body" tabindex="0" role="button"
                             aria-label={aria} data-testid={format!("event-{name}-{i}")}
                             transform={format!("translate({x},{y})")}>
-                            <rect class="hit" x="-10" y="-11" width="20" height="22" />
+                            { hit_rects(i, Part::Body, (x, y)) }
                             <rect class="ring" x="-11" y="-11" width="22" height="22" rx="4" />
                             <path class="shape" d={shape(e)} />
                             if show_label {
-                                <text class="small muted" x="11" y="4">{ label }</text>
+                                <text class="small muted" x={label_dx.to_string()} y="4">{ label }</text>
                             }
                         </g>
                         if let (Some(fx), false) = (flight, props.readonly) {
@@ -233,7 +250,7 @@ pub fn ClientLane(props: &ClientLaneProps) -> Html {
                                 aria-valuemax={l.axis.end_ms.to_string()} aria-valuenow={e.end_ms().to_string()}
                                 aria-valuetext={format!("{} ms", e.end_ms())}
                                 data-testid={format!("debit-{name}-{i}-end")}>
-                                <rect class="hit" x={(fx - 8).to_string()} y={(y + 2).to_string()} width="16" height="16" />
+                                { hit_rects(i, Part::End, (0, 0)) }
                                 <rect class="ring" x={(fx - 7).to_string()} y={(y + 3).to_string()} width="14" height="14" rx="3" />
                                 <circle class="grip" cx={fx.to_string()} cy={(y + 10).to_string()} r="4" />
                             </g>
@@ -268,9 +285,6 @@ pub fn ClientLane(props: &ClientLaneProps) -> Html {
 
     html! {
         <g class="fp-lane fp-client-lane" data-testid={format!("lane-{name}")} data-lane={c.to_string()}>
-            <rect class={classes!("fp-lane-bg", (c % 2 == 1).then_some("alt"))} x="0" y={top.to_string()}
-                width={l.width_px.to_string()} height={lane.height_px.to_string()} />
-            <line class="fp-lane-sep" x1="0" x2={l.width_px.to_string()} y1={top.to_string()} y2={top.to_string()} />
             <g class={colour.clone()}>
                 <circle class="fp-swatch" cx="16" cy={(top + 24).to_string()} r="6" />
             </g>

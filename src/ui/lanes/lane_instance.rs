@@ -179,9 +179,6 @@ pub fn InstanceLane(props: &InstanceLaneProps) -> Html {
 
     html! {
         <g class="fp-lane fp-instance-lane" data-testid={format!("instance-{name}")} data-instance={i.to_string()}>
-            <rect class={classes!("fp-lane-bg", (i % 2 == 0).then_some("alt"))} x="0" y={top.to_string()}
-                width={l.width_px.to_string()} height={lane.height_px.to_string()} />
-            <line class="fp-lane-sep" x1="0" x2={l.width_px.to_string()} y1={top.to_string()} y2={top.to_string()} />
             <text class="lane-name" x="10" y={(top + 19).to_string()}>{ name.to_string() }</text>
             <text class="muted small" x="10" y={(top + 36).to_string()} data-testid={format!("clock-{name}")}>
                 { clock_text(inst, props.playhead_ms) }

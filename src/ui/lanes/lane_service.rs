@@ -45,9 +45,6 @@ pub fn ServiceLane(props: &ServiceLaneProps) -> Html {
     let mark_y = top + 46;
     html! {
         <g class="fp-lane fp-lock-lane" data-testid="lane-lock">
-            <rect class="fp-lane-bg alt" x="0" y={top.to_string()} width={l.width_px.to_string()}
-                height={lane.height_px.to_string()} />
-            <line class="fp-lane-sep" x1="0" x2={l.width_px.to_string()} y1={top.to_string()} y2={top.to_string()} />
             <text class="lane-name" x="10" y={(top + 24).to_string()}>{ "lock" }</text>
             <text class="muted small" x="10" y={(top + 40).to_string()}>{ format!("{n} instances,") }</text>
             <text class="muted small" x="10" y={(top + 54).to_string()}>{ format!("{} needed", t.majority) }</text>

@@ -1,16 +1,20 @@
 //! The timeline and its lanes: the lock service, one lane per client, the storage, the message
-//! arrows, the attempts and the playhead. `geometry` (time ↔ pixels, lane layout), `describe`
+//! arrows, the attempts and the playhead. `geometry` (time ↔ pixels, lane layout), `hits` (where
+//! each draggable part is grabbed), `describe`
 //! (words and playhead readings taken from the trace) and `redlock_view` are pure and tested
 //! natively; the components exist only on wasm32.
 
 pub mod describe;
 pub mod geometry;
+pub mod hits;
 pub mod redlock_view;
 
 #[cfg(target_arch = "wasm32")]
 mod attempts;
 #[cfg(target_arch = "wasm32")]
 mod axis;
+#[cfg(target_arch = "wasm32")]
+mod backdrop;
 #[cfg(target_arch = "wasm32")]
 pub(super) mod dom;
 #[cfg(target_arch = "wasm32")]

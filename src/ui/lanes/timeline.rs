@@ -7,6 +7,7 @@
 
 use super::attempts::Attempts;
 use super::axis::Axis;
+use super::backdrop::backdrop;
 use super::dom;
 use super::geometry::{axis_end_ms, centre_ms, scroll_to_centre, Layout, Zoom, HEADER_PX};
 use super::lane_client::ClientLane;
@@ -352,6 +353,12 @@ pub fn Timeline(props: &TimelineProps) -> Html {
                     </marker>
                 </defs>
                 <Axis layout={layout.clone()} />
+                // Backgrounds first, then the lines that cross lanes (arrows, playhead), then the
+                // lanes: every label is drawn over the lines, on a halo of the background, so no
+                // line runs through text.
+                { backdrop(&layout) }
+                <Messages trace={props.trace.clone()} layout={layout.clone()} uid={uid.clone()} />
+                <Playhead layout={layout.clone()} at_ms={props.playhead_ms} />
                 <LockService scenario={props.scenario.clone()} trace={props.trace.clone()} layout={layout.clone()}
                     playhead_ms={props.playhead_ms} selected={props.selection.instance()} readonly={props.readonly}
                     uid={uid.clone()} />
@@ -363,8 +370,6 @@ pub fn Timeline(props: &TimelineProps) -> Html {
                 <Attempts trace={props.trace.clone()} layout={layout.clone()} />
                 <StorageLane trace={props.trace.clone()} layout={layout.clone()} ghost={false} contrast={props.contrast.clone()} />
                 <StorageLane trace={props.ghost.clone()} layout={layout.clone()} ghost={true} contrast={props.contrast.clone()} />
-                <Messages trace={props.trace.clone()} layout={layout.clone()} uid={uid.clone()} />
-                <Playhead layout={layout.clone()} at_ms={props.playhead_ms} />
             </svg>
         </div>
         </div>

@@ -4,6 +4,7 @@
 
 use super::drag;
 use super::fields::Field;
+use super::heading::preset_of;
 use super::history::{commit, edit, push_undo, travel};
 use super::item::{LaneItem, Part};
 use super::selection::{
@@ -11,7 +12,7 @@ use super::selection::{
 };
 use super::service::apply_service;
 use super::state::{Action, State, MAX_TTL_MS};
-use crate::sim::presets::{matching_preset, preset};
+use crate::sim::presets::preset;
 use crate::sim::scenario::{Client, MAX_CLIENTS, MAX_TIME_MS};
 
 /// The next state. Never panics: actions naming events or clients that do not exist change
@@ -167,7 +168,7 @@ pub fn apply(state: &State, action: Action) -> State {
         }
         Action::LoadScenario(s) => match s.validate() {
             Ok(()) => {
-                next.preset_id = matching_preset(&s).map(str::to_string);
+                next.preset_id = preset_of(&s).map(str::to_string);
                 commit(&mut next, *s);
                 next.playhead_ms = next.scenario.end_ms / 2;
                 next.selection = Selection::None;
@@ -180,8 +181,10 @@ pub fn apply(state: &State, action: Action) -> State {
         Action::SetCollapsed(on) => next.collapsed = on,
         Action::SetPlayhead(t) => next.playhead_ms = t.min(MAX_TIME_MS),
         Action::Resize(w) => next.width_px = w.clamp(240, 4096),
-        Action::Undo => travel(&mut next, true),
-        Action::Redo => travel(&mut next, false),
+        Action::Undo | Action::Redo => {
+            travel(&mut next, action == Action::Undo);
+            next.preset_id = preset_of(&next.scenario).map(str::to_string);
+        }
     }
     // Never a selection of an event that does not exist (one named by nonsense, or gone
     // after an undo).

@@ -4,12 +4,14 @@
 //! trait both implement, `selection` addresses either and says what is selected, and `drag`,
 //! `keys` and `apply` are written once for both. Imports run one way: `fields` → `item` →
 //! `selection` → `state` (with `tools`) → `history` → `drag`, `keys`, `service` → `apply` →
-//! `persist`.
+//! `persist`. `heading` reads only the scenario and the presets; `apply` asks it which preset the
+//! picker shows.
 
 pub mod apply;
 pub mod client_event;
 pub mod drag;
 pub mod fields;
+pub mod heading;
 pub mod history;
 pub mod instance_event;
 pub mod item;

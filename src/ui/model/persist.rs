@@ -3,9 +3,9 @@
 //! here, as plain functions of text, so a bad link or corrupt saved data is tested natively and
 //! always ends in a working state with a notice, never a blank page.
 
+use super::heading::preset_of;
 use super::state::{Action, State};
 use crate::link;
-use crate::sim::presets::matching_preset;
 use crate::sim::Scenario;
 use crate::ui::{initial_state, MountOptions};
 
@@ -42,7 +42,7 @@ pub fn startup(
 }
 
 fn loaded(s: Scenario, readonly: bool) -> State {
-    let id = matching_preset(&s).map(str::to_string);
+    let id = preset_of(&s).map(str::to_string);
     State::new(s, id, readonly)
 }
 
@@ -116,6 +116,11 @@ mod tests {
         let saved = preset("contract-1-nx").unwrap().to_json();
         let s = startup(&page(), Some(&hash_for(&edited())), Some(&saved)).unwrap();
         assert_eq!(s.scenario, edited());
+        // An edited preset: the picker names the preset it was edited from, as the title does.
+        assert_eq!(s.preset_id.as_deref(), Some("bare-del"));
+        let mut own = edited();
+        own.name = "Ours".into();
+        let s = startup(&page(), Some(&hash_for(&own)), Some(&saved)).unwrap();
         assert_eq!(s.preset_id, None);
         assert_eq!(s.problem, None);
         let s = startup(&page(), Some("#"), Some(&saved)).unwrap();

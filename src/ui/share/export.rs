@@ -13,13 +13,16 @@ const SVG_NS: &str = "http://www.w3.org/2000/svg";
 
 /// The properties that decide how the timeline looks; the inherited ones are written only where
 /// they differ from the parent's, which keeps the file small.
-const PROPS: [(&str, bool); 12] = [
+const PROPS: [(&str, bool); 14] = [
     ("fill", true),
     ("fill-opacity", true),
     ("stroke", true),
     ("stroke-width", true),
     ("stroke-dasharray", true),
     ("stroke-opacity", true),
+    // A label's halo is a stroke painted under its fill.
+    ("paint-order", true),
+    ("stroke-linejoin", true),
     ("font-family", true),
     ("font-size", true),
     ("font-weight", true),

@@ -50,12 +50,26 @@ pub struct ClockSpec {
     pub monotonic: bool,
 }
 
-/// A clock ready to read: the spec plus jumps sorted by instant.
+/// A clock ready to read: the spec plus jumps sorted by instant, with what makes a reading a
+/// binary search instead of a walk over every jump (a reading is asked for at every step, and
+/// a scenario may carry many thousands of jumps).
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct Clock {
     offset_ms: i64,
     drift_ppm: i64,
     jumps: Vec<ClockJump>,
+    /// `moved[k]`: the sum of `by_ms` over `jumps[..k]`, as if each had finished.
+    moved: Vec<i64>,
+    /// `done_by[k]`: the latest instant at which one of `jumps[..=k]` finishes (slews last).
+    done_by: Vec<u64>,
+    /// Every instant where the reading may stop growing linearly (a jump, a slew's start or
+    /// end), sorted and without repeats: the segments `first_reaching` solves one at a time.
+    cuts: Vec<u64>,
+    /// The larger reading at the two ends of each whole segment `[cuts[k], cuts[k + 1])`, as a
+    /// max tree (node 1 the root, the leaves from `leaves` on), so that a search skips at once
+    /// every run of segments that stays below its target.
+    seg_max: Vec<i64>,
+    leaves: usize,
 }
 
 impl Clock {
@@ -66,11 +80,46 @@ impl Clock {
             jumps.clear();
         }
         jumps.sort_by_key(|j| j.at_ms);
-        Clock {
+        let mut moved = Vec::with_capacity(jumps.len() + 1);
+        let mut done_by = Vec::with_capacity(jumps.len());
+        let (mut sum, mut latest) = (0i64, 0u64);
+        moved.push(0);
+        for j in &jumps {
+            sum = sum.saturating_add(j.by_ms);
+            latest = latest.max(j.at_ms.saturating_add(j.over_ms));
+            moved.push(sum);
+            done_by.push(latest);
+        }
+        let mut cuts: Vec<u64> = jumps
+            .iter()
+            .flat_map(|j| [j.at_ms, j.at_ms.saturating_add(j.over_ms)])
+            .collect();
+        cuts.sort_unstable();
+        cuts.dedup();
+        let mut clock = Clock {
             offset_ms: spec.offset_ms,
             drift_ppm: spec.drift_ppm,
             jumps,
+            moved,
+            done_by,
+            cuts,
+            seg_max: Vec::new(),
+            leaves: 0,
+        };
+        let ends: Vec<i64> = clock
+            .cuts
+            .windows(2)
+            .map(|w| clock.local(w[0]).max(clock.local(w[1] - 1)))
+            .collect();
+        let leaves = ends.len().next_power_of_two();
+        let mut tree = vec![i64::MIN; 2 * leaves];
+        tree[leaves..leaves + ends.len()].copy_from_slice(&ends);
+        for n in (1..leaves).rev() {
+            tree[n] = tree[2 * n].max(tree[2 * n + 1]);
         }
+        clock.seg_max = tree;
+        clock.leaves = leaves;
+        clock
     }
 
     /// A clock that reads true time.
@@ -81,54 +130,104 @@ impl Clock {
     /// The local reading at true time `t_ms`. A jump at `t` is already applied at `t`.
     pub fn local(&self, t_ms: u64) -> i64 {
         let t = t_ms as i64;
-        let jumped: i64 = self
-            .jumps
-            .iter()
-            .take_while(|j| j.at_ms <= t_ms)
-            .map(|j| j.applied(t_ms))
-            .sum();
+        // Every jump up to `t` as if finished, then the slews still running at `t` put back
+        // to how far they have come: walking back only while one of them may still run.
+        let k = self.jumps.partition_point(|j| j.at_ms <= t_ms);
+        let mut jumped = self.moved.get(k).copied().unwrap_or(0);
+        for i in (0..k).rev() {
+            if self.done_by[i] <= t_ms {
+                break;
+            }
+            let j = &self.jumps[i];
+            jumped += j.applied(t_ms) - j.by_ms;
+        }
         t + self.offset_ms + (self.drift_ppm * t).div_euclid(PPM) + jumped
     }
 
     /// The first true instant at or after `from_ms` when the local reading is at least
     /// `target`, or `None` if that never happens before `limit_ms`. Between jumps the
     /// reading grows linearly (drift is bounded above -100%), so each segment is solved
-    /// directly instead of stepping millisecond by millisecond.
+    /// directly instead of stepping millisecond by millisecond, and the whole segments that
+    /// end below the target on both sides are skipped together.
     pub fn first_reaching(&self, target: i64, from_ms: u64, limit_ms: u64) -> Option<u64> {
-        let mut seg_start = from_ms;
-        let mut cuts: Vec<u64> = self
-            .jumps
-            .iter()
-            .flat_map(|j| [j.at_ms, j.at_ms.saturating_add(j.over_ms)])
-            .filter(|&at| at > from_ms)
-            .collect();
-        cuts.sort_unstable();
-        cuts.dedup();
-        let boundaries = cuts
-            .into_iter()
-            .chain(std::iter::once(limit_ms.saturating_add(1)));
-        for seg_end in boundaries {
-            if seg_start > limit_ms {
-                return None;
-            }
-            if self.local(seg_start) >= target {
-                return Some(seg_start);
-            }
-            // Inside [seg_start, seg_end) the reading is monotone, so bisect for the first hit.
-            let last = seg_end.saturating_sub(1).min(limit_ms);
-            if last > seg_start && self.local(last) >= target {
-                let (mut lo, mut hi) = (seg_start, last);
-                while hi - lo > 1 {
-                    let mid = lo + (hi - lo) / 2;
-                    if self.local(mid) >= target {
-                        hi = mid;
-                    } else {
-                        lo = mid;
+        if from_ms > limit_ms {
+            return None;
+        }
+        // The segment `from_ms` falls in, then whole segments `[cuts[s], cuts[s + 1])`; the
+        // ones before `whole` end by `limit_ms`, the rest are cut short by it.
+        let first = self.cuts.partition_point(|&c| c <= from_ms);
+        let end = |s: usize| {
+            self.cuts
+                .get(s)
+                .copied()
+                .unwrap_or(limit_ms.saturating_add(1))
+        };
+        if let Some(t) = self.reach_in(target, from_ms, end(first), limit_ms) {
+            return Some(t);
+        }
+        let whole = self
+            .cuts
+            .partition_point(|&c| c <= limit_ms.saturating_add(1))
+            .saturating_sub(1);
+        let mut s = first;
+        while s < self.cuts.len() && self.cuts[s] <= limit_ms {
+            if s < whole {
+                match self.first_at_least(1, 0, self.leaves, s, whole, target) {
+                    Some(hit) => s = hit,
+                    None => {
+                        s = whole;
+                        continue;
                     }
                 }
-                return Some(hi);
             }
-            seg_start = seg_end;
+            if let Some(t) = self.reach_in(target, self.cuts[s], end(s + 1), limit_ms) {
+                return Some(t);
+            }
+            s += 1;
+        }
+        None
+    }
+
+    /// The first whole segment in `[from, to)` whose larger end reading is at least `target`:
+    /// a descent of the max tree, node `n` covering segments `[lo, hi)`.
+    fn first_at_least(
+        &self,
+        n: usize,
+        lo: usize,
+        hi: usize,
+        from: usize,
+        to: usize,
+        target: i64,
+    ) -> Option<usize> {
+        if hi <= from || lo >= to || self.seg_max[n] < target {
+            return None;
+        }
+        if hi - lo == 1 {
+            return Some(lo);
+        }
+        let mid = lo + (hi - lo) / 2;
+        self.first_at_least(2 * n, lo, mid, from, to, target)
+            .or_else(|| self.first_at_least(2 * n + 1, mid, hi, from, to, target))
+    }
+
+    /// The first instant in `[seg_start, seg_end)` (and not past `limit_ms`) at which the
+    /// reading, monotone inside a segment, is at least `target`.
+    fn reach_in(&self, target: i64, seg_start: u64, seg_end: u64, limit_ms: u64) -> Option<u64> {
+        if self.local(seg_start) >= target {
+            return Some(seg_start);
+        }
+        let last = seg_end.saturating_sub(1).min(limit_ms);
+        if last > seg_start && self.local(last) >= target {
+            let (mut lo, mut hi) = (seg_start, last);
+            while hi - lo > 1 {
+                let mid = lo + (hi - lo) / 2;
+                if self.local(mid) >= target {
+                    hi = mid;
+                } else {
+                    lo = mid;
+                }
+            }
+            return Some(hi);
         }
         None
     }
@@ -214,5 +313,85 @@ mod tests {
         let c = clock(0, -500_000, &[]);
         assert_eq!(c.first_reaching(30, 0, 1_000), Some(60));
         assert_eq!(c.first_reaching(30, 0, 50), None);
+    }
+
+    /// The reading and the search as first written, walking every jump and every segment:
+    /// the fast paths must agree with them on every clock.
+    fn slow_local(c: &Clock, t_ms: u64) -> i64 {
+        let t = t_ms as i64;
+        let jumped: i64 = c
+            .jumps
+            .iter()
+            .take_while(|j| j.at_ms <= t_ms)
+            .map(|j| j.applied(t_ms))
+            .sum();
+        t + c.offset_ms + (c.drift_ppm * t).div_euclid(PPM) + jumped
+    }
+
+    fn slow_first_reaching(c: &Clock, target: i64, from_ms: u64, limit_ms: u64) -> Option<u64> {
+        let mut cuts: Vec<u64> = c
+            .jumps
+            .iter()
+            .flat_map(|j| [j.at_ms, j.at_ms.saturating_add(j.over_ms)])
+            .filter(|&at| at > from_ms)
+            .collect();
+        cuts.sort_unstable();
+        cuts.dedup();
+        let mut seg_start = from_ms;
+        for seg_end in cuts.into_iter().chain([limit_ms.saturating_add(1)]) {
+            if seg_start > limit_ms {
+                return None;
+            }
+            if let Some(t) = c.reach_in(target, seg_start, seg_end, limit_ms) {
+                return Some(t);
+            }
+            seg_start = seg_end;
+        }
+        None
+    }
+
+    #[test]
+    fn fast_readings_and_searches_agree_with_the_walk() {
+        let mut seed = 7u64;
+        let mut next = |k: u64| {
+            seed = seed
+                .wrapping_mul(6364136223846793005)
+                .wrapping_add(1442695040888963407);
+            (seed >> 33) % k
+        };
+        for _ in 0..300 {
+            let jumps = (0..next(40))
+                .map(|_| {
+                    let by_ms = next(41) as i64 - 20;
+                    let over_ms = match next(3) {
+                        0 => 0,
+                        _ => 2 * by_ms.unsigned_abs() + next(30),
+                    };
+                    ClockJump {
+                        at_ms: next(300),
+                        by_ms,
+                        over_ms,
+                    }
+                })
+                .collect();
+            let spec = ClockSpec {
+                offset_ms: next(21) as i64 - 10,
+                drift_ppm: next(1_900_000) as i64 - 900_000,
+                jumps,
+                monotonic: false,
+            };
+            let c = Clock::new(&spec, []);
+            for t in 0..400 {
+                assert_eq!(c.local(t), slow_local(&c, t), "{spec:?} at {t}");
+            }
+            for _ in 0..40 {
+                let (target, from, limit) = (next(500) as i64 - 50, next(350), next(450));
+                assert_eq!(
+                    c.first_reaching(target, from, limit),
+                    slow_first_reaching(&c, target, from, limit),
+                    "{spec:?}: {target} from {from} to {limit}"
+                );
+            }
+        }
     }
 }

@@ -11,6 +11,7 @@
 //! settings through its type and no step asks whether Redlock is configured.
 
 mod instance;
+mod intervals;
 mod outages;
 mod queue;
 mod redlock;

@@ -297,20 +297,12 @@ impl<'a> Redlock<'a> {
             Released::Nothing => None,
         };
         if let Some(v) = victim {
-            if let Some(span) = w
-                .trace
-                .leases
-                .iter_mut()
-                .rev()
-                .find(|l| l.instance == i && l.holder == v && l.end_ms > t)
-            {
-                span.end_ms = t;
-                span.end = if v == client {
-                    SpanEnd::Released
-                } else {
-                    SpanEnd::Deleted
-                };
-            }
+            let why = if v == client {
+                SpanEnd::Released
+            } else {
+                SpanEnd::Deleted
+            };
+            w.end_live_lease(i, v, t, why);
         }
         if let Released::Other { victim } = result {
             let outcome = Outcome::Released {

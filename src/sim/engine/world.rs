@@ -9,6 +9,7 @@ use crate::sim::lease::Lease;
 use crate::sim::scenario::{Scenario, MAX_TIME_MS};
 use crate::sim::trace::*;
 use crate::sim::words;
+use std::collections::BTreeMap;
 
 /// A lock the client believes it holds.
 #[derive(Clone, Copy, Debug)]
@@ -41,6 +42,13 @@ pub struct World<'a> {
     pub queue: Queue,
     next_watchdog: u64,
     pub trace: Trace,
+    /// Lease spans by instance and holder, oldest first: the latest one always, and the older
+    /// ones only while they may still end after now (a span that is not its holder's latest
+    /// on an instance is never lengthened again). Renewals, releases and restarts find their
+    /// spans here instead of searching the whole trace.
+    leases_of: BTreeMap<(usize, usize), Vec<usize>>,
+    /// The lease span of each grant of a single instance, by generation.
+    lease_by_generation: BTreeMap<u64, usize>,
 }
 
 impl<'a> World<'a> {
@@ -69,6 +77,8 @@ impl<'a> World<'a> {
                 .collect(),
             queue: Queue::default(),
             next_watchdog: 1,
+            leases_of: BTreeMap::new(),
+            lease_by_generation: BTreeMap::new(),
             trace: Trace {
                 clients: s.clients.iter().map(|c| c.name.clone()).collect(),
                 tier: s.tier,
@@ -166,11 +176,20 @@ impl<'a> World<'a> {
         });
     }
 
+    /// Where a span that opens at `t` is looked at up to: the run's limit, or as far past `t`
+    /// when the span opens later than that (a Redlock reply can arrive long after the last
+    /// event), so that no span ends before it starts.
+    fn limit_after(&self, t: u64) -> u64 {
+        self.limit
+            .max(t.saturating_add(self.s.lock.ttl_ms.saturating_mul(10)))
+    }
+
     /// The true instant a lease expiring at `expires_at` (the instance's clock) ends.
     fn lease_end(&self, inst: &Inst, t: u64, expires_at: i64) -> (u64, SpanEnd) {
-        match inst.clock.first_reaching(expires_at, t, self.limit) {
+        let limit = self.limit_after(t);
+        match inst.clock.first_reaching(expires_at, t, limit) {
             Some(end) => (end, SpanEnd::Expired),
-            None => (self.limit, SpanEnd::Open),
+            None => (limit, SpanEnd::Open),
         }
     }
 
@@ -185,6 +204,12 @@ impl<'a> World<'a> {
         generation: u64,
     ) -> u64 {
         let (end_ms, end) = self.lease_end(inst, t, lease.expires_at);
+        let span = self.trace.leases.len();
+        self.leases_of
+            .entry((instance, client))
+            .or_default()
+            .push(span);
+        self.lease_by_generation.insert(generation, span);
         self.trace.leases.push(LeaseSpan {
             instance,
             holder: client,
@@ -209,19 +234,69 @@ impl<'a> World<'a> {
         lease: &Lease,
     ) -> u64 {
         let (end_ms, end) = self.lease_end(inst, t, lease.expires_at);
-        if let Some(span) = self
-            .trace
-            .leases
-            .iter_mut()
-            .rev()
-            .find(|l| l.instance == instance && l.holder == client)
-        {
+        let latest = self
+            .leases_of
+            .get(&(instance, client))
+            .and_then(|l| l.last().copied());
+        if let Some(span) = latest.and_then(|k| self.trace.leases.get_mut(k)) {
             span.end_ms = end_ms;
             span.end = end;
             span.renewals_ms.push(t);
         }
         self.schedule_expiry(instance, end_ms, lease);
         end_ms
+    }
+
+    /// Ends, at `t` and for `why`, the span of the single instance's grant `generation`.
+    pub fn end_grant(&mut self, generation: u64, t: u64, why: SpanEnd) {
+        let k = self.lease_by_generation.get(&generation).copied();
+        if let Some(span) = k.and_then(|k| self.trace.leases.get_mut(k)) {
+            span.end_ms = t;
+            span.end = why;
+        }
+    }
+
+    /// Forgets the spans of `instance` and `holder` that can no longer end after `t`, keeping
+    /// the latest; returns the ones left, oldest first.
+    fn live_leases(&mut self, instance: usize, holder: usize, t: u64) -> Vec<usize> {
+        let leases = &self.trace.leases;
+        match self.leases_of.get_mut(&(instance, holder)) {
+            Some(list) => {
+                let last = list.last().copied();
+                list.retain(|&k| Some(k) == last || leases[k].end_ms > t);
+                list.clone()
+            }
+            None => Vec::new(),
+        }
+    }
+
+    /// Ends, at `t` and for `why`, `holder`'s latest lease span on `instance` that was still
+    /// running at `t` (a release deleted its key).
+    pub fn end_live_lease(&mut self, instance: usize, holder: usize, t: u64, why: SpanEnd) {
+        let live = self.live_leases(instance, holder, t);
+        let found = live
+            .into_iter()
+            .rev()
+            .find(|&k| self.trace.leases[k].end_ms > t);
+        if let Some(k) = found {
+            let span = &mut self.trace.leases[k];
+            span.end_ms = t;
+            span.end = why;
+        }
+    }
+
+    /// Ends at `t` every lease span on `instance` running at `t`: the instance restarted
+    /// without persistence and forgot its keys.
+    pub fn forget_leases(&mut self, instance: usize, t: u64) {
+        for holder in 0..self.clients.len() {
+            for k in self.live_leases(instance, holder, t) {
+                let span = &mut self.trace.leases[k];
+                if span.end_ms > t && span.start_ms <= t {
+                    span.end_ms = t;
+                    span.end = SpanEnd::Forgotten;
+                }
+            }
+        }
     }
 
     fn schedule_expiry(&mut self, instance: usize, end_ms: u64, lease: &Lease) {
@@ -240,13 +315,14 @@ impl<'a> World<'a> {
     /// it is paused then, the moment it wakes (a stopped process cannot look at its clock).
     /// Returns the belief's end, why it ends, and the validity end without the pause extension.
     fn belief_end(&self, client: usize, t: u64, deadline_local: i64) -> (u64, SpanEnd, u64) {
-        match self.clocks[client].first_reaching(deadline_local, t, self.limit) {
+        let limit = self.limit_after(t);
+        match self.clocks[client].first_reaching(deadline_local, t, limit) {
             Some(end) => (
                 self.paused_until(client, end).unwrap_or(end),
                 SpanEnd::Expired,
                 end,
             ),
-            None => (self.limit, SpanEnd::Open, self.limit),
+            None => (limit, SpanEnd::Open, limit),
         }
     }
 

@@ -4,6 +4,7 @@
 //! clocks is part of what the playground shows. All arithmetic is integer milliseconds.
 
 use serde::Serialize;
+use std::cell::OnceCell;
 
 /// Drift is expressed in parts per million of true time: 1_000 ppm is 1 ms per second.
 pub const PPM: i64 = 1_000_000;
@@ -66,10 +67,11 @@ pub struct Clock {
     /// end), sorted and without repeats: the segments `first_reaching` solves one at a time.
     cuts: Vec<u64>,
     /// The larger reading at the two ends of each whole segment `[cuts[k], cuts[k + 1])`, as a
-    /// max tree (node 1 the root, the leaves from `leaves` on), so that a search skips at once
-    /// every run of segments that stays below its target.
-    seg_max: Vec<i64>,
-    leaves: usize,
+    /// max tree (node 1 the root, the leaves from the second field on), so that a search skips
+    /// at once every run of segments that stays below its target. Built on the first search
+    /// that walks far: most searches end a few segments in, and with many slews running at
+    /// once every reading costs one term per slew.
+    seg_max: OnceCell<(Vec<i64>, usize)>,
 }
 
 impl Clock {
@@ -96,30 +98,32 @@ impl Clock {
             .collect();
         cuts.sort_unstable();
         cuts.dedup();
-        let mut clock = Clock {
+        Clock {
             offset_ms: spec.offset_ms,
             drift_ppm: spec.drift_ppm,
             jumps,
             moved,
             done_by,
             cuts,
-            seg_max: Vec::new(),
-            leaves: 0,
-        };
-        let ends: Vec<i64> = clock
-            .cuts
-            .windows(2)
-            .map(|w| clock.local(w[0]).max(clock.local(w[1] - 1)))
-            .collect();
-        let leaves = ends.len().next_power_of_two();
-        let mut tree = vec![i64::MIN; 2 * leaves];
-        tree[leaves..leaves + ends.len()].copy_from_slice(&ends);
-        for n in (1..leaves).rev() {
-            tree[n] = tree[2 * n].max(tree[2 * n + 1]);
+            seg_max: OnceCell::new(),
         }
-        clock.seg_max = tree;
-        clock.leaves = leaves;
-        clock
+    }
+
+    fn seg_max_tree(&self) -> &(Vec<i64>, usize) {
+        self.seg_max.get_or_init(|| {
+            let ends: Vec<i64> = self
+                .cuts
+                .windows(2)
+                .map(|w| self.local(w[0]).max(self.local(w[1] - 1)))
+                .collect();
+            let leaves = ends.len().next_power_of_two();
+            let mut tree = vec![i64::MIN; 2 * leaves];
+            tree[leaves..leaves + ends.len()].copy_from_slice(&ends);
+            for n in (1..leaves).rev() {
+                tree[n] = tree[2 * n].max(tree[2 * n + 1]);
+            }
+            (tree, leaves)
+        })
     }
 
     /// A clock that reads true time.
@@ -170,9 +174,11 @@ impl Clock {
             .partition_point(|&c| c <= limit_ms.saturating_add(1))
             .saturating_sub(1);
         let mut s = first;
+        let mut walked = 0;
         while s < self.cuts.len() && self.cuts[s] <= limit_ms {
-            if s < whole {
-                match self.first_at_least(1, 0, self.leaves, s, whole, target) {
+            if s < whole && walked >= 16 {
+                let leaves = self.seg_max_tree().1;
+                match self.first_at_least(1, 0, leaves, s, whole, target) {
                     Some(hit) => s = hit,
                     None => {
                         s = whole;
@@ -184,6 +190,7 @@ impl Clock {
                 return Some(t);
             }
             s += 1;
+            walked += 1;
         }
         None
     }
@@ -199,7 +206,7 @@ impl Clock {
         to: usize,
         target: i64,
     ) -> Option<usize> {
-        if hi <= from || lo >= to || self.seg_max[n] < target {
+        if hi <= from || lo >= to || self.seg_max_tree().0[n] < target {
             return None;
         }
         if hi - lo == 1 {

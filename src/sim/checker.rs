@@ -129,7 +129,9 @@ fn overlapping_writers(trace: &Trace, out: &mut Vec<Violation>) {
     // clients keep the first pair of writes (in send order) that overlapped.
     let mut spans: Vec<usize> = writes_of.keys().copied().collect();
     spans.sort_by_key(|&b| trace.beliefs[b].start_ms);
-    let mut first: BTreeMap<(usize, usize), ((usize, usize), u64, u64)> = BTreeMap::new();
+    // Per pair of clients: the first pair of writes (positions in `ws`) and the overlap.
+    type Found = ((usize, usize), u64, u64);
+    let mut first: BTreeMap<(usize, usize), Found> = BTreeMap::new();
     let mut open: Vec<usize> = Vec::new();
     for b in spans {
         let bb = &trace.beliefs[b];
@@ -156,7 +158,7 @@ fn overlapping_writers(trace: &Trace, out: &mut Vec<Violation>) {
             open.push(b);
         }
     }
-    let mut found: Vec<((usize, usize), u64, u64)> = first.into_values().collect();
+    let mut found: Vec<Found> = first.into_values().collect();
     found.sort_by_key(|(at, _, _)| *at);
     for ((i, j), from, to) in found {
         let (x, y) = (ws[i].0, ws[j].0);

@@ -33,7 +33,7 @@ use world::World;
 
 /// The lock service a scenario runs against.
 enum Service<'a> {
-    Single(Single),
+    Single(Box<Single>),
     Redlock(Redlock<'a>),
 }
 
@@ -70,7 +70,11 @@ pub fn run(s: &Scenario) -> Trace {
 impl<'a> Sim<'a> {
     fn new(s: &'a Scenario) -> Sim<'a> {
         let (service, instances, majority) = match &s.lock.redlock {
-            None => (Service::Single(Single::new(s)), vec!["lock".to_string()], 1),
+            None => (
+                Service::Single(Box::new(Single::new(s))),
+                vec!["lock".to_string()],
+                1,
+            ),
             Some(r) => (
                 Service::Redlock(Redlock::new(s, r)),
                 r.instances.iter().map(|i| i.name.clone()).collect(),

@@ -134,6 +134,17 @@ impl Clock {
     /// The local reading at true time `t_ms`. A jump at `t` is already applied at `t`.
     pub fn local(&self, t_ms: u64) -> i64 {
         let t = t_ms as i64;
+        t + self.offset_ms + (self.drift_ppm * t).div_euclid(PPM) + self.jumped(t_ms)
+    }
+
+    /// How far the jumps (and slews) moved the reading between two true instants: negative
+    /// when the clock was stepped back in between.
+    pub fn jumped_between(&self, from_ms: u64, to_ms: u64) -> i64 {
+        self.jumped(to_ms) - self.jumped(from_ms)
+    }
+
+    /// How far the jumps and slews have moved the reading by true time `t_ms`.
+    fn jumped(&self, t_ms: u64) -> i64 {
         // Every jump up to `t` as if finished, then the slews still running at `t` put back
         // to how far they have come: walking back only while one of them may still run.
         let k = self.jumps.partition_point(|j| j.at_ms <= t_ms);
@@ -145,7 +156,7 @@ impl Clock {
             let j = &self.jumps[i];
             jumped += j.applied(t_ms) - j.by_ms;
         }
-        t + self.offset_ms + (self.drift_ppm * t).div_euclid(PPM) + jumped
+        jumped
     }
 
     /// The first true instant at or after `from_ms` when the local reading is at least

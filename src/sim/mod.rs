@@ -5,6 +5,7 @@ pub mod account;
 pub mod checker;
 pub mod clock;
 pub mod engine;
+pub mod invariants;
 pub mod lease;
 pub mod narrate;
 pub mod presets;

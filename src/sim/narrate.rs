@@ -208,6 +208,21 @@ pub fn narrate(trace: &Trace) -> Vec<String> {
         if let Some(text) = text {
             lines.push((t, i + 1, text));
         }
+        // A validity computed with a clock that stepped back is told with the reason it is
+        // wrong, right after the numbers.
+        if let Outcome::Redlock { attempt, .. } = &step.outcome {
+            let hazard = trace
+                .acquisitions
+                .get(*attempt)
+                .and_then(words::timing_hazard_text);
+            if let Some(h) = hazard {
+                lines.push((
+                    t,
+                    i + 1,
+                    format!("At {t} ms {who}'s validity cannot be trusted: {h}."),
+                ));
+            }
+        }
     }
     lines.sort_by_key(|(t, order, _)| (*t, *order));
     let mut out: Vec<String> = lines.into_iter().map(|(_, _, s)| s).collect();

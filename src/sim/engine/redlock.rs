@@ -356,6 +356,11 @@ impl<'a> Redlock<'a> {
         let drift_ms = self.r.drift_ms(ttl);
         let elapsed_ms = w.clocks[at.client].local(t) - at.start_local;
         let validity_ms = ttl as i64 - elapsed_ms - drift_ms as i64;
+        // Kept as the client computed it, and flagged when its wall clock stepped back.
+        let stepped = w.clocks[at.client].jumped_between(at.start_ms, t);
+        let timing_hazard = (stepped < 0).then(|| TimingHazard::WallClockSteppedBack {
+            by_ms: stepped.unsigned_abs(),
+        });
         let votes = at.votes.len();
         let reason = if votes < needed {
             Some(Failure::NoMajority)
@@ -391,6 +396,7 @@ impl<'a> Redlock<'a> {
             ok,
             fence,
             reason,
+            timing_hazard,
         });
         let deadline_local = at.start_local + ttl as i64 - drift_ms as i64;
         if !matches!(at.ask, Ask::Release(_)) {

@@ -5,6 +5,7 @@
 //! Native only (proptest drives the generator).
 #![cfg(not(target_arch = "wasm32"))]
 
+use fencing_playground::sim::engine::{Progress, Run};
 use fencing_playground::sim::invariants;
 use fencing_playground::sim::scenario::*;
 use fencing_playground::sim::trace::{Outcome, SpanEnd, TimingHazard};
@@ -222,6 +223,17 @@ proptest! {
         let trace = run(&s);
         let broken = invariants::check(&s, &trace);
         prop_assert!(broken.is_empty(), "{:#?}", broken);
+    }
+
+    #[test]
+    fn a_run_in_slices_is_the_run_in_one_call(s in any_scenario(), budget in 1u32..40) {
+        let mut sliced = Run::new(&s);
+        let mut last = 0;
+        while let Progress::Running { steps } = sliced.advance(budget) {
+            prop_assert!(steps > last && steps - last <= budget);
+            last = steps;
+        }
+        prop_assert_eq!(sliced.finish(), run(&s));
     }
 
     #[test]

@@ -93,6 +93,10 @@ impl Queue {
         }));
     }
 
+    pub fn is_empty(&self) -> bool {
+        self.heap.is_empty()
+    }
+
     pub fn pop(&mut self) -> Option<Item> {
         self.heap.pop().map(|Reverse(item)| item)
     }

@@ -43,8 +43,9 @@ struct Attempt {
 }
 
 /// A Redlock service: its settings, its instances and every round of requests so far.
-pub struct Redlock<'a> {
-    r: &'a scenario::Redlock,
+pub struct Redlock {
+    /// The service's settings, its own copy so that a run owns everything it reads.
+    r: scenario::Redlock,
     inst: Vec<Inst>,
     attempts: Vec<Attempt>,
     /// Lock generations: one per acquisition round, in the order rounds start.
@@ -52,10 +53,10 @@ pub struct Redlock<'a> {
     rng: Seeded,
 }
 
-impl<'a> Redlock<'a> {
-    pub fn new(s: &Scenario, r: &'a scenario::Redlock) -> Redlock<'a> {
+impl Redlock {
+    pub fn new(s: &Scenario, r: &scenario::Redlock) -> Redlock {
         Redlock {
-            r,
+            r: r.clone(),
             inst: r.instances.iter().map(|i| Inst::redlock(s, r, i)).collect(),
             attempts: Vec::new(),
             next_generation: 1,

@@ -10,6 +10,7 @@ use crate::sim::scenario::{Scenario, MAX_TIME_MS};
 use crate::sim::trace::*;
 use crate::sim::words;
 use std::collections::BTreeMap;
+use std::rc::Rc;
 
 /// A lock the client believes it holds.
 #[derive(Clone, Copy, Debug)]
@@ -31,8 +32,10 @@ pub struct ClientState {
     pub pauses: Pauses,
 }
 
-pub struct World<'a> {
-    pub s: &'a Scenario,
+pub struct World {
+    /// The scenario, shared with the run that owns this world, so a run can be kept between
+    /// slices of work without borrowing its caller's copy.
+    pub s: Rc<Scenario>,
     /// The last instant a scenario event occupies; watchdogs stop ticking after it.
     pub horizon: u64,
     /// Where open-ended spans stop: far enough past the horizon to show every expiry.
@@ -51,15 +54,14 @@ pub struct World<'a> {
     lease_by_generation: BTreeMap<u64, usize>,
 }
 
-impl<'a> World<'a> {
+impl World {
     /// A fresh run of `s` against a service with these instance names and majority.
-    pub fn new(s: &'a Scenario, instances: Vec<String>, majority: usize) -> World<'a> {
+    pub fn new(s: Rc<Scenario>, instances: Vec<String>, majority: usize) -> World {
         let horizon = s.horizon_ms();
         let limit = horizon
             .saturating_add(s.lock.ttl_ms.saturating_mul(10))
             .min(MAX_TIME_MS.saturating_mul(4));
         World {
-            s,
             horizon,
             limit,
             clocks: s
@@ -106,6 +108,7 @@ impl<'a> World<'a> {
                 verdict: Verdict::default(),
                 narration: Vec::new(),
             },
+            s,
         }
     }
 

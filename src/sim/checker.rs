@@ -101,39 +101,52 @@ fn stale_writes(trace: &Trace, out: &mut Vec<Violation>) {
 /// of writes in send order.
 fn overlapping_writers(trace: &Trace, out: &mut Vec<Violation>) {
     // The belief each write was sent under (the last span of its client and generation).
-    let beliefs: BTreeMap<(usize, u64), usize> = trace
+    let mut beliefs: Vec<((usize, u64), usize)> = trace
         .beliefs
         .iter()
         .enumerate()
         .map(|(k, b)| ((b.client, b.generation), k))
         .collect();
+    // By key, then by index: the last of equal keys is the last span.
+    beliefs.sort_unstable();
+    let belief_of = |key: (usize, u64)| {
+        let k = beliefs.partition_point(|(x, _)| *x <= key);
+        beliefs[..k]
+            .last()
+            .filter(|(x, _)| *x == key)
+            .map(|(_, b)| *b)
+    };
     let mut ws: Vec<(&WriteRecord, usize)> = accepted(trace)
         .into_iter()
         .filter(|w| w.believed_held)
-        .filter_map(|w| Some((w, *beliefs.get(&(w.client, w.generation?))?)))
+        .filter_map(|w| Some((w, belief_of((w.client, w.generation?))?)))
         .collect();
     ws.sort_by_key(|(w, _)| w.sent_ms);
     // Each belief's writes as positions in `ws`, so in send order.
-    let mut writes_of: BTreeMap<usize, Vec<usize>> = BTreeMap::new();
+    let mut writes_of: Vec<Vec<usize>> = vec![Vec::new(); trace.beliefs.len()];
     for (i, (_, b)) in ws.iter().enumerate() {
-        writes_of.entry(*b).or_default().push(i);
+        writes_of[*b].push(i);
     }
     // The first write of belief `b` sent inside `[from, to]`.
     let first_inside = |b: usize, from: u64, to: u64| {
-        let list = writes_of.get(&b)?;
+        let list = &writes_of[b];
         let k = list.partition_point(|&i| ws[i].0.sent_ms < from);
         list.get(k).copied().filter(|&i| ws[i].0.sent_ms <= to)
     };
     // Sweep the beliefs that carry writes by start, comparing each with the ones still open:
     // a client's beliefs follow one another, so few are open at once. For each pair of
     // clients keep the first pair of writes (in send order) that overlapped.
-    let mut spans: Vec<usize> = writes_of.keys().copied().collect();
-    spans.sort_by_key(|&b| trace.beliefs[b].start_ms);
-    // Per pair of clients: the first pair of writes (positions in `ws`) and the overlap.
+    let mut spans: Vec<(u64, usize)> = (0..writes_of.len())
+        .filter(|&b| !writes_of[b].is_empty())
+        .map(|b| (trace.beliefs[b].start_ms, b))
+        .collect();
+    spans.sort_unstable();
+    // Per pair of clients (the lower one first): the first pair of writes (positions in `ws`)
+    // and the overlap.
     type Found = ((usize, usize), u64, u64);
-    let mut first: BTreeMap<(usize, usize), Found> = BTreeMap::new();
+    let mut first: Vec<((usize, usize), Found)> = Vec::new();
     let mut open: Vec<usize> = Vec::new();
-    for b in spans {
+    for (_, b) in spans {
         let bb = &trace.beliefs[b];
         open.retain(|&a| trace.beliefs[a].end_ms > bb.start_ms);
         for &a in &open {
@@ -149,17 +162,19 @@ fn overlapping_writers(trace: &Trace, out: &mut Vec<Violation>) {
             };
             let at = (ia.min(ib), ia.max(ib));
             let pair = (ba.client.min(bb.client), ba.client.max(bb.client));
-            let best = first.entry(pair).or_insert((at, from, to));
-            if at < best.0 {
-                *best = (at, from, to);
+            match first.iter_mut().find(|(p, _)| *p == pair) {
+                Some((_, best)) if at < best.0 => *best = (at, from, to),
+                Some(_) => {}
+                None => first.push((pair, (at, from, to))),
             }
         }
         if bb.end_ms > bb.start_ms {
             open.push(b);
         }
     }
-    let mut found: Vec<Found> = first.into_values().collect();
-    found.sort_by_key(|(at, _, _)| *at);
+    let mut found: Vec<Found> = first.into_iter().map(|(_, f)| f).collect();
+    // Each pair of writes belongs to one pair of clients: ordered by the writes alone.
+    found.sort_unstable();
     for ((i, j), from, to) in found {
         let (x, y) = (ws[i].0, ws[j].0);
         out.push(Violation {

@@ -18,12 +18,19 @@ pub fn narrate(trace: &Trace) -> Vec<String> {
             .push((l.start_ms, l.end_ms));
     }
     // The first belief of each client and generation: where its lock stops being valid.
-    let mut valid_until_of: BTreeMap<(usize, u64), u64> = BTreeMap::new();
-    for b in &trace.beliefs {
-        valid_until_of
-            .entry((b.client, b.generation))
-            .or_insert(b.valid_until_ms);
-    }
+    let mut valid_until_of: Vec<((usize, u64), usize)> = trace
+        .beliefs
+        .iter()
+        .enumerate()
+        .map(|(k, b)| ((b.client, b.generation), k))
+        .collect();
+    // By key, then by index: the first of equal keys is the first span.
+    valid_until_of.sort_unstable();
+    let valid_until = |key: (usize, u64)| {
+        let k = valid_until_of.partition_point(|(x, _)| *x < key);
+        let (x, b) = valid_until_of.get(k)?;
+        (*x == key).then(|| trace.beliefs[*b].valid_until_ms)
+    };
     let told: Vec<&LeaseSpan> = trace
         .leases
         .iter()
@@ -38,10 +45,8 @@ pub fn narrate(trace: &Trace) -> Vec<String> {
         if redlock {
             // One line per instance would drown the story; tell only the early expiries, the
             // ones that happen while the holder's lock is still valid by its own clock.
-            let valid_until = valid_until_of
-                .get(&(lease.holder, lease.generation))
-                .copied();
-            if let Some(v) = valid_until.filter(|v| lease.end_ms < *v) {
+            let until = valid_until((lease.holder, lease.generation));
+            if let Some(v) = until.filter(|v| lease.end_ms < *v) {
                 lines.push((
                     lease.end_ms,
                     0,
@@ -247,21 +252,28 @@ fn pauses_at(
     queries: impl Iterator<Item = (usize, u64)>,
 ) -> Vec<Option<&PauseSpan>> {
     let queries: Vec<(usize, u64)> = queries.collect();
-    let mut order: Vec<usize> = (0..queries.len()).collect();
-    order.sort_by_key(|&q| queries[q].1);
-    let mut by_start: Vec<usize> = (0..trace.pauses.len()).collect();
-    by_start.sort_by_key(|&p| trace.pauses[p].start_ms);
-    let mut started = by_start.into_iter().peekable();
-    let mut open: BTreeMap<usize, BinaryHeap<Reverse<usize>>> = BTreeMap::new();
+    let mut order: Vec<(u64, usize)> = queries.iter().enumerate().map(|(q, c)| (c.1, q)).collect();
+    order.sort_unstable();
+    let mut by_start: Vec<(u64, usize)> = trace
+        .pauses
+        .iter()
+        .enumerate()
+        .map(|(p, s)| (s.start_ms, p))
+        .collect();
+    by_start.sort_unstable();
+    let mut started = by_start.into_iter().map(|(_, p)| p).peekable();
+    let mut open: Vec<BinaryHeap<Reverse<usize>>> = Vec::new();
     let mut out = vec![None; queries.len()];
-    for q in order {
+    for (_, q) in order {
         let (client, t) = queries[q];
         while let Some(p) = started.next_if(|&p| trace.pauses[p].start_ms < t) {
-            open.entry(trace.pauses[p].client)
-                .or_default()
-                .push(Reverse(p));
+            let c = trace.pauses[p].client;
+            if open.len() <= c {
+                open.resize_with(c + 1, BinaryHeap::new);
+            }
+            open[c].push(Reverse(p));
         }
-        let Some(heap) = open.get_mut(&client) else {
+        let Some(heap) = open.get_mut(client) else {
             continue;
         };
         while heap

@@ -9,7 +9,6 @@ use crate::sim::lease::Lease;
 use crate::sim::scenario::{Scenario, MAX_TIME_MS};
 use crate::sim::trace::*;
 use crate::sim::words;
-use std::collections::BTreeMap;
 use std::rc::Rc;
 
 /// A lock the client believes it holds.
@@ -49,9 +48,11 @@ pub struct World {
     /// ones only while they may still end after now (a span that is not its holder's latest
     /// on an instance is never lengthened again). Renewals, releases and restarts find their
     /// spans here instead of searching the whole trace.
-    leases_of: BTreeMap<(usize, usize), Vec<usize>>,
-    /// The lease span of each grant of a single instance, by generation.
-    lease_by_generation: BTreeMap<u64, usize>,
+    /// Indexed by `instance × clients + holder`.
+    leases_of: Vec<Vec<usize>>,
+    /// The lease span of each grant of a single instance, indexed by generation (generations
+    /// count the grants, so the list is as long as the run's grants).
+    lease_by_generation: Vec<Option<usize>>,
 }
 
 impl World {
@@ -79,8 +80,8 @@ impl World {
                 .collect(),
             queue: Queue::default(),
             next_watchdog: 1,
-            leases_of: BTreeMap::new(),
-            lease_by_generation: BTreeMap::new(),
+            leases_of: Vec::new(),
+            lease_by_generation: Vec::new(),
             trace: Trace {
                 clients: s.clients.iter().map(|c| c.name.clone()).collect(),
                 tier: s.tier,
@@ -208,11 +209,18 @@ impl World {
     ) -> u64 {
         let (end_ms, end) = self.lease_end(inst, t, lease.expires_at);
         let span = self.trace.leases.len();
-        self.leases_of
-            .entry((instance, client))
-            .or_default()
-            .push(span);
-        self.lease_by_generation.insert(generation, span);
+        let slot = self.lease_slot(instance, client);
+        if self.leases_of.len() <= slot {
+            self.leases_of.resize_with(slot + 1, Vec::new);
+        }
+        self.leases_of[slot].push(span);
+        let g = usize::try_from(generation).unwrap_or(usize::MAX);
+        if g < usize::MAX {
+            if self.lease_by_generation.len() <= g {
+                self.lease_by_generation.resize(g + 1, None);
+            }
+            self.lease_by_generation[g] = Some(span);
+        }
         self.trace.leases.push(LeaseSpan {
             instance,
             holder: client,
@@ -239,7 +247,7 @@ impl World {
         let (end_ms, end) = self.lease_end(inst, t, lease.expires_at);
         let latest = self
             .leases_of
-            .get(&(instance, client))
+            .get(self.lease_slot(instance, client))
             .and_then(|l| l.last().copied());
         if let Some(span) = latest.and_then(|k| self.trace.leases.get_mut(k)) {
             span.end_ms = end_ms;
@@ -250,9 +258,17 @@ impl World {
         end_ms
     }
 
+    fn lease_slot(&self, instance: usize, holder: usize) -> usize {
+        instance
+            .saturating_mul(self.clients.len())
+            .saturating_add(holder)
+    }
+
     /// Ends, at `t` and for `why`, the span of the single instance's grant `generation`.
     pub fn end_grant(&mut self, generation: u64, t: u64, why: SpanEnd) {
-        let k = self.lease_by_generation.get(&generation).copied();
+        let k = usize::try_from(generation)
+            .ok()
+            .and_then(|g| self.lease_by_generation.get(g).copied().flatten());
         if let Some(span) = k.and_then(|k| self.trace.leases.get_mut(k)) {
             span.end_ms = t;
             span.end = why;
@@ -263,7 +279,8 @@ impl World {
     /// the latest; returns the ones left, oldest first.
     fn live_leases(&mut self, instance: usize, holder: usize, t: u64) -> Vec<usize> {
         let leases = &self.trace.leases;
-        match self.leases_of.get_mut(&(instance, holder)) {
+        let slot = self.lease_slot(instance, holder);
+        match self.leases_of.get_mut(slot) {
             Some(list) => {
                 let last = list.last().copied();
                 list.retain(|&k| Some(k) == last || leases[k].end_ms > t);

@@ -4,7 +4,7 @@
 //! clocks is part of what the playground shows. All arithmetic is integer milliseconds.
 
 use serde::Serialize;
-use std::cell::OnceCell;
+use std::cell::{Cell, OnceCell};
 
 /// Drift is expressed in parts per million of true time: 1_000 ppm is 1 ms per second.
 pub const PPM: i64 = 1_000_000;
@@ -68,10 +68,12 @@ pub struct Clock {
     cuts: Vec<u64>,
     /// The larger reading at the two ends of each whole segment `[cuts[k], cuts[k + 1])`, as a
     /// max tree (node 1 the root, the leaves from the second field on), so that a search skips
-    /// at once every run of segments that stays below its target. Built on the first search
-    /// that walks far: most searches end a few segments in, and with many slews running at
-    /// once every reading costs one term per slew.
+    /// at once every run of segments that stays below its target. Built once the searches
+    /// have walked four times as many segments as building it reads: most searches end a few
+    /// segments in, and with many slews running at once every reading costs one term per slew.
     seg_max: OnceCell<(Vec<i64>, usize)>,
+    /// Segments the searches have walked one by one so far.
+    walked: Cell<usize>,
 }
 
 impl Clock {
@@ -106,6 +108,7 @@ impl Clock {
             done_by,
             cuts,
             seg_max: OnceCell::new(),
+            walked: Cell::new(0),
         }
     }
 
@@ -185,9 +188,10 @@ impl Clock {
             .partition_point(|&c| c <= limit_ms.saturating_add(1))
             .saturating_sub(1);
         let mut s = first;
-        let mut walked = 0;
         while s < self.cuts.len() && self.cuts[s] <= limit_ms {
-            if s < whole && walked >= 16 {
+            let skip = self.seg_max.get().is_some()
+                || self.walked.get() > self.cuts.len().saturating_mul(4);
+            if s < whole && skip {
                 let leaves = self.seg_max_tree().1;
                 match self.first_at_least(1, 0, leaves, s, whole, target) {
                     Some(hit) => s = hit,
@@ -201,7 +205,7 @@ impl Clock {
                 return Some(t);
             }
             s += 1;
-            walked += 1;
+            self.walked.set(self.walked.get() + 1);
         }
         None
     }
@@ -402,7 +406,14 @@ mod tests {
             for t in 0..400 {
                 assert_eq!(c.local(t), slow_local(&c, t), "{spec:?} at {t}");
             }
-            for _ in 0..40 {
+            // Searches for a reading never reached walk every segment: after a few, the
+            // searches skip through the segment tree.
+            for _ in 0..6 {
+                let never = i64::MAX / 4;
+                assert_eq!(c.first_reaching(never, 0, 450), None);
+            }
+            assert!(c.cuts.len() < 2 || c.seg_max.get().is_some());
+            for _ in 0..60 {
                 let (target, from, limit) = (next(500) as i64 - 50, next(350), next(450));
                 assert_eq!(
                     c.first_reaching(target, from, limit),

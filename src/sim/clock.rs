@@ -79,6 +79,10 @@ pub struct Clock {
 impl Clock {
     /// Builds a clock from its spec and any extra jumps (clock-jump events of a client).
     pub fn new(spec: &ClockSpec, extra_jumps: impl IntoIterator<Item = ClockJump>) -> Clock {
+        Clock::build(spec, extra_jumps.into_iter().collect())
+    }
+
+    fn build(spec: &ClockSpec, extra_jumps: Vec<ClockJump>) -> Clock {
         let mut jumps: Vec<ClockJump> = spec.jumps.iter().cloned().chain(extra_jumps).collect();
         if spec.monotonic {
             jumps.clear();

@@ -64,7 +64,7 @@ pub fn cases() -> Vec<Case> {
         },
         Case {
             id: "overlapping-slews",
-            what: "the lock's clock slewed by n/2 overlapping slews, n/2 acquisitions",
+            what: "the lock's clock under n/2 slews all running at once, n/2 acquisitions all granted",
             build: overlapping_slews,
         },
         Case {
@@ -290,11 +290,13 @@ pub fn overlapping_pauses(n: usize) -> Scenario {
 pub fn overlapping_slews(n: usize) -> Scenario {
     let mut s = base("contract-1-nx");
     let half = (n / 2) as u64;
-    // Every slew lasts the whole run, so every reading of the lock's clock is inside all of them.
-    let span = half * 4 + 1_000;
+    // Every slew starts in the first moments and lasts the whole run, so every reading of the
+    // lock's clock is inside all of them; every acquisition is granted (31 ms apart, TTL 30),
+    // so each one searches that clock for its expiry.
+    let span = half * 31 + 1_000;
     s.lock.clock.jumps = (0..half)
         .map(|i| ClockJump {
-            at_ms: i,
+            at_ms: i % 100,
             by_ms: if i % 2 == 0 { 7 } else { -7 },
             over_ms: span,
         })
@@ -306,7 +308,7 @@ pub fn overlapping_slews(n: usize) -> Scenario {
         .map(|(k, name)| {
             let events = (0..per as u64)
                 .map(|i| Event::Acquire {
-                    at_ms: i * 4 + k as u64,
+                    at_ms: 100 + i * 62 + k as u64 * 31,
                 })
                 .collect();
             client(name.to_string(), events)

@@ -75,7 +75,7 @@ fn main() {
     for n in [10_000usize, 20_000, 40_000, 80_000] {
         let trace = run(&cases::debits_in_one_lease(n));
         let mut best = f64::MAX;
-        for _ in 0..repeats.max(3) {
+        for _ in 0..repeats.max(7) {
             let t0 = Instant::now();
             let v = checker::check(&trace);
             let lines = narrate::narrate(&trace);

@@ -64,7 +64,7 @@ lines.push('| case | what | native (ms) | wasm (ms) | trace (MB) | |', '|---|---
 for (const c of worstRows) {
   lines.push(`| ${c.id} | ${c.what} | ${c.accepted ? (c.seconds * 1000).toFixed(1) : 'refused: ' + c.error} | ${c.wasm.seconds >= 0 ? (c.wasm.seconds * 1000).toFixed(1) : '–'} | ${(c.traceBytes / 1e6).toFixed(2)} | ${verdict(worstMet(c))} |`);
 }
-lines.push('', 'The checker and the narration alone on one lease with n accepted debits (`debits-in-one-lease`), best of 3:', '');
+lines.push('', 'The checker and the narration alone on one lease with n accepted debits (`debits-in-one-lease`), best of 7:', '');
 lines.push('| n | ms | × previous |', '|---:|---:|---:|');
 worst.doubling.forEach((d, i) => lines.push(`| ${d.n} | ${(d.seconds * 1000).toFixed(2)} | ${i ? doublings[i - 1].toFixed(2) + '×' : ''} |`));
 lines.push('');

@@ -1,8 +1,10 @@
 #!/usr/bin/env bash
 # The benchmark command (not part of the test run): builds the release page, then measures what
 # a first visit downloads, first render (served and from file://), script time per pointer move
-# while dragging in a 40-event scenario, and simulate() throughput natively and in wasm. Writes
-# BENCHMARKS.md with the date and the machine.
+# while dragging in a 40-event scenario, simulate() throughput natively and in wasm, and the
+# worst cases of tests/worst/cases.rs (each ≤ 250 ms native, ≤ 1 s in wasm, trace ≤ 10 MB) with
+# the checker and narration timed on doubling numbers of debits. Writes BENCHMARKS.md with the
+# date and the machine.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 export PATH="$HOME/.cargo/bin:$PATH"
@@ -22,6 +24,11 @@ node scripts/bench/large-scenario.mjs 2000 > "$out/large.json"
 cargo run --quiet --release --example throughput -- "$out/large.json" 5 > "$out/native.json"
 cargo run --quiet --release --example phases -- "$out/large.json" | tail -1 > "$out/phases.txt"
 node scripts/bench/throughput-wasm.mjs "$out/large.json" 5 > "$out/wasm.json"
+
+echo "[bench] worst cases: native, then wasm"
+mkdir -p "$out/worst"
+cargo run --quiet --release --example worst -- --repeats 3 --write "$out/worst" > "$out/worst-native.json"
+node scripts/bench/worst-wasm.mjs "$out/worst" 3 > "$out/worst-wasm.json"
 
 node scripts/bench/report.mjs "$out" > BENCHMARKS.md
 cat BENCHMARKS.md

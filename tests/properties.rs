@@ -1,10 +1,14 @@
-//! Properties over thousands of random scenarios: fences only go up, strict storage never goes
-//! backwards, fencing never lets a stale write through, and without fencing the checker always
-//! finds the paused holder's double write. Native only (proptest drives the generator).
+//! Properties over thousands of random scenarios: every trace keeps the invariants written down
+//! in `sim::invariants`, fences only go up, strict storage never goes backwards, fencing never
+//! lets a stale write through, and without fencing the checker always finds the paused
+//! holder's double write. Beside them, the traces that once broke an invariant, each pinned.
+//! Native only (proptest drives the generator).
 #![cfg(not(target_arch = "wasm32"))]
 
+use fencing_playground::sim::engine::{Progress, Run};
+use fencing_playground::sim::invariants;
 use fencing_playground::sim::scenario::*;
-use fencing_playground::sim::trace::Outcome;
+use fencing_playground::sim::trace::{Outcome, SpanEnd, TimingHazard};
 use fencing_playground::sim::{run, FenceRule, ViolationKind};
 use proptest::prelude::*;
 
@@ -215,6 +219,24 @@ proptest! {
     }
 
     #[test]
+    fn every_trace_keeps_its_invariants(s in any_scenario()) {
+        let trace = run(&s);
+        let broken = invariants::check(&s, &trace);
+        prop_assert!(broken.is_empty(), "{:#?}", broken);
+    }
+
+    #[test]
+    fn a_run_in_slices_is_the_run_in_one_call(s in any_scenario(), budget in 1u32..40) {
+        let mut sliced = Run::new(&s);
+        let mut last = 0;
+        while let Progress::Running { steps } = sliced.advance(budget) {
+            prop_assert!(steps > last && steps - last <= budget);
+            last = steps;
+        }
+        prop_assert_eq!(sliced.finish(), run(&s));
+    }
+
+    #[test]
     fn scenarios_round_trip_through_json(s in any_scenario()) {
         let text = s.to_json();
         prop_assert_eq!(Scenario::from_json(&text), Ok(s));
@@ -328,4 +350,96 @@ proptest! {
             Err(e) => prop_assert!(!e.message.is_empty()),
         }
     }
+}
+
+/// One Redlock instance and client A's acquisition at 0 ms, over `latency_ms` each way.
+fn one_instance(latency_ms: u64, ttl_ms: u64, events: Vec<Event>) -> Scenario {
+    let mut s =
+        fencing_playground::sim::presets::preset("redlock-happy").unwrap_or_else(|| unreachable!());
+    if let Some(r) = s.lock.redlock.as_mut() {
+        r.instances.truncate(1);
+        r.instances[0].latency_ms = latency_ms;
+    }
+    s.lock.ttl_ms = ttl_ms;
+    s.clients.truncate(1);
+    s.clients[0].events = events;
+    s
+}
+
+#[test]
+fn a_grant_that_arrives_after_the_timeline_ends_still_expires_and_is_released() {
+    // The request reaches the instance at 1000 ms, long after A gave up waiting (5 ms) and
+    // sent its release, which arrives at 1005 ms and deletes the key it was granted.
+    let s = one_instance(1_000, 30, vec![Event::Acquire { at_ms: 0 }]);
+    let trace = run(&s);
+    let lease = &trace.leases[0];
+    assert_eq!(
+        (lease.start_ms, lease.end_ms, &lease.end),
+        (1_000, 1_005, &SpanEnd::Released),
+        "{lease:?}"
+    );
+    assert_eq!(invariants::check(&s, &trace), Vec::<String>::new());
+    // Without the release, the key expires by its TTL.
+    let mut s = s;
+    if let Some(r) = s.lock.redlock.as_mut() {
+        r.timeout_ms = 3_000;
+    }
+    let trace = run(&s);
+    let lease = &trace.leases[0];
+    assert_eq!(
+        (lease.start_ms, lease.end_ms, &lease.end),
+        (1_000, 1_030, &SpanEnd::Expired),
+        "{lease:?}"
+    );
+    assert_eq!(invariants::check(&s, &trace), Vec::<String>::new());
+}
+
+#[test]
+fn a_wall_clock_stepped_back_during_a_round_is_flagged_not_clamped() {
+    let s = {
+        let mut s = fencing_playground::sim::presets::preset("redlock-happy")
+            .unwrap_or_else(|| unreachable!());
+        s.lock.ttl_ms = 60;
+        s.clients.truncate(1);
+        s.clients[0].events = vec![
+            Event::Acquire { at_ms: 0 },
+            Event::ClockJump {
+                at_ms: 1,
+                by_ms: -1_000,
+            },
+        ];
+        s
+    };
+    let trace = run(&s);
+    let a = &trace.acquisitions[0];
+    // The numbers stay as A's clock gave them: the rounds' 10 ms read as −990 ms, and the
+    // validity (60 − (−990) − 2) is far past the TTL.
+    assert_eq!((a.start_ms, a.end_ms), (0, 10));
+    assert_eq!((a.elapsed_ms, a.validity_ms, a.ok), (-990, 1_048, true));
+    assert_eq!(
+        a.timing_hazard,
+        Some(TimingHazard::WallClockSteppedBack { by_ms: 1_000 })
+    );
+    let said = |text: &str| text.contains("stepped back 1000 ms");
+    assert!(
+        trace
+            .narration
+            .iter()
+            .any(|l| said(l) && l.contains("monotonic")),
+        "{:#?}",
+        trace.narration
+    );
+    assert!(
+        trace.steps.iter().any(|st| said(&st.text)),
+        "{:#?}",
+        trace.steps
+    );
+    assert_eq!(invariants::check(&s, &trace), Vec::<String>::new());
+    // A monotonic clock does not step back: no hazard, and the validity stays under the TTL.
+    let mut s = s;
+    s.clients[0].clock.monotonic = true;
+    let trace = run(&s);
+    let a = &trace.acquisitions[0];
+    assert_eq!((a.elapsed_ms, a.timing_hazard), (10, None));
+    assert!(a.validity_ms < 60);
 }

@@ -100,56 +100,98 @@ fn stale_writes(trace: &Trace, out: &mut Vec<Violation>) {
 }
 
 /// Two accepted writes, each sent while its client believed it held the lock, inside the time
-/// when both beliefs overlapped.
+/// when both beliefs overlapped. Each pair of clients is reported once, for its first such pair
+/// of writes in send order.
 fn overlapping_writers(trace: &Trace, out: &mut Vec<Violation>) {
-    let beliefs: BTreeMap<(usize, u64), &BeliefSpan> = trace
+    // The belief each write was sent under (the last span of its client and generation).
+    let mut beliefs: Vec<((usize, u64), usize)> = trace
         .beliefs
         .iter()
-        .map(|b| ((b.client, b.generation), b))
+        .enumerate()
+        .map(|(k, b)| ((b.client, b.generation), k))
         .collect();
-    // Each believed, accepted write with its belief span, ordered by send time, so that only
-    // writes sent inside a span are compared with it.
-    let mut ws: Vec<(&WriteRecord, &BeliefSpan)> = accepted(trace)
+    // By key, then by index: the last of equal keys is the last span.
+    beliefs.sort_unstable();
+    let belief_of = |key: (usize, u64)| {
+        let k = beliefs.partition_point(|(x, _)| *x <= key);
+        beliefs[..k]
+            .last()
+            .filter(|(x, _)| *x == key)
+            .map(|(_, b)| *b)
+    };
+    let mut ws: Vec<(&WriteRecord, usize)> = accepted(trace)
         .into_iter()
         .filter(|w| w.believed_held)
-        .filter_map(|w| Some((w, *beliefs.get(&(w.client, w.generation?))?)))
+        .filter_map(|w| Some((w, belief_of((w.client, w.generation?))?)))
         .collect();
     ws.sort_by_key(|(w, _)| w.sent_ms);
-    let mut reported: Vec<(usize, usize)> = Vec::new();
-    for (i, (a, ba)) in ws.iter().enumerate() {
-        let first = ws.partition_point(|(w, _)| w.sent_ms < ba.start_ms);
-        for (j, (b, bb)) in ws.iter().enumerate().skip(first) {
-            if b.sent_ms > ba.end_ms {
-                break;
-            }
-            let pair = (a.client.min(b.client), a.client.max(b.client));
-            if j == i || a.client == b.client || reported.contains(&pair) {
-                continue;
-            }
+    // Each belief's writes as positions in `ws`, so in send order.
+    let mut writes_of: Vec<Vec<usize>> = vec![Vec::new(); trace.beliefs.len()];
+    for (i, (_, b)) in ws.iter().enumerate() {
+        writes_of[*b].push(i);
+    }
+    // The first write of belief `b` sent inside `[from, to]`.
+    let first_inside = |b: usize, from: u64, to: u64| {
+        let list = &writes_of[b];
+        let k = list.partition_point(|&i| ws[i].0.sent_ms < from);
+        list.get(k).copied().filter(|&i| ws[i].0.sent_ms <= to)
+    };
+    // Sweep the beliefs that carry writes by start, comparing each with the ones still open:
+    // a client's beliefs follow one another, so few are open at once. For each pair of
+    // clients keep the first pair of writes (in send order) that overlapped.
+    let mut spans: Vec<(u64, usize)> = (0..writes_of.len())
+        .filter(|&b| !writes_of[b].is_empty())
+        .map(|b| (trace.beliefs[b].start_ms, b))
+        .collect();
+    spans.sort_unstable();
+    // Per pair of clients (the lower one first): the first pair of writes (positions in `ws`)
+    // and the overlap.
+    type Found = ((usize, usize), u64, u64);
+    let mut first: Vec<((usize, usize), Found)> = Vec::new();
+    let mut open: Vec<usize> = Vec::new();
+    for (_, b) in spans {
+        let bb = &trace.beliefs[b];
+        open.retain(|&a| trace.beliefs[a].end_ms > bb.start_ms);
+        for &a in &open {
+            let ba = &trace.beliefs[a];
             let from = ba.start_ms.max(bb.start_ms);
             let to = ba.end_ms.min(bb.end_ms);
-            let inside = |w: &WriteRecord| from <= w.sent_ms && w.sent_ms <= to;
-            if from < to && inside(a) && inside(b) {
-                reported.push(pair);
-                let (x, y) = if a.sent_ms <= b.sent_ms {
-                    (a, b)
-                } else {
-                    (b, a)
-                };
-                out.push(Violation {
-                    kind: ViolationKind::OverlappingWriters,
-                    at_ms: a.arrived_ms.max(b.arrived_ms),
-                    clients: vec![x.client, y.client],
-                    text: format!(
-                        "{} and {} both wrote while each believed it held the lock ({}–{} ms)",
-                        trace.client_name(x.client),
-                        trace.client_name(y.client),
-                        from,
-                        to
-                    ),
-                });
+            if ba.client == bb.client || from >= to {
+                continue;
+            }
+            let (Some(ia), Some(ib)) = (first_inside(a, from, to), first_inside(b, from, to))
+            else {
+                continue;
+            };
+            let at = (ia.min(ib), ia.max(ib));
+            let pair = (ba.client.min(bb.client), ba.client.max(bb.client));
+            match first.iter_mut().find(|(p, _)| *p == pair) {
+                Some((_, best)) if at < best.0 => *best = (at, from, to),
+                Some(_) => {}
+                None => first.push((pair, (at, from, to))),
             }
         }
+        if bb.end_ms > bb.start_ms {
+            open.push(b);
+        }
+    }
+    let mut found: Vec<Found> = first.into_iter().map(|(_, f)| f).collect();
+    // Each pair of writes belongs to one pair of clients: ordered by the writes alone.
+    found.sort_unstable();
+    for ((i, j), from, to) in found {
+        let (x, y) = (ws[i].0, ws[j].0);
+        out.push(Violation {
+            kind: ViolationKind::OverlappingWriters,
+            at_ms: x.arrived_ms.max(y.arrived_ms),
+            clients: vec![x.client, y.client],
+            text: format!(
+                "{} and {} both wrote while each believed it held the lock ({}–{} ms)",
+                trace.client_name(x.client),
+                trace.client_name(y.client),
+                from,
+                to
+            ),
+        });
     }
 }
 

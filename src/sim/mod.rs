@@ -6,6 +6,7 @@ pub mod checker;
 pub mod clock;
 pub mod compare;
 pub mod engine;
+pub mod invariants;
 pub mod lease;
 pub mod liveness;
 pub mod narrate;

@@ -3,38 +3,50 @@
 
 use super::trace::*;
 use super::words;
+use std::cmp::Reverse;
+use std::collections::{BTreeMap, BinaryHeap};
 
 pub fn narrate(trace: &Trace) -> Vec<String> {
     let mut lines: Vec<(u64, usize, String)> = Vec::new();
     let name = |c: usize| trace.client_name(c);
-    let paused_at = |c: usize, t: u64| {
-        trace
-            .pauses
-            .iter()
-            .find(|p| p.client == c && p.start_ms < t && t < p.end_ms)
-    };
     let redlock = trace.instances.len() > 1;
-    let mut lease_of: std::collections::BTreeMap<(usize, u64), Vec<(u64, u64)>> =
-        Default::default();
+    let mut lease_of: BTreeMap<(usize, u64), Vec<(u64, u64)>> = BTreeMap::new();
     for l in &trace.leases {
         lease_of
             .entry((l.holder, l.generation))
             .or_default()
             .push((l.start_ms, l.end_ms));
     }
-    for lease in &trace.leases {
-        if lease.end != SpanEnd::Expired || lease.end_ms > trace.end_ms {
-            continue;
-        }
+    // The first belief of each client and generation: where its lock stops being valid.
+    let mut valid_until_of: Vec<((usize, u64), usize)> = trace
+        .beliefs
+        .iter()
+        .enumerate()
+        .map(|(k, b)| ((b.client, b.generation), k))
+        .collect();
+    // By key, then by index: the first of equal keys is the first span.
+    valid_until_of.sort_unstable();
+    let valid_until = |key: (usize, u64)| {
+        let k = valid_until_of.partition_point(|(x, _)| *x < key);
+        let (x, b) = valid_until_of.get(k)?;
+        (*x == key).then(|| trace.beliefs[*b].valid_until_ms)
+    };
+    let told: Vec<&LeaseSpan> = trace
+        .leases
+        .iter()
+        .filter(|l| l.end == SpanEnd::Expired && l.end_ms <= trace.end_ms)
+        .collect();
+    let paused = if redlock {
+        Vec::new()
+    } else {
+        pauses_at(trace, told.iter().map(|l| (l.holder, l.end_ms)))
+    };
+    for (k, lease) in told.into_iter().enumerate() {
         if redlock {
             // One line per instance would drown the story; tell only the early expiries, the
             // ones that happen while the holder's lock is still valid by its own clock.
-            let valid_until = trace
-                .beliefs
-                .iter()
-                .find(|b| b.generation == lease.generation && b.client == lease.holder)
-                .map(|b| b.valid_until_ms);
-            if let Some(v) = valid_until.filter(|v| lease.end_ms < *v) {
+            let until = valid_until((lease.holder, lease.generation));
+            if let Some(v) = until.filter(|v| lease.end_ms < *v) {
                 lines.push((
                     lease.end_ms,
                     0,
@@ -55,7 +67,7 @@ pub fn narrate(trace: &Trace) -> Vec<String> {
             lease.end_ms,
             name(lease.holder)
         );
-        if let Some(p) = paused_at(lease.holder, lease.end_ms) {
+        if let Some(p) = paused.get(k).copied().flatten() {
             s.push_str(&format!(
                 " while {} was paused by {}",
                 name(lease.holder),
@@ -211,6 +223,21 @@ pub fn narrate(trace: &Trace) -> Vec<String> {
         if let Some(text) = text {
             lines.push((t, i + 1, text));
         }
+        // A validity computed with a clock that stepped back is told with the reason it is
+        // wrong, right after the numbers.
+        if let Outcome::Redlock { attempt, .. } = &step.outcome {
+            let hazard = trace
+                .acquisitions
+                .get(*attempt)
+                .and_then(words::timing_hazard_text);
+            if let Some(h) = hazard {
+                lines.push((
+                    t,
+                    i + 1,
+                    format!("At {t} ms {who}'s validity cannot be trusted: {h}."),
+                ));
+            }
+        }
     }
     lines.sort_by_key(|(t, order, _)| (*t, *order));
     let mut out: Vec<String> = lines.into_iter().map(|(_, _, s)| s).collect();
@@ -223,6 +250,49 @@ pub fn narrate(trace: &Trace) -> Vec<String> {
     });
     if trace.step_limit_hit {
         out.push("The run stopped at its step limit before every event ran.".to_string());
+    }
+    out
+}
+
+/// For each `(client, t)`, the first pause of the trace (in its order) in which the client was
+/// stopped at `t` (`start < t < end`). One sweep over the instants in time order: a pause joins
+/// its client's heap when it has started and leaves it once it has ended.
+fn pauses_at(
+    trace: &Trace,
+    queries: impl Iterator<Item = (usize, u64)>,
+) -> Vec<Option<&PauseSpan>> {
+    let queries: Vec<(usize, u64)> = queries.collect();
+    let mut order: Vec<(u64, usize)> = queries.iter().enumerate().map(|(q, c)| (c.1, q)).collect();
+    order.sort_unstable();
+    let mut by_start: Vec<(u64, usize)> = trace
+        .pauses
+        .iter()
+        .enumerate()
+        .map(|(p, s)| (s.start_ms, p))
+        .collect();
+    by_start.sort_unstable();
+    let mut started = by_start.into_iter().map(|(_, p)| p).peekable();
+    let mut open: Vec<BinaryHeap<Reverse<usize>>> = Vec::new();
+    let mut out = vec![None; queries.len()];
+    for (_, q) in order {
+        let (client, t) = queries[q];
+        while let Some(p) = started.next_if(|&p| trace.pauses[p].start_ms < t) {
+            let c = trace.pauses[p].client;
+            if open.len() <= c {
+                open.resize_with(c + 1, BinaryHeap::new);
+            }
+            open[c].push(Reverse(p));
+        }
+        let Some(heap) = open.get_mut(client) else {
+            continue;
+        };
+        while heap
+            .peek()
+            .is_some_and(|Reverse(p)| trace.pauses[*p].end_ms <= t)
+        {
+            heap.pop();
+        }
+        out[q] = heap.peek().map(|Reverse(p)| &trace.pauses[*p]);
     }
     out
 }

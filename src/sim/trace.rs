@@ -249,6 +249,27 @@ pub struct Acquisition {
     pub fence: Option<u64>,
     /// Why it failed (`None` exactly when `ok`); `words::failure_text` says it in words.
     pub reason: Option<Failure>,
+    /// What made the client's own timing of the round wrong, if anything did;
+    /// `words::timing_hazard_text` says it in words.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub timing_hazard: Option<TimingHazard>,
+}
+
+/// A flaw in how a client timed a Redlock round. Redlock measures the elapsed time with the
+/// client's clock; if that is a wall clock, a step back while the round runs shortens what it
+/// measures, and the validity it computes (TTL − elapsed − drift margin) grows by as much, past
+/// the TTL itself when the elapsed time comes out negative. The engine keeps those numbers as
+/// the client computed them, and flags them here. A monotonic clock never steps back.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[serde(
+    tag = "kind",
+    rename_all = "snake_case",
+    rename_all_fields = "camelCase"
+)]
+pub enum TimingHazard {
+    /// The client's wall clock stepped back by `by_ms` (net) between the start and the end of
+    /// the round.
+    WallClockSteppedBack { by_ms: u64 },
 }
 
 /// What a Redlock attempt tried to do.

@@ -103,7 +103,13 @@ pub fn describe(outcome: &Outcome, trace: &Trace) -> String {
         Outcome::ClockJumped { by_ms } => format!("clock jumped by {by_ms:+} ms"),
         Outcome::Skipped { reason } => format!("skipped: {reason}"),
         Outcome::Redlock { attempt, .. } => match trace.acquisitions.get(*attempt) {
-            Some(a) => redlock_text(a, trace.instances.len()),
+            Some(a) => match a.timing_hazard {
+                Some(TimingHazard::WallClockSteppedBack { by_ms }) => format!(
+                    "{} (its wall clock stepped back {by_ms} ms)",
+                    redlock_text(a, trace.instances.len())
+                ),
+                None => redlock_text(a, trace.instances.len()),
+            },
             None => "Redlock attempt".to_string(),
         },
     }
@@ -153,6 +159,27 @@ pub fn failure_text(a: &Acquisition, instances: usize) -> Option<String> {
             format!("no validity left ({} ms after drift margin)", a.validity_ms)
         }
     })
+}
+
+/// What was wrong with how the client timed a Redlock round, if anything: the numbers it
+/// computed stand, and this says why they cannot be trusted.
+pub fn timing_hazard_text(a: &Acquisition) -> Option<String> {
+    match a.timing_hazard? {
+        TimingHazard::WallClockSteppedBack { by_ms } => {
+            let ttl = a.validity_ms + a.elapsed_ms + a.drift_ms as i64;
+            let past_ttl = if a.validity_ms > ttl {
+                format!(", longer than the {ttl} ms TTL itself")
+            } else {
+                String::new()
+            };
+            Some(format!(
+                "the client's wall clock stepped back {by_ms} ms during the round, so it measured \
+                 {} ms elapsed and counts {} ms of validity{past_ttl}; timed by a monotonic \
+                 clock, the round could not gain time",
+                a.elapsed_ms, a.validity_ms
+            ))
+        }
+    }
 }
 
 /// Why a lease (or an instance's key) ended, in a few words.
@@ -369,6 +396,7 @@ mod tests {
             ok: reason.is_none(),
             fence: None,
             reason,
+            timing_hazard: None,
         }
     }
 

@@ -1,7 +1,9 @@
 //! The root component: owns the one `State` through `use_reducer`, derives the traces from the
 //! scenario (the run and the comparison `sim::compare` chooses for it), routes keys, and keeps
 //! the focus on the selected event after a key press moved it. Everything else is drawn by
-//! child components.
+//! child components. A run that does not finish within half a frame goes on in slices
+//! between which the browser handles input, and the page says it is computing until the
+//! trace is there.
 
 use super::controls::palette::Palette;
 use super::controls::palette_instance::InstancePalette;
@@ -25,8 +27,11 @@ use super::model::selection::{Selection, Slot};
 use super::model::state::{Action, State};
 use super::share::sync::use_sync;
 use crate::sim::compare::{self, Contrast};
-use crate::sim::{self, Scenario, Trace};
+use crate::sim::engine::{Progress, Run};
+use crate::sim::{Scenario, Trace};
+use std::cell::{Cell, RefCell};
 use std::rc::Rc;
+use wasm_bindgen::closure::Closure;
 use wasm_bindgen::JsCast;
 use yew::prelude::*;
 
@@ -59,18 +64,144 @@ pub struct Runs {
     pub contrast: Rc<Contrast>,
 }
 
-fn runs(s: &Scenario) -> Runs {
-    let other = compare::counterfactual(s);
-    let trace = Rc::new(sim::run(s));
-    let ghost = match &other.scenario {
-        Some(o) => Rc::new(sim::run(o)),
-        None => trace.clone(),
-    };
-    Runs {
-        trace,
-        ghost,
-        contrast: Rc::new(other.contrast),
+/// How long the page computes in one go, inside a render or in one slice, before the browser
+/// gets the main thread back to handle input: half a frame.
+const SLICE_MS: f64 = 8.0;
+/// Actions taken between two looks at the clock, at most: a chunk doubles while it takes under
+/// a millisecond and halves when it takes more, since one action may cost a microsecond or
+/// (a reading of a clock under thousands of slews) a millisecond.
+const MAX_CHUNK: u32 = 4_096;
+
+fn now_ms() -> f64 {
+    web_sys::window()
+        .and_then(|w| w.performance())
+        .map_or(0.0, |p| p.now())
+}
+
+/// One of the two runs of a scenario, on its way to a trace.
+struct Stage {
+    run: Option<Run>,
+    trace: Option<Rc<Trace>>,
+    chunk: u32,
+}
+
+impl Stage {
+    fn new(s: &Scenario) -> Stage {
+        Stage {
+            run: Some(Run::new(s)),
+            trace: None,
+            chunk: 16,
+        }
     }
+
+    /// Works until `deadline` (a `performance.now()` reading); true once the trace is there.
+    fn work(&mut self, deadline: f64) -> bool {
+        let mut now = now_ms();
+        while let Some(run) = self.run.as_mut() {
+            if now >= deadline {
+                return false;
+            }
+            if run.advance(self.chunk) == Progress::Done {
+                self.trace = self.run.take().map(|r| Rc::new(r.finish()));
+            }
+            let then = now;
+            now = now_ms();
+            self.chunk = match now - then {
+                d if d < 1.0 => (self.chunk * 2).min(MAX_CHUNK),
+                d if d > 2.0 => (self.chunk / 2).max(1),
+                _ => self.chunk,
+            };
+        }
+        self.trace.is_some()
+    }
+}
+
+/// The run and the comparison `sim::compare` chose for it (none: the ghost is the run itself),
+/// on their way.
+struct Slices {
+    trace: Stage,
+    ghost: Option<Stage>,
+    contrast: Rc<Contrast>,
+}
+
+impl Slices {
+    fn work(&mut self, deadline: f64) -> bool {
+        self.trace.work(deadline) && self.ghost.as_mut().is_none_or(|g| g.work(deadline))
+    }
+
+    fn runs(&self) -> Option<Rc<Runs>> {
+        Some(Rc::new(Runs {
+            trace: self.trace.trace.clone()?,
+            ghost: match &self.ghost {
+                Some(g) => g.trace.clone()?,
+                None => self.trace.trace.clone()?,
+            },
+            contrast: self.contrast.clone(),
+        }))
+    }
+}
+
+/// The runs of one scenario: done within the render that asked (small scenarios, so a drag
+/// stays one simulation per frame), or continued in slices of at most `SLICE_MS` with the
+/// browser handling input in between.
+enum Job {
+    Ready(Rc<Runs>),
+    Pending(Rc<RefCell<Slices>>),
+}
+
+fn start(s: &Scenario) -> Job {
+    let deadline = now_ms() + SLICE_MS;
+    let other = compare::counterfactual(s);
+    let mut slices = Slices {
+        trace: Stage::new(s),
+        ghost: other.scenario.as_ref().map(Stage::new),
+        contrast: Rc::new(other.contrast),
+    };
+    match slices.work(deadline).then(|| slices.runs()).flatten() {
+        Some(runs) => Job::Ready(runs),
+        None => Job::Pending(Rc::new(RefCell::new(slices))),
+    }
+}
+
+/// A job compared by identity, for the effect that slices it.
+#[derive(Clone)]
+struct JobRef(Rc<Job>);
+
+impl PartialEq for JobRef {
+    fn eq(&self, other: &Self) -> bool {
+        Rc::ptr_eq(&self.0, &other.0)
+    }
+}
+
+/// Schedules the next slice of a pending job after the browser's queued input, unless the
+/// job was dropped (its scenario changed) in the meantime.
+fn slice_later(slices: Rc<RefCell<Slices>>, dropped: Rc<Cell<bool>>, done: Callback<Rc<Runs>>) {
+    let tick = move || {
+        if dropped.get() {
+            return;
+        }
+        let finished = slices.borrow_mut().work(now_ms() + SLICE_MS);
+        let runs = finished.then(|| slices.borrow().runs()).flatten();
+        match runs {
+            Some(runs) => done.emit(runs),
+            None => slice_later(slices, dropped, done),
+        }
+    };
+    let callback = Closure::once_into_js(tick);
+    if let Some(w) = web_sys::window() {
+        let _ =
+            w.set_timeout_with_callback_and_timeout_and_arguments_0(callback.unchecked_ref(), 0);
+    }
+}
+
+/// The runs of a scenario before anything ran, drawn while its first run is computed.
+fn not_started(s: &Scenario) -> Rc<Runs> {
+    let trace = Rc::new(Run::not_started(s));
+    Rc::new(Runs {
+        ghost: trace.clone(),
+        trace,
+        contrast: Rc::new(compare::counterfactual(s).contrast),
+    })
 }
 
 #[component]
@@ -92,7 +223,44 @@ pub fn App(props: &AppProps) -> Html {
         let d = state.dispatcher();
         use_callback((), move |t: u64, _| d.dispatch(Action::SetPlayhead(t)))
     };
-    let runs = use_memo(state.scenario.clone(), runs);
+    let scenario = Rc::new(state.scenario.clone());
+    // The runs of this scenario, or, while a large one is computed in slices, the last pair of
+    // scenario and runs that finished (the page keeps it on screen and says it is computing).
+    let job = use_memo(state.scenario.clone(), |s| JobRef(Rc::new(start(s))));
+    let finished = use_state(|| None::<(JobRef, Rc<Runs>)>);
+    {
+        let finished = finished.clone();
+        use_effect_with((*job).clone(), move |job| {
+            let dropped = Rc::new(Cell::new(false));
+            if let Job::Pending(slices) = &*job.0 {
+                let job = job.clone();
+                let done = Callback::from(move |runs| finished.set(Some((job.clone(), runs))));
+                slice_later(slices.clone(), dropped.clone(), done);
+            }
+            move || dropped.set(true)
+        });
+    }
+    let ready = match &*job.0 {
+        Job::Ready(runs) => Some(runs.clone()),
+        Job::Pending(_) => finished
+            .as_ref()
+            .filter(|(j, _)| *j == *job)
+            .map(|(_, runs)| runs.clone()),
+    };
+    let computing = ready.is_none();
+    let last = use_mut_ref(|| None::<(Rc<Scenario>, Rc<Runs>)>);
+    let (shown, runs) = match ready {
+        Some(runs) => {
+            *last.borrow_mut() = Some((scenario.clone(), runs.clone()));
+            (scenario.clone(), runs)
+        }
+        None => last
+            .borrow()
+            .clone()
+            .unwrap_or_else(|| (scenario.clone(), not_started(&scenario))),
+    };
+    // Nothing finished yet: no verdict, reading or narration to show, only that it computes.
+    let first_run = computing && last.borrow().is_none();
     let root = use_node_ref();
     // The verdict, the playhead's reading and the narration follow the run live, mid-drag too.
     // So that a verdict that grows or shrinks cannot move the lanes under the pointer, the
@@ -168,7 +336,6 @@ pub fn App(props: &AppProps) -> Html {
         })
     };
 
-    let scenario = Rc::new(state.scenario.clone());
     // The toolbar and the hint act on or describe the scenario as a whole: during a drag they
     // keep the one it began with, so Yew skips them until the drop.
     let before = state
@@ -231,7 +398,13 @@ pub fn App(props: &AppProps) -> Html {
                 </p>
             }
             <div class="fp-verdict-slot" ref={verdict_slot}>
-                <Banner trace={runs.trace.clone()} ghost={runs.ghost.clone()} contrast={runs.contrast.clone()} />
+                if computing {
+                    <div class="fp-verdict" role="status" aria-live="polite" data-testid="computing">
+                        { if first_run { "Computing the run…" } else { "Computing the run… the timeline still shows the previous one." } }
+                    </div>
+                } else {
+                    <Banner trace={runs.trace.clone()} ghost={runs.ghost.clone()} contrast={runs.contrast.clone()} />
+                }
             </div>
             // The selected client event's inspector takes the hint's line, one line high, so
             // selecting an event does not move the timeline; a refusal shows beside it (beside
@@ -293,19 +466,23 @@ pub fn App(props: &AppProps) -> Html {
                     </div>
                 }
             }
-            <Timeline scenario={scenario.clone()} trace={runs.trace.clone()} ghost={runs.ghost.clone()}
+            <Timeline scenario={shown} trace={runs.trace.clone()} ghost={runs.ghost.clone()}
                 contrast={runs.contrast.clone()} selection={state.selection} playhead_ms={state.playhead_ms}
                 frozen_axis_ms={state.drag.as_ref().map(|d| d.axis_end_ms)}
                 dragging={state.drag.is_some()} readonly={state.readonly} tool={state.tool} width_px={state.width_px}
                 uid={uid} on_action={dispatch.clone()} instance_tool={state.instance_tool} collapsed={state.collapsed} />
-            <Readout trace={runs.trace.clone()} at_ms={state.playhead_ms} on_move={on_playhead} />
+            if !first_run {
+                <Readout trace={runs.trace.clone()} at_ms={state.playhead_ms} on_move={on_playhead} />
+            }
             <p class="fp-keys">
                 <kbd>{"Tab"}</kbd>{" moves between events · "}<kbd>{"←"}</kbd><kbd>{"→"}</kbd>
                 {" move the focused event or pause edge (with "}<kbd>{"Shift"}</kbd>{": 10 ms) · "}
                 <kbd>{"↑"}</kbd><kbd>{"↓"}</kbd>{" change client · "}<kbd>{"Delete"}</kbd>{" removes · "}
                 <kbd>{"Ctrl+Z"}</kbd>{" / "}<kbd>{"Ctrl+Shift+Z"}</kbd>{" undo / redo · drag a palette button onto a lane, or double-click a lane, to add an event"}
             </p>
-            <Narration trace={runs.trace.clone()} />
+            if !first_run {
+                <Narration trace={runs.trace.clone()} />
+            }
         </div>
     }
 }

@@ -2,6 +2,7 @@
 //! when it cannot be reached (crashed, or cut off from a client). A single Redis is one
 //! instance that is always reachable; Redlock builds one per configured instance.
 
+use super::intervals::Intervals;
 use crate::sim::clock::Clock;
 use crate::sim::lease::{LeaseTable, ReleaseMode};
 use crate::sim::scenario::{Instance, InstanceEvent, Redlock, ReleaseKind, Scenario};
@@ -10,10 +11,12 @@ pub struct Inst {
     pub table: LeaseTable,
     pub clock: Clock,
     pub latency_ms: u64,
-    /// `[start, end)` while crashed.
-    down: Vec<(u64, u64)>,
-    /// `[start, end)` cut off from one client, or from all (`None`).
-    cuts: Vec<(u64, u64, Option<usize>)>,
+    /// While crashed.
+    down: Intervals,
+    /// While cut off from everyone.
+    cut_all: Intervals,
+    /// Per client: while cut off from it (alone or with everyone).
+    cut_from: Vec<Intervals>,
 }
 
 impl Inst {
@@ -23,8 +26,9 @@ impl Inst {
             table: LeaseTable::new(s.lock.ttl_ms, s.lock.first_fence, s.lock.fencing),
             clock: Clock::new(&s.lock.clock, []),
             latency_ms: 0,
-            down: Vec::new(),
-            cuts: Vec::new(),
+            down: Intervals::default(),
+            cut_all: Intervals::default(),
+            cut_from: Vec::new(),
         }
     }
 
@@ -57,17 +61,23 @@ impl Inst {
             table: LeaseTable::new(s.lock.ttl_ms, s.lock.first_fence, r.fence),
             clock: Clock::new(&i.clock, i.clock_jumps()),
             latency_ms: i.latency_ms,
-            down,
-            cuts,
+            down: Intervals::merged(down),
+            cut_all: Intervals::merged(cuts.iter().filter(|c| c.2.is_none()).map(|c| (c.0, c.1))),
+            cut_from: (0..s.clients.len())
+                .map(|k| {
+                    Intervals::merged(
+                        cuts.iter()
+                            .filter(|c| c.2.is_none_or(|c| c == k))
+                            .map(|c| (c.0, c.1)),
+                    )
+                })
+                .collect(),
         }
     }
 
     pub fn reachable(&self, client: usize, t: u64) -> bool {
-        !self.down.iter().any(|(s, e)| *s <= t && t < *e)
-            && !self
-                .cuts
-                .iter()
-                .any(|(s, e, c)| *s <= t && t < *e && c.is_none_or(|c| c == client))
+        let cut = self.cut_from.get(client).unwrap_or(&self.cut_all);
+        !self.down.contains(t) && !cut.contains(t)
     }
 
     /// Whether `owner` holds a live key here at true time `t`, as `isHeld()` would see it.

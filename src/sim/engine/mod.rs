@@ -2,15 +2,19 @@
 //! true time replays every client's events against the lock service and the storage. A paused
 //! client executes nothing; what falls due during its pause runs when it wakes, in order. The
 //! number of actions is bounded by the scenario's step limit, and hitting it is reported.
+//! `Run` is the same work in slices (`advance` a number of actions, then `finish`), for a
+//! caller that must stay responsive while a large scenario runs.
 //!
 //! The parts are children of this module and never import it: `queue` (the agenda and the
-//! pauses), `world` (what every part shares, the trace being written), `instance` (one lock
-//! instance), `single` and `redlock` (the two lock services), `outages` (what an instance's own
-//! events do), `storage` (debits and verdicts) and `spans` (what the finished lease spans
-//! imply). This file composes them: the service is a `Service`, so the Redlock path gets its
+//! pauses), `intervals` (pauses, crashes and partitions as merged intervals), `world` (what
+//! every part shares, the trace being written), `instance` (one lock instance), `single` and
+//! `redlock` (the two lock services), `outages` (what an instance's own events do), `storage`
+//! (debits and verdicts) and `spans` (what the finished lease spans imply). This file composes
+//! them: the service is a `Service`, so the Redlock path gets its
 //! settings through its type and no step asks whether Redlock is configured.
 
 mod instance;
+mod intervals;
 mod outages;
 mod queue;
 mod redlock;
@@ -27,16 +31,17 @@ use instance::Inst;
 use queue::{Action, Item};
 use redlock::Redlock;
 use single::Single;
+use std::rc::Rc;
 use storage::Storage;
 use world::World;
 
 /// The lock service a scenario runs against.
-enum Service<'a> {
-    Single(Single),
-    Redlock(Redlock<'a>),
+enum Service {
+    Single(Box<Single>),
+    Redlock(Redlock),
 }
 
-impl Service<'_> {
+impl Service {
     fn instances(&self) -> &[Inst] {
         match self {
             Service::Single(x) => x.instances(),
@@ -52,34 +57,84 @@ impl Service<'_> {
     }
 }
 
-struct Sim<'a> {
-    w: World<'a>,
-    service: Service<'a>,
+struct Sim {
+    w: World,
+    service: Service,
     storage: Storage,
+    /// Actions taken so far, against the scenario's step limit.
+    steps: u32,
+    done: bool,
 }
 
 /// Runs a validated scenario to completion (or to its step limit).
 pub fn run(s: &Scenario) -> Trace {
-    let mut sim = Sim::new(s);
-    sim.schedule_events();
-    sim.drain();
-    sim.finish()
+    Run::new(s).finish()
 }
 
-impl<'a> Sim<'a> {
-    fn new(s: &'a Scenario) -> Sim<'a> {
+/// A run that can be taken a slice at a time, so a caller with a deadline (the page, which
+/// must keep answering input) can stop between slices: `advance` takes at most a given number
+/// of actions off the agenda, and `finish` does what is left and judges the trace. `run` is
+/// the same code in one call.
+pub struct Run {
+    sim: Sim,
+}
+
+/// Where a run stands after a slice.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Progress {
+    /// Actions are still due; `steps` have been taken so far.
+    Running { steps: u32 },
+    /// Nothing is left to do (or the step limit was reached): `finish` only judges.
+    Done,
+}
+
+impl Run {
+    /// A run of a validated scenario with nothing done yet.
+    pub fn new(s: &Scenario) -> Run {
+        let mut sim = Sim::new(Rc::new(s.clone()));
+        sim.schedule_events();
+        Run { sim }
+    }
+
+    /// Takes at most `step_budget` actions.
+    pub fn advance(&mut self, step_budget: u32) -> Progress {
+        self.sim.advance(step_budget)
+    }
+
+    /// Runs what is left, then marks the spans, judges the trace and narrates it.
+    pub fn finish(mut self) -> Trace {
+        while self.sim.advance(u32::MAX) != Progress::Done {}
+        self.sim.finish()
+    }
+
+    /// The trace of the scenario before anything ran: its clients, instances and opening
+    /// balance, no steps, and no verdict yet. What a page shows while a run is computed.
+    pub fn not_started(s: &Scenario) -> Trace {
+        Sim::new(Rc::new(s.clone())).w.trace
+    }
+}
+
+impl Sim {
+    fn new(s: Rc<Scenario>) -> Sim {
         let (service, instances, majority) = match &s.lock.redlock {
-            None => (Service::Single(Single::new(s)), vec!["lock".to_string()], 1),
+            None => (
+                Service::Single(Box::new(Single::new(&s))),
+                vec!["lock".to_string()],
+                1,
+            ),
             Some(r) => (
-                Service::Redlock(Redlock::new(s, r)),
+                Service::Redlock(Redlock::new(&s, r)),
                 r.instances.iter().map(|i| i.name.clone()).collect(),
                 r.majority(),
             ),
         };
+        let storage = Storage::new(&s);
         Sim {
             w: World::new(s, instances, majority),
             service,
-            storage: Storage::new(s),
+            storage,
+            steps: 0,
+            done: false,
         }
     }
 
@@ -99,16 +154,29 @@ impl<'a> Sim<'a> {
         }
     }
 
-    fn drain(&mut self) {
-        let mut steps: u32 = 0;
-        while let Some(item) = self.w.queue.pop() {
-            if steps >= self.w.s.step_limit {
-                self.w.trace.step_limit_hit = true;
+    fn advance(&mut self, step_budget: u32) -> Progress {
+        for _ in 0..step_budget {
+            if self.done {
                 break;
             }
-            steps += 1;
+            let Some(item) = self.w.queue.pop() else {
+                self.done = true;
+                break;
+            };
+            if self.steps >= self.w.s.step_limit {
+                self.w.trace.step_limit_hit = true;
+                self.done = true;
+                break;
+            }
+            self.steps += 1;
             self.w.trace.end_ms = self.w.trace.end_ms.max(item.at);
             self.act(item);
+        }
+        if self.done || self.w.queue.is_empty() {
+            self.done = true;
+            Progress::Done
+        } else {
+            Progress::Running { steps: self.steps }
         }
     }
 

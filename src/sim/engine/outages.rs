@@ -5,7 +5,7 @@
 use super::instance::Inst;
 use super::world::World;
 use crate::sim::scenario::InstanceEvent;
-use crate::sim::trace::{InstanceMark, Outage, OutageKind, SpanEnd};
+use crate::sim::trace::{InstanceMark, Outage, OutageKind};
 use crate::sim::words;
 
 /// Applies event `e` of the instance named `name` at true time `t`.
@@ -34,15 +34,7 @@ pub fn apply(
             });
             if !persistent {
                 inst.table.forget_all();
-                for span in w
-                    .trace
-                    .leases
-                    .iter_mut()
-                    .filter(|l| l.instance == instance && l.end_ms > t && l.start_ms <= t)
-                {
-                    span.end_ms = t;
-                    span.end = SpanEnd::Forgotten;
-                }
+                w.forget_leases(instance, t);
             }
         }
         InstanceEvent::Partition {

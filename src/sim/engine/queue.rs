@@ -3,6 +3,7 @@
 //! is put back at its wake instant, keeping the time it was first due so that deferred steps
 //! run before fresh ones and in their original order.
 
+use super::intervals::Intervals;
 use crate::sim::scenario::Event;
 use std::cmp::Reverse;
 use std::collections::BinaryHeap;
@@ -92,6 +93,10 @@ impl Queue {
         }));
     }
 
+    pub fn is_empty(&self) -> bool {
+        self.heap.is_empty()
+    }
+
     pub fn pop(&mut self) -> Option<Item> {
         self.heap.pop().map(|Reverse(item)| item)
     }
@@ -99,36 +104,21 @@ impl Queue {
 
 /// One client's pauses, merged so that overlapping pauses defer as one: `[start, end)`.
 #[derive(Clone, Debug, Default)]
-pub struct Pauses(Vec<(u64, u64)>);
+pub struct Pauses(Intervals);
 
 impl Pauses {
     pub fn of(events: &[Event]) -> Pauses {
-        let mut spans: Vec<(u64, u64)> = events
-            .iter()
-            .filter_map(|e| match e {
-                Event::Pause {
-                    at_ms, duration_ms, ..
-                } => Some((*at_ms, at_ms.saturating_add(*duration_ms))),
-                _ => None,
-            })
-            .collect();
-        spans.sort();
-        let mut merged: Vec<(u64, u64)> = Vec::new();
-        for (s, e) in spans {
-            match merged.last_mut() {
-                Some(last) if s <= last.1 => last.1 = last.1.max(e),
-                _ => merged.push((s, e)),
-            }
-        }
-        Pauses(merged)
+        Pauses(Intervals::merged(events.iter().filter_map(|e| match e {
+            Event::Pause {
+                at_ms, duration_ms, ..
+            } => Some((*at_ms, at_ms.saturating_add(*duration_ms))),
+            _ => None,
+        })))
     }
 
     /// The end of the pause covering `t`, if the client is paused at `t`.
     pub fn until(&self, t: u64) -> Option<u64> {
-        self.0
-            .iter()
-            .find(|(s, e)| *s <= t && t < *e)
-            .map(|(_, e)| *e)
+        self.0.until(t)
     }
 }
 

@@ -43,8 +43,9 @@ struct Attempt {
 }
 
 /// A Redlock service: its settings, its instances and every round of requests so far.
-pub struct Redlock<'a> {
-    r: &'a scenario::Redlock,
+pub struct Redlock {
+    /// The service's settings, its own copy so that a run owns everything it reads.
+    r: scenario::Redlock,
     inst: Vec<Inst>,
     attempts: Vec<Attempt>,
     /// Lock generations: one per acquisition round, in the order rounds start.
@@ -52,10 +53,10 @@ pub struct Redlock<'a> {
     rng: Seeded,
 }
 
-impl<'a> Redlock<'a> {
-    pub fn new(s: &Scenario, r: &'a scenario::Redlock) -> Redlock<'a> {
+impl Redlock {
+    pub fn new(s: &Scenario, r: &scenario::Redlock) -> Redlock {
         Redlock {
-            r,
+            r: r.clone(),
             inst: r.instances.iter().map(|i| Inst::redlock(s, r, i)).collect(),
             attempts: Vec::new(),
             next_generation: 1,
@@ -297,20 +298,12 @@ impl<'a> Redlock<'a> {
             Released::Nothing => None,
         };
         if let Some(v) = victim {
-            if let Some(span) = w
-                .trace
-                .leases
-                .iter_mut()
-                .rev()
-                .find(|l| l.instance == i && l.holder == v && l.end_ms > t)
-            {
-                span.end_ms = t;
-                span.end = if v == client {
-                    SpanEnd::Released
-                } else {
-                    SpanEnd::Deleted
-                };
-            }
+            let why = if v == client {
+                SpanEnd::Released
+            } else {
+                SpanEnd::Deleted
+            };
+            w.end_live_lease(i, v, t, why);
         }
         if let Released::Other { victim } = result {
             let outcome = Outcome::Released {
@@ -364,6 +357,11 @@ impl<'a> Redlock<'a> {
         let drift_ms = self.r.drift_ms(ttl);
         let elapsed_ms = w.clocks[at.client].local(t) - at.start_local;
         let validity_ms = ttl as i64 - elapsed_ms - drift_ms as i64;
+        // Kept as the client computed it, and flagged when its wall clock stepped back.
+        let stepped = w.clocks[at.client].jumped_between(at.start_ms, t);
+        let timing_hazard = (stepped < 0).then(|| TimingHazard::WallClockSteppedBack {
+            by_ms: stepped.unsigned_abs(),
+        });
         let votes = at.votes.len();
         let reason = if votes < needed {
             Some(Failure::NoMajority)
@@ -399,6 +397,7 @@ impl<'a> Redlock<'a> {
             ok,
             fence,
             reason,
+            timing_hazard,
         });
         let deadline_local = at.start_local + ttl as i64 - drift_ms as i64;
         if !matches!(at.ask, Ask::Release(_)) {

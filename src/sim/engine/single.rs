@@ -139,14 +139,12 @@ impl Single {
             Released::Nothing => (false, None),
         };
         if let (Some(g), Some(_)) = (generation, &deleted) {
-            if let Some(span) = w.trace.leases.iter_mut().rev().find(|l| l.generation == g) {
-                span.end_ms = t;
-                span.end = if own {
-                    SpanEnd::Released
-                } else {
-                    SpanEnd::Deleted
-                };
-            }
+            let why = if own {
+                SpanEnd::Released
+            } else {
+                SpanEnd::Deleted
+            };
+            w.end_grant(g, t, why);
         }
         w.clients[client].watchdog = 0;
         w.drop_belief(t, client, SpanEnd::Released);

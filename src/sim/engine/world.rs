@@ -9,6 +9,7 @@ use crate::sim::lease::Lease;
 use crate::sim::scenario::{Scenario, MAX_TIME_MS};
 use crate::sim::trace::*;
 use crate::sim::words;
+use std::rc::Rc;
 
 /// A lock the client believes it holds.
 #[derive(Clone, Copy, Debug)]
@@ -30,8 +31,10 @@ pub struct ClientState {
     pub pauses: Pauses,
 }
 
-pub struct World<'a> {
-    pub s: &'a Scenario,
+pub struct World {
+    /// The scenario, shared with the run that owns this world, so a run can be kept between
+    /// slices of work without borrowing its caller's copy.
+    pub s: Rc<Scenario>,
     /// The last instant a scenario event occupies; watchdogs stop ticking after it.
     pub horizon: u64,
     /// Where open-ended spans stop: far enough past the horizon to show every expiry.
@@ -41,17 +44,25 @@ pub struct World<'a> {
     pub queue: Queue,
     next_watchdog: u64,
     pub trace: Trace,
+    /// Lease spans by instance and holder, oldest first: the latest one always, and the older
+    /// ones only while they may still end after now (a span that is not its holder's latest
+    /// on an instance is never lengthened again). Renewals, releases and restarts find their
+    /// spans here instead of searching the whole trace.
+    /// Indexed by `instance × clients + holder`.
+    leases_of: Vec<Vec<usize>>,
+    /// The lease span of each grant of a single instance, indexed by generation (generations
+    /// count the grants, so the list is as long as the run's grants).
+    lease_by_generation: Vec<Option<usize>>,
 }
 
-impl<'a> World<'a> {
+impl World {
     /// A fresh run of `s` against a service with these instance names and majority.
-    pub fn new(s: &'a Scenario, instances: Vec<String>, majority: usize) -> World<'a> {
+    pub fn new(s: Rc<Scenario>, instances: Vec<String>, majority: usize) -> World {
         let horizon = s.horizon_ms();
         let limit = horizon
             .saturating_add(s.lock.ttl_ms.saturating_mul(10))
             .min(MAX_TIME_MS.saturating_mul(4));
         World {
-            s,
             horizon,
             limit,
             clocks: s
@@ -69,6 +80,8 @@ impl<'a> World<'a> {
                 .collect(),
             queue: Queue::default(),
             next_watchdog: 1,
+            leases_of: Vec::new(),
+            lease_by_generation: Vec::new(),
             trace: Trace {
                 clients: s.clients.iter().map(|c| c.name.clone()).collect(),
                 tier: s.tier,
@@ -96,6 +109,7 @@ impl<'a> World<'a> {
                 verdict: Verdict::default(),
                 narration: Vec::new(),
             },
+            s,
         }
     }
 
@@ -166,11 +180,20 @@ impl<'a> World<'a> {
         });
     }
 
+    /// Where a span that opens at `t` is looked at up to: the run's limit, or as far past `t`
+    /// when the span opens later than that (a Redlock reply can arrive long after the last
+    /// event), so that no span ends before it starts.
+    fn limit_after(&self, t: u64) -> u64 {
+        self.limit
+            .max(t.saturating_add(self.s.lock.ttl_ms.saturating_mul(10)))
+    }
+
     /// The true instant a lease expiring at `expires_at` (the instance's clock) ends.
     fn lease_end(&self, inst: &Inst, t: u64, expires_at: i64) -> (u64, SpanEnd) {
-        match inst.clock.first_reaching(expires_at, t, self.limit) {
+        let limit = self.limit_after(t);
+        match inst.clock.first_reaching(expires_at, t, limit) {
             Some(end) => (end, SpanEnd::Expired),
-            None => (self.limit, SpanEnd::Open),
+            None => (limit, SpanEnd::Open),
         }
     }
 
@@ -185,6 +208,19 @@ impl<'a> World<'a> {
         generation: u64,
     ) -> u64 {
         let (end_ms, end) = self.lease_end(inst, t, lease.expires_at);
+        let span = self.trace.leases.len();
+        let slot = self.lease_slot(instance, client);
+        if self.leases_of.len() <= slot {
+            self.leases_of.resize_with(slot + 1, Vec::new);
+        }
+        self.leases_of[slot].push(span);
+        let g = usize::try_from(generation).unwrap_or(usize::MAX);
+        if g < usize::MAX {
+            if self.lease_by_generation.len() <= g {
+                self.lease_by_generation.resize(g + 1, None);
+            }
+            self.lease_by_generation[g] = Some(span);
+        }
         self.trace.leases.push(LeaseSpan {
             instance,
             holder: client,
@@ -209,19 +245,78 @@ impl<'a> World<'a> {
         lease: &Lease,
     ) -> u64 {
         let (end_ms, end) = self.lease_end(inst, t, lease.expires_at);
-        if let Some(span) = self
-            .trace
-            .leases
-            .iter_mut()
-            .rev()
-            .find(|l| l.instance == instance && l.holder == client)
-        {
+        let latest = self
+            .leases_of
+            .get(self.lease_slot(instance, client))
+            .and_then(|l| l.last().copied());
+        if let Some(span) = latest.and_then(|k| self.trace.leases.get_mut(k)) {
             span.end_ms = end_ms;
             span.end = end;
             span.renewals_ms.push(t);
         }
         self.schedule_expiry(instance, end_ms, lease);
         end_ms
+    }
+
+    fn lease_slot(&self, instance: usize, holder: usize) -> usize {
+        instance
+            .saturating_mul(self.clients.len())
+            .saturating_add(holder)
+    }
+
+    /// Ends, at `t` and for `why`, the span of the single instance's grant `generation`.
+    pub fn end_grant(&mut self, generation: u64, t: u64, why: SpanEnd) {
+        let k = usize::try_from(generation)
+            .ok()
+            .and_then(|g| self.lease_by_generation.get(g).copied().flatten());
+        if let Some(span) = k.and_then(|k| self.trace.leases.get_mut(k)) {
+            span.end_ms = t;
+            span.end = why;
+        }
+    }
+
+    /// Forgets the spans of `instance` and `holder` that can no longer end after `t`, keeping
+    /// the latest; returns the ones left, oldest first.
+    fn live_leases(&mut self, instance: usize, holder: usize, t: u64) -> Vec<usize> {
+        let leases = &self.trace.leases;
+        let slot = self.lease_slot(instance, holder);
+        match self.leases_of.get_mut(slot) {
+            Some(list) => {
+                let last = list.last().copied();
+                list.retain(|&k| Some(k) == last || leases[k].end_ms > t);
+                list.clone()
+            }
+            None => Vec::new(),
+        }
+    }
+
+    /// Ends, at `t` and for `why`, `holder`'s latest lease span on `instance` that was still
+    /// running at `t` (a release deleted its key).
+    pub fn end_live_lease(&mut self, instance: usize, holder: usize, t: u64, why: SpanEnd) {
+        let live = self.live_leases(instance, holder, t);
+        let found = live
+            .into_iter()
+            .rev()
+            .find(|&k| self.trace.leases[k].end_ms > t);
+        if let Some(k) = found {
+            let span = &mut self.trace.leases[k];
+            span.end_ms = t;
+            span.end = why;
+        }
+    }
+
+    /// Ends at `t` every lease span on `instance` running at `t`: the instance restarted
+    /// without persistence and forgot its keys.
+    pub fn forget_leases(&mut self, instance: usize, t: u64) {
+        for holder in 0..self.clients.len() {
+            for k in self.live_leases(instance, holder, t) {
+                let span = &mut self.trace.leases[k];
+                if span.end_ms > t && span.start_ms <= t {
+                    span.end_ms = t;
+                    span.end = SpanEnd::Forgotten;
+                }
+            }
+        }
     }
 
     fn schedule_expiry(&mut self, instance: usize, end_ms: u64, lease: &Lease) {
@@ -240,13 +335,14 @@ impl<'a> World<'a> {
     /// it is paused then, the moment it wakes (a stopped process cannot look at its clock).
     /// Returns the belief's end, why it ends, and the validity end without the pause extension.
     fn belief_end(&self, client: usize, t: u64, deadline_local: i64) -> (u64, SpanEnd, u64) {
-        match self.clocks[client].first_reaching(deadline_local, t, self.limit) {
+        let limit = self.limit_after(t);
+        match self.clocks[client].first_reaching(deadline_local, t, limit) {
             Some(end) => (
                 self.paused_until(client, end).unwrap_or(end),
                 SpanEnd::Expired,
                 end,
             ),
-            None => (self.limit, SpanEnd::Open, self.limit),
+            None => (limit, SpanEnd::Open, limit),
         }
     }
 

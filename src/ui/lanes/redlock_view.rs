@@ -6,7 +6,7 @@ use super::geometry::LockView;
 use crate::sim::clock::Clock;
 use crate::sim::scenario::{Instance, InstanceEvent};
 use crate::sim::trace::{Acquisition, Purpose};
-use crate::sim::words::{failure_text, purpose_word};
+use crate::sim::words::{failure_text, purpose_word, timing_hazard_text};
 use crate::sim::Scenario;
 
 /// Which lanes the lock service gets: one for a single Redis, one per Redlock instance, or one
@@ -48,13 +48,19 @@ pub fn attempt_labels(a: &Acquisition, instances: usize) -> [String; 3] {
     let votes = format!("{what}{}/{instances}", a.votes);
     if a.ok {
         let fence = a.fence.map(|f| format!(" · fence {f}")).unwrap_or_default();
+        // A validity the client's stepped-back wall clock inflated never shows without a flag.
+        let warn = if a.timing_hazard.is_some() {
+            " ⚠ clock stepped back"
+        } else {
+            ""
+        };
         [
             format!(
-                "✓ {votes} in {} ms · valid {} ms{fence}",
+                "✓ {votes} in {} ms · valid {} ms{warn}{fence}",
                 a.elapsed_ms, a.validity_ms
             ),
-            format!("✓ {votes} · valid {} ms", a.validity_ms),
-            format!("✓ {votes}"),
+            format!("✓ {votes} · valid {} ms{warn}", a.validity_ms),
+            format!("✓ {votes}{}", if warn.is_empty() { "" } else { " ⚠" }),
         ]
     } else {
         let reason = failure_text(a, instances).unwrap_or_else(|| "not acquired".to_string());
@@ -84,6 +90,9 @@ pub fn attempt_title(a: &Acquisition, who: &str, instances: usize) -> String {
     );
     if let Some(r) = failure_text(a, instances) {
         s.push_str(&format!(". Not acquired: {r}"));
+    }
+    if let Some(h) = timing_hazard_text(a) {
+        s.push_str(&format!(". Beware: {h}"));
     }
     s
 }

@@ -135,7 +135,10 @@ mod tests {
             );
             assert_eq!(h.title(), format!("Edited from: {name}"));
             let back = apply(&s, Action::Undo);
-            assert_eq!(heading(&back.scenario), shipped_heading("gc-pause-fenced"));
+            assert_eq!(
+                heading(&back.scenario),
+                shipped_heading(crate::sim::presets::DEFAULT_PRESET)
+            );
         }
     }
 
@@ -166,7 +169,10 @@ mod tests {
                 instance: None,
             },
         );
-        assert_eq!(heading(&back.scenario), shipped_heading("gc-pause-fenced"));
+        assert_eq!(
+            heading(&back.scenario),
+            shipped_heading(crate::sim::presets::DEFAULT_PRESET)
+        );
     }
 
     #[test]
@@ -216,7 +222,10 @@ mod tests {
         let clock = apply(&s, Action::LoadPreset("redlock-clock-jump".into()));
         assert_eq!(clock.preset_id.as_deref(), Some("redlock-clock-jump"));
         let back = apply(&clock, Action::Undo);
-        assert_eq!(back.preset_id.as_deref(), Some("gc-pause-fenced"));
+        assert_eq!(
+            back.preset_id.as_deref(),
+            Some(crate::sim::presets::DEFAULT_PRESET)
+        );
         let again = apply(&back, Action::Redo);
         assert_eq!(again.preset_id.as_deref(), Some("redlock-clock-jump"));
         // An edited preset keeps its preset in the picker, through undo and from a link.

@@ -1,0 +1,263 @@
+//! What every trace the engine writes must satisfy, written down once and checked by one
+//! function, so the property tests hold every generated run to the same list (and a reader of
+//! the trace format knows what it may rely on):
+//!
+//! 1. **Spans run forwards.** Every lease, belief, pause, outage, majority and Redlock round
+//!    starts no later than it ends; a message arrives no earlier than it was sent; a belief's
+//!    validity ends between its start and its end, and its stale stretch lies inside it.
+//! 2. **Steps are in time order**, and every index in the trace (client, instance, write,
+//!    attempt) points at something that exists.
+//! 3. **A lease ends by its TTL unless renewed.** Measured by its instance's clock from the
+//!    grant (or the last renewal), a lease that `expired` ends exactly when that clock reaches
+//!    its expiry, one still `open` never reached it, and one released, deleted or forgotten
+//!    ended no later.
+//! 4. **A Redlock round's arithmetic holds.** validity = TTL − elapsed − drift margin, `ok`
+//!    exactly when no failure is given, and the elapsed time is ≥ 0 (so the validity at most
+//!    TTL − drift margin) unless the round carries a timing hazard saying why not.
+//! 5. **The balance line and the ledger agree.** The first point is the opening balance at
+//!    0 ms; each accepted debit adds one point at its arrival with its balance, which is the
+//!    previous one less the amount; the final balance is the last point; a write without a
+//!    verdict exists only when the run stopped at its step limit.
+//! 6. **Fences only go up.** A single lock's grants carry strictly increasing fences, and so do
+//!    the grants of each Redlock instance. Across instances there is no such order: the
+//!    non-standard Redlock fence (the largest counter of the majority) can repeat or go down
+//!    when two majorities share few instances, which is why the seeds reject it.
+//! 7. **The verdict follows its violations**: safe exactly when there are none.
+
+use super::clock::Clock;
+use super::scenario::{Scenario, MAX_TIME_MS};
+use super::trace::*;
+
+/// Every broken invariant of `trace`, the run of `scenario`, as a sentence; empty when sound.
+pub fn check(scenario: &Scenario, trace: &Trace) -> Vec<String> {
+    let mut broken = Vec::new();
+    spans_run_forwards(trace, &mut broken);
+    indices_and_order(trace, &mut broken);
+    leases_end_by_their_ttl(scenario, trace, &mut broken);
+    rounds_add_up(scenario, trace, &mut broken);
+    balance_follows_the_ledger(scenario, trace, &mut broken);
+    fences_go_up(trace, &mut broken);
+    if trace.verdict.safe != trace.verdict.violations.is_empty() {
+        broken.push("the verdict's `safe` disagrees with its violations".to_string());
+    }
+    broken
+}
+
+fn spans_run_forwards(trace: &Trace, out: &mut Vec<String>) {
+    let mut backwards = |what: &str, k: usize, start: u64, end: u64| {
+        if start > end {
+            out.push(format!(
+                "{what}[{k}] ends at {end} ms before it starts at {start} ms"
+            ));
+        }
+    };
+    for (k, l) in trace.leases.iter().enumerate() {
+        backwards("leases", k, l.start_ms, l.end_ms);
+    }
+    for (k, b) in trace.beliefs.iter().enumerate() {
+        backwards("beliefs", k, b.start_ms, b.valid_until_ms);
+        backwards("beliefs (validity)", k, b.valid_until_ms, b.end_ms);
+        if let Some(s) = b.stale_from_ms {
+            backwards("beliefs (stale from)", k, b.start_ms, s);
+            backwards("beliefs (stale until)", k, s, b.end_ms);
+        }
+    }
+    for (k, p) in trace.pauses.iter().enumerate() {
+        backwards("pauses", k, p.start_ms, p.end_ms);
+    }
+    for (k, m) in trace.messages.iter().enumerate() {
+        backwards("messages", k, m.sent_ms, m.arrived_ms);
+    }
+    for (k, o) in trace.outages.iter().enumerate() {
+        backwards("outages", k, o.start_ms, o.end_ms);
+    }
+    for (k, h) in trace.majorities.iter().enumerate() {
+        backwards("majorities", k, h.start_ms, h.end_ms);
+    }
+    for (k, a) in trace.acquisitions.iter().enumerate() {
+        backwards("acquisitions", k, a.start_ms, a.end_ms);
+    }
+    for (k, w) in trace.writes.iter().enumerate() {
+        backwards("writes", k, w.sent_ms, w.arrived_ms);
+    }
+}
+
+fn indices_and_order(trace: &Trace, out: &mut Vec<String>) {
+    let (clients, instances) = (trace.clients.len(), trace.instances.len());
+    if let Some(k) = trace.steps.windows(2).position(|w| w[0].at_ms > w[1].at_ms) {
+        out.push(format!("steps[{}] goes back in time", k + 1));
+    }
+    let bad_client = trace
+        .steps
+        .iter()
+        .map(|s| s.client)
+        .chain(trace.leases.iter().map(|l| l.holder));
+    let bad_client = bad_client
+        .chain(trace.beliefs.iter().map(|b| b.client))
+        .chain(trace.writes.iter().map(|w| w.client))
+        .chain(trace.acquisitions.iter().map(|a| a.client))
+        .any(|c| c >= clients);
+    if bad_client {
+        out.push("a client index points past the clients".to_string());
+    }
+    let bad_instance = trace
+        .leases
+        .iter()
+        .map(|l| l.instance)
+        .chain(trace.outages.iter().map(|o| o.instance))
+        .chain(trace.messages.iter().filter_map(|m| m.instance))
+        .any(|i| i >= instances);
+    if bad_instance {
+        out.push("an instance index points past the instances".to_string());
+    }
+    for s in &trace.steps {
+        let dangling = match &s.outcome {
+            Outcome::DebitSent { write } | Outcome::Stored { write, .. } => {
+                *write >= trace.writes.len()
+            }
+            Outcome::Redlock { attempt, .. } => *attempt >= trace.acquisitions.len(),
+            _ => false,
+        };
+        if dangling {
+            out.push(format!("the step at {} ms points at nothing", s.at_ms));
+        }
+    }
+}
+
+/// Each lock instance's clock, as the run read it.
+fn instance_clocks(scenario: &Scenario) -> Vec<Clock> {
+    match &scenario.lock.redlock {
+        None => vec![Clock::new(&scenario.lock.clock, [])],
+        Some(r) => r
+            .instances
+            .iter()
+            .map(|i| Clock::new(&i.clock, i.clock_jumps()))
+            .collect(),
+    }
+}
+
+fn leases_end_by_their_ttl(scenario: &Scenario, trace: &Trace, out: &mut Vec<String>) {
+    let clocks = instance_clocks(scenario);
+    let ttl = scenario.lock.ttl_ms;
+    // How far past a grant the run looks for its expiry: ten TTLs past the last event, or past
+    // the grant when that comes later.
+    let run_limit = scenario
+        .horizon_ms()
+        .saturating_add(ttl.saturating_mul(10))
+        .min(MAX_TIME_MS.saturating_mul(4));
+    for (k, l) in trace.leases.iter().enumerate() {
+        let Some(clock) = clocks.get(l.instance) else {
+            continue;
+        };
+        let from = l.renewals_ms.iter().copied().fold(l.start_ms, u64::max);
+        let limit = run_limit.max(from.saturating_add(ttl.saturating_mul(10)));
+        let expires_at = clock
+            .local(from)
+            .saturating_add(ttl.min(i64::MAX as u64) as i64);
+        let expiry = clock.first_reaching(expires_at, from, limit);
+        let sound = match l.end {
+            SpanEnd::Expired => expiry == Some(l.end_ms),
+            SpanEnd::Open => expiry.is_none() && l.end_ms == limit,
+            _ => l.end_ms <= expiry.unwrap_or(limit),
+        };
+        if !sound || from > l.end_ms {
+            let when = expiry.map_or("never".to_string(), |t| format!("at {t} ms"));
+            out.push(format!(
+                "leases[{k}] ends ({:?}) at {} ms, but its TTL from {from} ms runs out {when}",
+                l.end, l.end_ms
+            ));
+        }
+    }
+}
+
+fn rounds_add_up(scenario: &Scenario, trace: &Trace, out: &mut Vec<String>) {
+    let ttl = scenario.lock.ttl_ms as i64;
+    for (k, a) in trace.acquisitions.iter().enumerate() {
+        if a.validity_ms != ttl - a.elapsed_ms - a.drift_ms as i64 {
+            out.push(format!(
+                "acquisitions[{k}]: validity is not TTL − elapsed − drift"
+            ));
+        }
+        if a.ok != a.reason.is_none() {
+            out.push(format!("acquisitions[{k}]: ok disagrees with its failure"));
+        }
+        if a.elapsed_ms < 0 && a.timing_hazard.is_none() {
+            out.push(format!(
+                "acquisitions[{k}]: {} ms elapsed, and no hazard says why",
+                a.elapsed_ms
+            ));
+        }
+        if a.validity_ms > ttl - a.drift_ms as i64 && a.timing_hazard.is_none() {
+            out.push(format!(
+                "acquisitions[{k}]: validity {} ms beyond TTL − drift, and no hazard says why",
+                a.validity_ms
+            ));
+        }
+    }
+}
+
+fn balance_follows_the_ledger(scenario: &Scenario, trace: &Trace, out: &mut Vec<String>) {
+    let opening = BalancePoint {
+        at_ms: 0,
+        balance: scenario.storage.balance,
+    };
+    if trace.balance.first() != Some(&opening) {
+        out.push("the balance line does not open with the opening balance at 0 ms".to_string());
+    }
+    let accepted = trace.steps.iter().filter_map(|s| match &s.outcome {
+        Outcome::Stored {
+            write,
+            verdict: DebitVerdict::Accepted { balance },
+        } => Some((s.at_ms, *write, *balance)),
+        _ => None,
+    });
+    let mut count = 0;
+    let mut last = scenario.storage.balance;
+    for (k, (at_ms, write, balance)) in accepted.enumerate() {
+        count += 1;
+        let amount = trace.writes.get(write).map_or(0, |w| w.amount);
+        let point = trace.balance.get(k + 1);
+        if point != Some(&BalancePoint { at_ms, balance }) || balance != last.saturating_sub(amount)
+        {
+            out.push(format!(
+                "the accepted debit at {at_ms} ms (balance {balance}) has no matching balance point"
+            ));
+            return;
+        }
+        last = balance;
+    }
+    if trace.balance.len() != count + 1 {
+        out.push(format!(
+            "{} balance points for {count} accepted debits",
+            trace.balance.len()
+        ));
+    }
+    if trace.final_balance != last {
+        out.push(format!(
+            "final balance {} but the last balance point is {last}",
+            trace.final_balance
+        ));
+    }
+    if !trace.step_limit_hit && trace.writes.iter().any(|w| w.verdict.is_none()) {
+        out.push("a write has no verdict, yet the run was not cut short".to_string());
+    }
+}
+
+fn fences_go_up(trace: &Trace, out: &mut Vec<String>) {
+    for i in 0..trace.instances.len() {
+        let fences: Vec<u64> = trace
+            .leases
+            .iter()
+            .filter(|l| l.instance == i)
+            .filter_map(|l| l.fence)
+            .collect();
+        if let Some(k) = fences.windows(2).position(|w| w[0] >= w[1]) {
+            out.push(format!(
+                "{}'s fences do not go up: {} then {}",
+                trace.instance_name(i),
+                fences[k],
+                fences[k + 1]
+            ));
+        }
+    }
+}

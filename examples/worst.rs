@@ -1,4 +1,4 @@
-//! The worst-case benchmark, native side: builds every case of `tests/worst/cases.rs` at a size,
+//! The worst-case benchmark, native side: builds every case of `tests/worst/cases.rs` at the caps (or at a size),
 //! checks that the parser accepts it, and times parse + run + serialize (best of `REPEATS`), as
 //! the JS `simulate` does; then the checker and the narration alone on doubling numbers of
 //! debits, with the time ratio per doubling.
@@ -13,13 +13,13 @@ use fencing_playground::sim::{checker, narrate, run, Scenario};
 use std::time::Instant;
 
 fn main() {
-    let mut size = cases::SIZE;
+    let mut size: Option<usize> = None;
     let mut repeats = 3u32;
     let mut write: Option<String> = None;
     let mut args = std::env::args().skip(1);
     while let Some(a) = args.next() {
         match a.as_str() {
-            "--size" => size = args.next().and_then(|v| v.parse().ok()).unwrap_or(size),
+            "--size" => size = args.next().and_then(|v| v.parse().ok()),
             "--repeats" => repeats = args.next().and_then(|v| v.parse().ok()).unwrap_or(repeats),
             "--write" => write = args.next(),
             other => {
@@ -30,7 +30,11 @@ fn main() {
     }
     let mut rows = Vec::new();
     for case in cases::cases() {
-        let scenario = (case.build)(size);
+        // Without --size, each case is built at the largest size the caps accept.
+        let (size, scenario) = match size {
+            Some(n) => (n, (case.build)(n)),
+            None => cases::at_caps(case.build),
+        };
         let text = scenario.to_json();
         if let Some(dir) = &write {
             let path = format!("{dir}/{}.json", case.id);
@@ -86,7 +90,8 @@ fn main() {
         doubling.push(format!("{{\"n\":{n},\"seconds\":{best:.6}}}"));
     }
     println!(
-        "{{\"size\":{size},\"cases\":[{}],\"doubling\":[{}]}}",
+        "{{\"size\":{},\"cases\":[{}],\"doubling\":[{}]}}",
+        size.map_or_else(|| "\"caps\"".to_string(), |n| n.to_string()),
         rows.join(","),
         doubling.join(",")
     );

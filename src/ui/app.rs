@@ -25,13 +25,11 @@ use super::model::heading::{heading, Heading, EDITED_CAPTION};
 use super::model::keys::key_action;
 use super::model::selection::{Selection, Slot};
 use super::model::state::{Action, State};
+use super::runs::{not_started, slice_later, start, Job, JobRef, Runs};
 use super::share::sync::use_sync;
-use crate::sim::compare::{self, Contrast};
-use crate::sim::engine::{Progress, Run};
-use crate::sim::{Scenario, Trace};
-use std::cell::{Cell, RefCell};
+use crate::sim::Scenario;
+use std::cell::Cell;
 use std::rc::Rc;
-use wasm_bindgen::closure::Closure;
 use wasm_bindgen::JsCast;
 use yew::prelude::*;
 
@@ -52,156 +50,6 @@ pub struct AppProps {
     pub autosave: bool,
     /// Makes the SVG ids of this mount unique on the page.
     pub uid: u32,
-}
-
-/// The run, and the comparison the core chooses for it (`sim::compare`): the same schedule
-/// with the fence check flipped, or with the fence the lock service lacks, computed once per
-/// scenario. With nothing to compare, the ghost is the run itself and `contrast` says why.
-#[derive(PartialEq)]
-pub struct Runs {
-    pub trace: Rc<Trace>,
-    pub ghost: Rc<Trace>,
-    pub contrast: Rc<Contrast>,
-}
-
-/// How long the page computes in one go, inside a render or in one slice, before the browser
-/// gets the main thread back to handle input: half a frame.
-const SLICE_MS: f64 = 8.0;
-/// Actions taken between two looks at the clock, at most: a chunk doubles while it takes under
-/// a millisecond and halves when it takes more, since one action may cost a microsecond or
-/// (a reading of a clock under thousands of slews) a millisecond.
-const MAX_CHUNK: u32 = 4_096;
-
-fn now_ms() -> f64 {
-    web_sys::window()
-        .and_then(|w| w.performance())
-        .map_or(0.0, |p| p.now())
-}
-
-/// One of the two runs of a scenario, on its way to a trace.
-struct Stage {
-    run: Option<Run>,
-    trace: Option<Rc<Trace>>,
-    chunk: u32,
-}
-
-impl Stage {
-    fn new(s: &Scenario) -> Stage {
-        Stage {
-            run: Some(Run::new(s)),
-            trace: None,
-            chunk: 16,
-        }
-    }
-
-    /// Works until `deadline` (a `performance.now()` reading); true once the trace is there.
-    fn work(&mut self, deadline: f64) -> bool {
-        let mut now = now_ms();
-        while let Some(run) = self.run.as_mut() {
-            if now >= deadline {
-                return false;
-            }
-            if run.advance(self.chunk) == Progress::Done {
-                self.trace = self.run.take().map(|r| Rc::new(r.finish()));
-            }
-            let then = now;
-            now = now_ms();
-            self.chunk = match now - then {
-                d if d < 1.0 => (self.chunk * 2).min(MAX_CHUNK),
-                d if d > 2.0 => (self.chunk / 2).max(1),
-                _ => self.chunk,
-            };
-        }
-        self.trace.is_some()
-    }
-}
-
-/// The run and the comparison `sim::compare` chose for it (none: the ghost is the run itself),
-/// on their way.
-struct Slices {
-    trace: Stage,
-    ghost: Option<Stage>,
-    contrast: Rc<Contrast>,
-}
-
-impl Slices {
-    fn work(&mut self, deadline: f64) -> bool {
-        self.trace.work(deadline) && self.ghost.as_mut().is_none_or(|g| g.work(deadline))
-    }
-
-    fn runs(&self) -> Option<Rc<Runs>> {
-        Some(Rc::new(Runs {
-            trace: self.trace.trace.clone()?,
-            ghost: match &self.ghost {
-                Some(g) => g.trace.clone()?,
-                None => self.trace.trace.clone()?,
-            },
-            contrast: self.contrast.clone(),
-        }))
-    }
-}
-
-/// The runs of one scenario: done within the render that asked (small scenarios, so a drag
-/// stays one simulation per frame), or continued in slices of at most `SLICE_MS` with the
-/// browser handling input in between.
-enum Job {
-    Ready(Rc<Runs>),
-    Pending(Rc<RefCell<Slices>>),
-}
-
-fn start(s: &Scenario) -> Job {
-    let deadline = now_ms() + SLICE_MS;
-    let other = compare::counterfactual(s);
-    let mut slices = Slices {
-        trace: Stage::new(s),
-        ghost: other.scenario.as_ref().map(Stage::new),
-        contrast: Rc::new(other.contrast),
-    };
-    match slices.work(deadline).then(|| slices.runs()).flatten() {
-        Some(runs) => Job::Ready(runs),
-        None => Job::Pending(Rc::new(RefCell::new(slices))),
-    }
-}
-
-/// A job compared by identity, for the effect that slices it.
-#[derive(Clone)]
-struct JobRef(Rc<Job>);
-
-impl PartialEq for JobRef {
-    fn eq(&self, other: &Self) -> bool {
-        Rc::ptr_eq(&self.0, &other.0)
-    }
-}
-
-/// Schedules the next slice of a pending job after the browser's queued input, unless the
-/// job was dropped (its scenario changed) in the meantime.
-fn slice_later(slices: Rc<RefCell<Slices>>, dropped: Rc<Cell<bool>>, done: Callback<Rc<Runs>>) {
-    let tick = move || {
-        if dropped.get() {
-            return;
-        }
-        let finished = slices.borrow_mut().work(now_ms() + SLICE_MS);
-        let runs = finished.then(|| slices.borrow().runs()).flatten();
-        match runs {
-            Some(runs) => done.emit(runs),
-            None => slice_later(slices, dropped, done),
-        }
-    };
-    let callback = Closure::once_into_js(tick);
-    if let Some(w) = web_sys::window() {
-        let _ =
-            w.set_timeout_with_callback_and_timeout_and_arguments_0(callback.unchecked_ref(), 0);
-    }
-}
-
-/// The runs of a scenario before anything ran, drawn while its first run is computed.
-fn not_started(s: &Scenario) -> Rc<Runs> {
-    let trace = Rc::new(Run::not_started(s));
-    Rc::new(Runs {
-        ghost: trace.clone(),
-        trace,
-        contrast: Rc::new(compare::counterfactual(s).contrast),
-    })
 }
 
 #[component]

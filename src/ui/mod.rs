@@ -17,6 +17,8 @@ mod controls;
 #[cfg(target_arch = "wasm32")]
 mod inspect;
 #[cfg(target_arch = "wasm32")]
+mod runs;
+#[cfg(target_arch = "wasm32")]
 mod share;
 
 #[cfg(target_arch = "wasm32")]

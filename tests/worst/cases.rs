@@ -12,11 +12,25 @@ use fencing_playground::sim::scenario::limits::{MAX_CLIENTS, MAX_INSTANCES, MAX_
 use fencing_playground::sim::scenario::*;
 use fencing_playground::sim::FenceRule;
 
-/// The size the worst cases are built at: how many entries a scenario holds in all its lists
-/// together (events of clients and instances, clock jumps), with a Redlock client event counted
-/// once per instance it addresses and a watchdog's renewals counted one by one. 10 000 is the
-/// size the caps must accept; when the caps of `limits.rs` settle, this is set to them.
-pub const SIZE: usize = 10_000;
+/// The largest size at which the parser accepts `build`'s scenario, and that scenario: the
+/// worst case exactly at today's caps (events, clock jumps, engine steps), whichever of them
+/// binds first. Sizes grow every list of a case together, so acceptance falls as n grows.
+pub fn at_caps(build: fn(usize) -> Scenario) -> (usize, Scenario) {
+    let accepted = |n: usize| Scenario::from_json(&build(n).to_json()).is_ok();
+    let (mut lo, mut hi) = (1usize, 200_000usize);
+    if accepted(hi) {
+        return (hi, build(hi));
+    }
+    while hi - lo > 1 {
+        let mid = lo + (hi - lo) / 2;
+        if accepted(mid) {
+            lo = mid;
+        } else {
+            hi = mid;
+        }
+    }
+    (lo, build(lo))
+}
 
 /// One named worst case.
 pub struct Case {

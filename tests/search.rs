@@ -9,8 +9,9 @@ use wasm_bindgen_test::wasm_bindgen_test as test;
 wasm_bindgen_test::wasm_bindgen_test_configure!(run_in_browser);
 
 use fencing_playground::sim::presets::preset;
+use fencing_playground::sim::search::fault::{self, scenario_of};
 use fencing_playground::sim::search::{
-    search, Fault, FaultKind, Outcome, Plan, SearchReport, SearchSpec, Strategy,
+    probe, search, Fault, FaultKind, Outcome, Plan, Schedule, SearchReport, SearchSpec, Strategy,
 };
 use fencing_playground::sim::{run, Scenario, ViolationKind};
 
@@ -73,7 +74,40 @@ fn finds(id: &str, fault: At, spec: SearchSpec, want: &[&str]) -> SearchReport {
     let kinds: Vec<&str> = c.faults.iter().map(kind_name).collect();
     assert_eq!(kinds, want, "{id}: {}", c.summary);
     assert_eq!(c.injected.len(), c.faults.len());
+    is_minimal(&s, &report, &spec);
     report
+}
+
+/// No single fault can go, and none can be one millisecond weaker: the shrinker stopped at a
+/// local minimum.
+#[track_caller]
+fn is_minimal(base: &Scenario, report: &SearchReport, spec: &SearchSpec) {
+    let c = report.counterexample.as_ref().unwrap();
+    let fails = |faults: Vec<Fault>| {
+        let s = scenario_of(
+            base,
+            &Schedule {
+                faults,
+                dropped: c.left_out.clone(),
+            },
+        );
+        !probe::counted(&run(&s), spec.failure.as_ref()).is_empty()
+    };
+    assert!(fails(c.faults.clone()));
+    for i in 0..c.faults.len() {
+        let mut fewer = c.faults.clone();
+        fewer.remove(i);
+        assert!(!fails(fewer), "fault {i} of {} is not needed", c.summary);
+        if let Some(v) = c.faults[i].size() {
+            let weaker = v - v.signum();
+            let bounds = fault::bounds_of(&c.faults[i], spec);
+            if weaker != 0 && (bounds.min..=bounds.max).contains(&weaker) {
+                let mut w = c.faults.clone();
+                w[i] = w[i].with_size(weaker);
+                assert!(!fails(w), "{} still fails one ms weaker", c.summary);
+            }
+        }
+    }
 }
 
 fn kind_name(f: &Fault) -> &'static str {

@@ -66,6 +66,16 @@ pub fn run(s: &Scenario) -> Trace {
     sim.finish()
 }
 
+/// The same run without the words: no step texts, message labels or narration. Everything the
+/// verdict reads is computed as in `run`, so the verdict is the same; the search runs this.
+pub fn run_lean(s: &Scenario) -> Trace {
+    let mut sim = Sim::new(s);
+    sim.w.texts = false;
+    sim.schedule_events();
+    sim.drain();
+    sim.finish()
+}
+
 impl<'a> Sim<'a> {
     fn new(s: &'a Scenario) -> Sim<'a> {
         let (service, instances, majority) = match &s.lock.redlock {
@@ -278,13 +288,16 @@ impl<'a> Sim<'a> {
 
     fn finish(self) -> Trace {
         let Sim { w, storage, .. } = self;
+        let texts = w.texts;
         let mut trace = w.trace;
         spans::mark_stale_beliefs(&mut trace);
         trace.majorities = spans::majority_spans(&trace);
         trace.final_balance = storage.balance();
         trace.last_fence = storage.last_fence();
         trace.verdict = checker::check(&trace);
-        trace.narration = narrate::narrate(&trace);
+        if texts {
+            trace.narration = narrate::narrate(&trace);
+        }
         trace
     }
 }

@@ -229,6 +229,74 @@ pub struct Injected {
 /// The scenario with the schedule applied, and where each fault went. Faults aimed at
 /// something the scenario lacks (a dropped debit, an instance of a single lock) are skipped.
 pub fn materialize(base: &Scenario, schedule: &Schedule) -> (Scenario, Vec<Injected>) {
+    apply(base, schedule, true)
+}
+
+/// The scenario alone, without the words for each fault: what the search runs.
+pub fn scenario_of(base: &Scenario, schedule: &Schedule) -> Scenario {
+    apply(base, schedule, false).0
+}
+
+/// Injects `faults` into `work` in place (nothing left out), runs `f` on it, and takes them
+/// out again, so that `work` is `base` before and after. The search's inner loop: no copy of
+/// the scenario per schedule.
+pub fn with_faults<T>(
+    work: &mut Scenario,
+    base: &Scenario,
+    faults: &[Fault],
+    f: impl FnOnce(&Scenario) -> T,
+) -> T {
+    let identity: Vec<Vec<Option<usize>>> = Vec::new();
+    for fault in faults {
+        match fault {
+            // Delays name the debit by its index, which nothing has moved.
+            Fault::Delay {
+                client,
+                event,
+                delay_ms: d,
+            } => {
+                if let Some(
+                    Event::Debit { delay_ms, .. } | Event::CheckThenWrite { delay_ms, .. },
+                ) = work
+                    .clients
+                    .get_mut(*client)
+                    .and_then(|c| c.events.get_mut(*event))
+                {
+                    *delay_ms = *d;
+                }
+            }
+            other => {
+                inject(work, &identity, other);
+            }
+        }
+    }
+    let out = f(work);
+    // Undo: every lane back to the base's length, every delay back to the base's value.
+    for (w, b) in work.clients.iter_mut().zip(&base.clients) {
+        w.events.truncate(b.events.len());
+    }
+    work.lock.clock.jumps.truncate(base.lock.clock.jumps.len());
+    if let (Some(w), Some(b)) = (work.lock.redlock.as_mut(), base.lock.redlock.as_ref()) {
+        for (wi, bi) in w.instances.iter_mut().zip(&b.instances) {
+            wi.events.truncate(bi.events.len());
+        }
+    }
+    for fault in faults {
+        if let Fault::Delay { client, event, .. } = fault {
+            if let (Some(w), Some(b)) = (
+                work.clients
+                    .get_mut(*client)
+                    .and_then(|c| c.events.get_mut(*event)),
+                base.clients.get(*client).and_then(|c| c.events.get(*event)),
+            ) {
+                *w = b.clone();
+            }
+        }
+    }
+    out
+}
+
+fn apply(base: &Scenario, schedule: &Schedule, texts: bool) -> (Scenario, Vec<Injected>) {
     let mut s = base.clone();
     // New index of each kept client event, so delays find their debit.
     let mut new_index: Vec<Vec<Option<usize>>> = Vec::with_capacity(s.clients.len());
@@ -262,7 +330,7 @@ pub fn materialize(base: &Scenario, schedule: &Schedule) -> (Scenario, Vec<Injec
     }
     let mut injected = Vec::with_capacity(schedule.faults.len());
     for (n, f) in schedule.faults.iter().enumerate() {
-        let text = f.text(base);
+        let text = if texts { f.text(base) } else { String::new() };
         let (at, jump) = match inject(&mut s, &new_index, f) {
             Some(place) => place,
             None => continue,

@@ -34,6 +34,8 @@ pub const SHRINK_RUNS: u64 = 20_000;
 /// A search ready to run: the grid built from one run of the scenario without faults.
 pub struct Plan {
     base: Scenario,
+    /// The base without its name and caption, which no run reads: cheaper to copy per schedule.
+    lean: Scenario,
     spec: SearchSpec,
     options: Vec<fault::Fault>,
     counts: Vec<u64>,
@@ -50,8 +52,12 @@ impl Plan {
         let (options, grid) = grid::options(base, spec, &instants);
         let counts = grid::counts(options.len(), spec.max_faults);
         let end_ms = trace.end_ms.max(base.horizon_ms());
+        let mut lean = base.clone();
+        lean.name.clear();
+        lean.caption.clear();
         Plan {
             swarm: Swarm::new(&options, end_ms),
+            lean,
             base: base.clone(),
             spec: spec.clone(),
             options,
@@ -90,18 +96,18 @@ impl Plan {
         }
     }
 
-    fn schedule_fails(&self, faults: Vec<Fault>) -> bool {
-        let schedule = Schedule {
-            faults,
-            dropped: Vec::new(),
-        };
-        let (s, _) = fault::materialize(&self.base, &schedule);
-        probe::fails(&s, self.spec.failure.as_ref())
+    /// Whether the schedule of these faults fails; `work` is the lean base, and is again after.
+    fn schedule_fails(&self, work: &mut Scenario, faults: &[Fault]) -> bool {
+        fault::with_faults(work, &self.lean, faults, |s| {
+            probe::fails(s, self.spec.failure.as_ref())
+        })
     }
 
     /// The first failing schedule number in `from..to` (cut at `total()`), if any.
     pub fn scan(&self, from: u64, to: u64) -> Option<u64> {
         let to = to.min(self.total());
+        let mut work = self.lean.clone();
+        let mut faults = Vec::with_capacity(self.spec.max_faults as usize);
         match self.spec.strategy {
             Strategy::Exhaustive => {
                 let mut combos = Combos::at(self.options.len(), self.counts.clone(), from);
@@ -109,17 +115,19 @@ impl Plan {
                     if i >= to {
                         break;
                     }
-                    let faults = c.iter().map(|j| self.options[*j].clone()).collect();
-                    if self.schedule_fails(faults) {
+                    faults.clear();
+                    faults.extend(c.iter().map(|j| self.options[*j].clone()));
+                    if self.schedule_fails(&mut work, &faults) {
                         return Some(i);
                     }
                     combos.advance();
                 }
                 None
             }
-            Strategy::Swarm => {
-                (from..to).find(|i| self.schedule_fails(self.swarm.schedule(&self.spec, *i)))
-            }
+            Strategy::Swarm => (from..to).find(|i| {
+                let faults = self.swarm.schedule(&self.spec, *i);
+                self.schedule_fails(&mut work, &faults)
+            }),
         }
     }
 
@@ -198,7 +206,7 @@ impl Plan {
 
     /// The violations of a schedule's replay, or `None` when it does not fail.
     fn replay(&self, schedule: &Schedule) -> Option<()> {
-        let (s, _) = fault::materialize(&self.base, schedule);
+        let s = fault::scenario_of(&self.base, schedule);
         probe::fails(&s, self.spec.failure.as_ref()).then_some(())
     }
 }

@@ -2,7 +2,7 @@
 //! (any violation, or one kind). The search, the shrinker and the final replay all ask through
 //! here, so they cannot disagree about what a failure is.
 
-use crate::sim::engine::run;
+use crate::sim::engine::run_lean;
 use crate::sim::scenario::Scenario;
 use crate::sim::trace::{Trace, Violation, ViolationKind};
 
@@ -17,9 +17,10 @@ pub fn counted(trace: &Trace, failure: Option<&ViolationKind>) -> Vec<Violation>
         .collect()
 }
 
-/// Whether `s` fails: at least one counted violation.
+/// Whether `s` fails: at least one counted violation. The run is lean (no words), which
+/// computes the same verdict; the counterexample a person sees is replayed in full.
 pub fn fails(s: &Scenario, failure: Option<&ViolationKind>) -> bool {
-    let trace = run(s);
+    let trace = run_lean(s);
     trace
         .verdict
         .violations

@@ -6,7 +6,7 @@
 //! Each kept step makes (faults, own events, total size, roughness of times) smaller in that
 //! order, so shrinking ends; it is also bounded by a number of runs.
 
-use super::fault::{bounds_of, materialize, Fault, Own, Schedule};
+use super::fault::{bounds_of, scenario_of, Fault, Own, Schedule};
 use super::probe::fails;
 use super::spec::SearchSpec;
 use crate::sim::scenario::Scenario;
@@ -197,7 +197,7 @@ pub fn shrink(base: &Scenario, spec: &SearchSpec, start: Schedule, max_runs: u64
                 };
             }
             runs += 1;
-            if fails(&materialize(base, &cand).0, failure) {
+            if fails(&scenario_of(base, &cand), failure) {
                 steps.push(ShrinkStep {
                     text,
                     faults: cand.faults.len(),

@@ -149,6 +149,11 @@ impl Plan {
             shrink_runs: 0,
             shrink_cut_short: false,
         };
+        // A number that does not fail (a caller's mistake) is not a failure found.
+        let found = found.filter(|i| {
+            let faults = self.faults_of(*i);
+            !faults.is_empty() && self.schedule_fails(&mut self.lean.clone(), &faults)
+        });
         let outcome = match (self.fails_as_is, found) {
             (true, _) => Outcome::FailsAsIs,
             (false, Some(_)) => Outcome::Found,

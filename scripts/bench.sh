@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # The benchmark command (not part of the test run): builds the release page, then measures what
 # a first visit downloads, first render (served and from file://), script time per pointer move
-# while dragging in a 40-event scenario, and simulate() throughput natively and in wasm. Writes
+# while dragging in a 40-event scenario, simulate() throughput natively and in wasm, and the
+# search's throughput (schedules per second, native, wasm, two workers). Writes
 # BENCHMARKS.md with the date and the machine.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -23,5 +24,9 @@ cargo run --quiet --release --example throughput -- "$out/large.json" 5 > "$out/
 cargo run --quiet --release --example phases -- "$out/large.json" | tail -1 > "$out/phases.txt"
 node scripts/bench/throughput-wasm.mjs "$out/large.json" 5 > "$out/wasm.json"
 
+echo "[bench] find a failure: search throughput native, then wasm (one thread, two workers)"
+cargo run --quiet --release --example search_bench > "$out/search-native.json"
+
 node scripts/bench/report.mjs "$out" > BENCHMARKS.md
+node scripts/bench/search.mjs "$out/search-native.json" >> BENCHMARKS.md
 cat BENCHMARKS.md

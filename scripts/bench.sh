@@ -3,8 +3,9 @@
 # a first visit downloads, first render (served and from file://), script time per pointer move
 # while dragging in a 40-event scenario, simulate() throughput natively and in wasm, and the
 # worst cases of tests/worst/cases.rs (each ≤ 250 ms native, ≤ 1 s in wasm, trace ≤ 10 MB) with
-# the checker and narration timed on doubling numbers of debits. Writes BENCHMARKS.md with the
-# date and the machine.
+# the checker and narration timed on doubling numbers of debits, and the search's throughput
+# (schedules per second, native, wasm, two workers). Writes BENCHMARKS.md with the date and
+# the machine.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 export PATH="$HOME/.cargo/bin:$PATH"
@@ -30,5 +31,9 @@ mkdir -p "$out/worst"
 cargo run --quiet --release --example worst -- --repeats 3 --write "$out/worst" > "$out/worst-native.json"
 node scripts/bench/worst-wasm.mjs "$out/worst" 3 > "$out/worst-wasm.json"
 
+echo "[bench] find a failure: search throughput native, then wasm (one thread, two workers)"
+cargo run --quiet --release --example search_bench > "$out/search-native.json"
+
 node scripts/bench/report.mjs "$out" > BENCHMARKS.md
+node scripts/bench/search.mjs "$out/search-native.json" >> BENCHMARKS.md
 cat BENCHMARKS.md

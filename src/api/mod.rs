@@ -4,6 +4,7 @@
 
 mod args;
 mod classes;
+mod search;
 
 use crate::sim;
 use args::*;

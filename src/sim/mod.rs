@@ -13,6 +13,7 @@ pub mod narrate;
 pub mod presets;
 pub mod rng;
 pub mod scenario;
+pub mod search;
 pub mod trace;
 pub mod words;
 

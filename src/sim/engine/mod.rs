@@ -71,6 +71,15 @@ pub fn run(s: &Scenario) -> Trace {
     Run::new(s).finish()
 }
 
+/// The same run without the words: no step texts, message labels or narration. Everything the
+/// verdict reads is computed as in `run`, so the verdict is the same; the search runs this.
+pub fn run_lean(s: &Scenario) -> Trace {
+    let mut sim = Sim::new(Rc::new(s.clone()));
+    sim.w.texts = false;
+    sim.schedule_events();
+    Run { sim }.finish()
+}
+
 /// A run that can be taken a slice at a time, so a caller with a deadline (the page, which
 /// must keep answering input) can stop between slices: `advance` takes at most a given number
 /// of actions off the agenda, and `finish` does what is left and judges the trace. `run` is
@@ -346,13 +355,16 @@ impl Sim {
 
     fn finish(self) -> Trace {
         let Sim { w, storage, .. } = self;
+        let texts = w.texts;
         let mut trace = w.trace;
         spans::mark_stale_beliefs(&mut trace);
         trace.majorities = spans::majority_spans(&trace);
         trace.final_balance = storage.balance();
         trace.last_fence = storage.last_fence();
         trace.verdict = checker::check(&trace);
-        trace.narration = narrate::narrate(&trace);
+        if texts {
+            trace.narration = narrate::narrate(&trace);
+        }
         trace
     }
 }

@@ -53,6 +53,9 @@ pub struct World {
     /// The lease span of each grant of a single instance, indexed by generation (generations
     /// count the grants, so the list is as long as the run's grants).
     lease_by_generation: Vec<Option<usize>>,
+    /// False in a lean run (the search's): steps get no text and messages no label. Nothing
+    /// the verdict reads is skipped.
+    pub texts: bool,
 }
 
 impl World {
@@ -110,6 +113,7 @@ impl World {
                 narration: Vec::new(),
             },
             s,
+            texts: true,
         }
     }
 
@@ -123,7 +127,11 @@ impl World {
     }
 
     pub fn step(&mut self, at_ms: u64, client: usize, event: Option<usize>, outcome: Outcome) {
-        let text = words::describe(&outcome, &self.trace);
+        let text = if self.texts {
+            words::describe(&outcome, &self.trace)
+        } else {
+            String::new()
+        };
         self.trace.steps.push(Step {
             at_ms,
             client,
@@ -174,7 +182,11 @@ impl World {
             lost: false,
             event,
             target,
-            label: label.to_string(),
+            label: if self.texts {
+                label.to_string()
+            } else {
+                String::new()
+            },
             sent_ms,
             arrived_ms,
         });

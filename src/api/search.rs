@@ -1,0 +1,102 @@
+//! "Find a failure" for JavaScript: `search(scenario, spec)` runs a whole search at once (for
+//! Node and tests), and `SearchPlan` lets a caller scan the numbered schedules in slices, in a
+//! Web Worker or between frames, and ask for the report when done. A bad spec is an `Error`
+//! naming the field (`spec.maxFaults: …`); nothing a caller passes can panic.
+
+use super::args::{error, json_text, scenario_arg, to_js};
+use crate::sim::search::{self, Plan, SearchSpec};
+use wasm_bindgen::prelude::*;
+
+#[wasm_bindgen(typescript_custom_section)]
+const TS_SEARCH: &'static str = r#"
+export type FaultKind = "pause" | "delay" | "client_clock_jump" | "lock_clock_jump" | "instance_crash" | "partition" | "client_crash";
+export type ViolationKindName = "stale_write_accepted" | "two_holders" | "lease_deleted_by_non_owner" | "balance_mismatch" | "overlapping_writers";
+/** What a search may inject and what counts as a failure; every field is optional. */
+export interface SearchSpec { faults?: FaultKind[]; pauseCause?: "gc" | "sigstop" | "page_fault" | "network"; pauseMs?: [number, number]; delayMs?: [number, number]; jumpMs?: [number, number]; downMs?: [number, number]; partitionMs?: [number, number]; persistence?: "with" | "without" | "both"; maxFaults?: number; failure?: "any" | ViolationKindName; seed?: number; budget?: number; strategy?: "exhaustive" | "swarm" }
+/** One injected fault; clients and instances are indices, a delay names its debit by index. */
+export type Fault = { kind: FaultKind; atMs?: number; client?: number; instance?: number; event?: number; durationMs?: number; delayMs?: number; byMs?: number; downMs?: number; persistent?: boolean; cause?: string };
+export type OwnEvent = { lane: "client"; client: number; event: number } | { lane: "instance"; instance: number; event: number };
+export interface Counterexample { scenario: Scenario; faults: Fault[]; injected: { fault: number; at: OwnEvent | null; jump: number | null; text: string }[]; leftOut: OwnEvent[]; summary: string; violations: Verdict["violations"]; foundFaults: Fault[]; foundIndex: number | null }
+export interface SearchStats { strategy: "exhaustive" | "swarm"; faultKinds: FaultKind[]; maxFaults: number; seed: number; budget: number; schedules: number; space: number; complete: boolean; grid: { instants: number; perKind: [FaultKind, number][]; singleFaults: number }; shrinkRuns: number; shrinkCutShort: boolean }
+export interface SearchReport { outcome: "found" | "fails_as_is" | "none_found"; statement: string; counterexample: Counterexample | null; stats: SearchStats; shrinkSteps: { text: string; faults: number; ownEvents: number }[] }
+"#;
+
+fn spec_arg(spec: &JsValue) -> Result<SearchSpec, JsError> {
+    if spec.is_undefined() || spec.is_null() {
+        return Ok(SearchSpec::default());
+    }
+    let text = json_text(spec, "spec")?;
+    let value: serde_json::Value =
+        serde_json::from_str(&text).map_err(|_| error("spec: expected an object"))?;
+    SearchSpec::from_value(&value).map_err(error)
+}
+
+/// Searches the schedules of faults for a failure and shrinks the first one found.
+#[wasm_bindgen(unchecked_return_type = "SearchReport")]
+pub fn search(
+    #[wasm_bindgen(unchecked_param_type = "Scenario | string")] scenario: JsValue,
+    #[wasm_bindgen(unchecked_param_type = "SearchSpec | undefined")] spec: JsValue,
+) -> Result<JsValue, JsError> {
+    let scenario = scenario_arg(&scenario)?;
+    let spec = spec_arg(&spec)?;
+    to_js(&search::search(&scenario, &spec))
+}
+
+/// A search to run in slices: `total()` schedules, `scan(from, to)` returns the first failing
+/// number in the slice (or undefined), and `finish(found, schedules)` shrinks and reports.
+#[wasm_bindgen]
+pub struct SearchPlan {
+    plan: Plan,
+}
+
+#[wasm_bindgen]
+impl SearchPlan {
+    #[wasm_bindgen(constructor)]
+    pub fn new(
+        #[wasm_bindgen(unchecked_param_type = "Scenario | string")] scenario: JsValue,
+        #[wasm_bindgen(unchecked_param_type = "SearchSpec | undefined")] spec: JsValue,
+    ) -> Result<SearchPlan, JsError> {
+        let scenario = scenario_arg(&scenario)?;
+        let spec = spec_arg(&spec)?;
+        Ok(SearchPlan {
+            plan: Plan::new(&scenario, &spec),
+        })
+    }
+
+    /// True when the scenario fails with no fault: there is nothing to scan.
+    #[wasm_bindgen(js_name = failsAsIs)]
+    pub fn fails_as_is(&self) -> bool {
+        self.plan.fails_as_is()
+    }
+
+    /// How many schedules the search runs (the space, cut at the budget).
+    pub fn total(&self) -> f64 {
+        self.plan.total() as f64
+    }
+
+    /// The first failing schedule number in `from..to`, if any.
+    pub fn scan(&self, from: f64, to: f64) -> Option<f64> {
+        let whole = |x: f64| {
+            if x.is_finite() && x > 0.0 {
+                x as u64
+            } else {
+                0
+            }
+        };
+        self.plan.scan(whole(from), whole(to)).map(|i| i as f64)
+    }
+
+    /// The report: `found` is the lowest failing number (or undefined), `schedules` how many
+    /// were scanned.
+    #[wasm_bindgen(unchecked_return_type = "SearchReport")]
+    pub fn finish(&self, found: Option<f64>, schedules: f64) -> Result<JsValue, JsError> {
+        let whole = |x: f64| {
+            if x.is_finite() && x > 0.0 {
+                x as u64
+            } else {
+                0
+            }
+        };
+        to_js(&self.plan.finish(found.map(whole), whole(schedules)))
+    }
+}

@@ -1,0 +1,228 @@
+//! "Find a failure": search the schedules of faults that could hit a scenario, shrink the first
+//! one that breaks safety, and answer with an ordinary scenario a reader can load. The
+//! scenario's own events are the intent; the spec says which faults may be injected (pauses,
+//! delays, clock jumps, crashes, partitions), how large, how many per schedule, and what counts
+//! as a failure.
+//!
+//! The children never import this file: `spec` (what may be searched), `fault` (a schedule and
+//! the scenario it makes), `probe` (does it fail), `grid` (the instants that matter and the
+//! numbered exhaustive space), `swarm` (numbered random schedules), `shrink`, `report`. This
+//! file composes them into a `Plan`, which the page's workers can scan in slices: the result
+//! is the lowest failing schedule number however the numbers are split.
+
+pub mod fault;
+pub mod grid;
+pub mod probe;
+pub mod report;
+pub mod shrink;
+pub mod spec;
+pub mod swarm;
+
+pub use fault::{Fault, Injected, Own, Schedule};
+pub use report::{Counterexample, Outcome, SearchReport, Stats};
+pub use shrink::ShrinkStep;
+pub use spec::{FaultKind, SearchSpec, Strategy};
+
+use crate::sim::engine::run;
+use crate::sim::scenario::Scenario;
+use grid::{Combos, GridSize};
+use swarm::Swarm;
+
+/// How many runs the shrinker may spend.
+pub const SHRINK_RUNS: u64 = 20_000;
+
+/// A search ready to run: the grid built from one run of the scenario without faults.
+pub struct Plan {
+    base: Scenario,
+    /// The base without its name and caption, which no run reads: cheaper to copy per schedule.
+    lean: Scenario,
+    spec: SearchSpec,
+    options: Vec<fault::Fault>,
+    counts: Vec<u64>,
+    swarm: Swarm,
+    grid: GridSize,
+    fails_as_is: bool,
+}
+
+impl Plan {
+    pub fn new(base: &Scenario, spec: &SearchSpec) -> Plan {
+        let trace = run(base);
+        let fails_as_is = !probe::counted(&trace, spec.failure.as_ref()).is_empty();
+        let instants = grid::instants(base, &trace);
+        let (options, grid) = grid::options(base, spec, &instants);
+        let counts = grid::counts(options.len(), spec.max_faults);
+        let end_ms = trace.end_ms.max(base.horizon_ms());
+        let mut lean = base.clone();
+        lean.name.clear();
+        lean.caption.clear();
+        Plan {
+            swarm: Swarm::new(&options, end_ms),
+            lean,
+            base: base.clone(),
+            spec: spec.clone(),
+            options,
+            counts,
+            grid,
+            fails_as_is,
+        }
+    }
+
+    pub fn fails_as_is(&self) -> bool {
+        self.fails_as_is
+    }
+
+    /// Schedules in the space: the grid up to k for an exhaustive search, the budget for a
+    /// swarm.
+    pub fn space(&self) -> u64 {
+        match self.spec.strategy {
+            Strategy::Exhaustive => self.counts.iter().fold(0u64, |a, c| a.saturating_add(*c)),
+            Strategy::Swarm => self.spec.budget,
+        }
+    }
+
+    /// The schedules the search runs: the space, cut at the budget.
+    pub fn total(&self) -> u64 {
+        self.space().min(self.spec.budget)
+    }
+
+    /// The faults of schedule number `index`.
+    pub fn faults_of(&self, index: u64) -> Vec<Fault> {
+        match self.spec.strategy {
+            Strategy::Exhaustive => Combos::at(self.options.len(), self.counts.clone(), index)
+                .current()
+                .map(|(_, c)| c.iter().map(|i| self.options[*i].clone()).collect())
+                .unwrap_or_default(),
+            Strategy::Swarm => self.swarm.schedule(&self.spec, index),
+        }
+    }
+
+    /// Whether the schedule of these faults fails; `work` is the lean base, and is again after.
+    fn schedule_fails(&self, work: &mut Scenario, faults: &[Fault]) -> bool {
+        fault::with_faults(work, &self.lean, faults, |s| {
+            probe::fails(s, self.spec.failure.as_ref())
+        })
+    }
+
+    /// The first failing schedule number in `from..to` (cut at `total()`), if any.
+    pub fn scan(&self, from: u64, to: u64) -> Option<u64> {
+        let to = to.min(self.total());
+        let mut work = self.lean.clone();
+        let mut faults = Vec::with_capacity(self.spec.max_faults as usize);
+        match self.spec.strategy {
+            Strategy::Exhaustive => {
+                let mut combos = Combos::at(self.options.len(), self.counts.clone(), from);
+                while let Some((i, c)) = combos.current() {
+                    if i >= to {
+                        break;
+                    }
+                    faults.clear();
+                    faults.extend(c.iter().map(|j| self.options[*j].clone()));
+                    if self.schedule_fails(&mut work, &faults) {
+                        return Some(i);
+                    }
+                    combos.advance();
+                }
+                None
+            }
+            Strategy::Swarm => (from..to).find(|i| {
+                let faults = self.swarm.schedule(&self.spec, *i);
+                self.schedule_fails(&mut work, &faults)
+            }),
+        }
+    }
+
+    /// The report once scanning is over: `found` is the lowest failing number, if any, and
+    /// `schedules` how many numbers were scanned. A failure is shrunk and replayed first.
+    pub fn finish(&self, found: Option<u64>, schedules: u64) -> SearchReport {
+        let mut stats = Stats {
+            strategy: self.spec.strategy,
+            fault_kinds: self.spec.faults.clone(),
+            max_faults: self.spec.max_faults,
+            seed: self.spec.seed,
+            budget: self.spec.budget,
+            schedules,
+            space: self.space(),
+            complete: self.spec.strategy == Strategy::Exhaustive
+                && found.is_none()
+                && schedules >= self.space(),
+            grid: self.grid.clone(),
+            shrink_runs: 0,
+            shrink_cut_short: false,
+        };
+        // A number that does not fail (a caller's mistake) is not a failure found.
+        let found = found.filter(|i| {
+            let faults = self.faults_of(*i);
+            !faults.is_empty() && self.schedule_fails(&mut self.lean.clone(), &faults)
+        });
+        let outcome = match (self.fails_as_is, found) {
+            (true, _) => Outcome::FailsAsIs,
+            (false, Some(_)) => Outcome::Found,
+            (false, None) => Outcome::NoneFound,
+        };
+        let start = match outcome {
+            Outcome::FailsAsIs => Some(Vec::new()),
+            Outcome::Found => found.map(|i| self.faults_of(i)),
+            Outcome::NoneFound => None,
+        };
+        let Some(found_faults) = start else {
+            let statement = report::statement(outcome, &self.spec, &stats, "");
+            return SearchReport {
+                outcome,
+                statement,
+                counterexample: None,
+                stats,
+                shrink_steps: Vec::new(),
+            };
+        };
+        let first = Schedule {
+            faults: found_faults.clone(),
+            dropped: Vec::new(),
+        };
+        let shrunk = shrink::shrink(&self.base, &self.spec, first.clone(), SHRINK_RUNS);
+        stats.shrink_runs = shrunk.runs;
+        stats.shrink_cut_short = shrunk.cut_short;
+        // Every reported counterexample is replayed; should the shrunk one not fail (it must),
+        // the schedule as found is reported instead.
+        let (schedule, steps) = match self.replay(&shrunk.schedule) {
+            Some(_) => (shrunk.schedule, shrunk.steps),
+            None => (first, Vec::new()),
+        };
+        let (scenario, injected) = fault::materialize(&self.base, &schedule);
+        let violations = probe::counted(&run(&scenario), self.spec.failure.as_ref());
+        let summary = report::summary(&self.base, &schedule.faults, schedule.dropped.len());
+        let statement = report::statement(outcome, &self.spec, &stats, &summary);
+        SearchReport {
+            outcome,
+            statement,
+            counterexample: Some(Counterexample {
+                scenario,
+                faults: schedule.faults,
+                injected,
+                left_out: schedule.dropped,
+                summary,
+                violations,
+                found_faults,
+                found_index: found,
+            }),
+            stats,
+            shrink_steps: steps,
+        }
+    }
+
+    /// The violations of a schedule's replay, or `None` when it does not fail.
+    fn replay(&self, schedule: &Schedule) -> Option<()> {
+        let s = fault::scenario_of(&self.base, schedule);
+        probe::fails(&s, self.spec.failure.as_ref()).then_some(())
+    }
+}
+
+/// Searches the whole budget on one thread: what the JS API and the tests call.
+pub fn search(scenario: &Scenario, spec: &SearchSpec) -> SearchReport {
+    let plan = Plan::new(scenario, spec);
+    if plan.fails_as_is() {
+        return plan.finish(None, 0);
+    }
+    let total = plan.total();
+    let found = plan.scan(0, total);
+    plan.finish(found, found.map_or(total, |i| i + 1))
+}

@@ -4,6 +4,8 @@
 pub mod account;
 pub mod checker;
 pub mod clock;
+pub mod commands;
+pub mod conformance;
 pub mod engine;
 pub mod lease;
 pub mod narrate;

@@ -70,7 +70,11 @@ fn main() -> ExitCode {
         }
     };
     let all = presets();
-    if let Some(bad) = a.only.iter().find(|id| !all.iter().any(|p| p.id == id.as_str())) {
+    if let Some(bad) = a
+        .only
+        .iter()
+        .find(|id| !all.iter().any(|p| p.id == id.as_str()))
+    {
         eprintln!("no preset named {bad:?}");
         return ExitCode::from(2);
     }
@@ -104,10 +108,11 @@ fn main() -> ExitCode {
             }
         };
         println!(
-            "{:<28} {:<16} tries {} · worst lateness {:>5.1} ms · {:>5.1} s{extra}",
+            "{:<28} {:<16} tries {} (scale {}) · worst lateness {:>5.1} ms · {:>5.1} s{extra}",
             p.id,
             r.outcome.word(),
             r.tries,
+            r.scale,
             r.worst_late_ms,
             t0.elapsed().as_secs_f64()
         );

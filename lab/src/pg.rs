@@ -158,7 +158,9 @@ fn data_row(d: &[u8]) -> io::Result<Vec<Option<String>>> {
         if len < 0 {
             out.push(None);
         } else {
-            let v = d.get(i..i + len as usize).ok_or_else(|| bad("short value"))?;
+            let v = d
+                .get(i..i + len as usize)
+                .ok_or_else(|| bad("short value"))?;
             out.push(Some(String::from_utf8_lossy(v).into_owned()));
             i += len as usize;
         }
@@ -178,7 +180,10 @@ mod tests {
             desc.push(0);
             desc.extend_from_slice(&[0; 18]);
         }
-        assert_eq!(row_description(&desc).unwrap(), vec!["balance", "last_fence"]);
+        assert_eq!(
+            row_description(&desc).unwrap(),
+            vec!["balance", "last_fence"]
+        );
         let mut row = 2u16.to_be_bytes().to_vec();
         row.extend_from_slice(&2i32.to_be_bytes());
         row.extend_from_slice(b"90");

@@ -42,8 +42,9 @@ pub fn markdown(run: &Run) -> String {
          (an instance whose crash keeps its keys runs with `--appendonly yes --appendfsync always`)\n\
          - PostgreSQL: {} (Debian)\n\
          - Scale: {} real ms per simulated ms (TTLs on the wire are multiplied by it); a run in \
-         which a command finished more than {:.1} ms late is rerun, at most {} times, and \
-         reported as late, never as a mismatch\n\n",
+         which a command finished more than {:.1} ms late (0.4 simulated ms) is rerun, at most \
+         {} times, with the scale doubled every second try, and reported as late, never as a \
+         mismatch\n\n",
         run.redis, run.postgres, run.scale, run.tolerance_ms, run.tries
     ));
     out.push_str(

@@ -43,7 +43,10 @@ pub fn encode(args: &[String]) -> Vec<u8> {
 fn line(r: &mut impl BufRead) -> io::Result<String> {
     let mut s = String::new();
     if r.read_line(&mut s)? == 0 {
-        return Err(io::Error::new(io::ErrorKind::UnexpectedEof, "connection closed"));
+        return Err(io::Error::new(
+            io::ErrorKind::UnexpectedEof,
+            "connection closed",
+        ));
     }
     Ok(s.trim_end_matches(['\r', '\n']).to_string())
 }
@@ -60,7 +63,10 @@ pub fn read_reply(r: &mut impl BufRead) -> io::Result<RedisReply> {
         "+" if rest == "OK" => Ok(RedisReply::Ok),
         "+" => Ok(RedisReply::Bulk(rest.to_string())),
         "-" => Ok(RedisReply::Error(rest.to_string())),
-        ":" => rest.parse().map(RedisReply::Int).map_err(|_| bad("bad integer")),
+        ":" => rest
+            .parse()
+            .map(RedisReply::Int)
+            .map_err(|_| bad("bad integer")),
         "$" => {
             let n: i64 = rest.parse().map_err(|_| bad("bad length"))?;
             if n < 0 {

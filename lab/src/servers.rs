@@ -75,7 +75,14 @@ impl RedisServer {
     pub fn up(&mut self) -> std::io::Result<()> {
         let mut cmd = Command::new("redis-server");
         cmd.args(["--bind", "127.0.0.1", "--port", &self.port.to_string()])
-            .args(["--save", "", "--protected-mode", "yes", "--loglevel", "warning"])
+            .args([
+                "--save",
+                "",
+                "--protected-mode",
+                "yes",
+                "--loglevel",
+                "warning",
+            ])
             .arg("--dir")
             .arg(&self.dir);
         if self.persistent {
@@ -93,7 +100,10 @@ impl RedisServer {
                 }
             }
             if Instant::now() > deadline {
-                return Err(fail(format!("redis-server on port {} did not start", self.port)));
+                return Err(fail(format!(
+                    "redis-server on port {} did not start",
+                    self.port
+                )));
             }
             sleep(Duration::from_millis(2));
         }
@@ -134,11 +144,15 @@ impl Postgres {
             data,
             root,
         };
-        run(pg
-            .tool("initdb")?
-            .arg("-D")
-            .arg(&pg.data)
-            .args(["-A", "trust", "-U", PG_USER, "--no-sync", "-E", "UTF8"]))?;
+        run(pg.tool("initdb")?.arg("-D").arg(&pg.data).args([
+            "-A",
+            "trust",
+            "-U",
+            PG_USER,
+            "--no-sync",
+            "-E",
+            "UTF8",
+        ]))?;
         let opts = format!(
             "-c listen_addresses=127.0.0.1 -p {} -k {} -c fsync=off -c synchronous_commit=off",
             pg.port,
@@ -169,8 +183,10 @@ impl Postgres {
         })
     }
 
+    /// `postgres --version`, e.g. "postgres (PostgreSQL) 15.18 (Debian …)" → "15.18".
     pub fn version() -> String {
-        version_of(Command::new(format!("{PG_BIN}/postgres")).arg("--version"))
+        let v = version_of(Command::new(format!("{PG_BIN}/postgres")).arg("--version"));
+        v.split_whitespace().nth(2).unwrap_or(&v).to_string()
     }
 }
 

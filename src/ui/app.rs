@@ -11,6 +11,7 @@ use super::controls::settings_service::ServiceSettings;
 use super::controls::toolbar::{import_file, Toolbar};
 use super::inspect::banner::Banner;
 use super::inspect::client_inspector::ClientInspector;
+use super::inspect::commands::Commands;
 use super::inspect::hint::Hint;
 use super::inspect::instance_inspector::Inspector;
 use super::inspect::narration::Narration;
@@ -171,6 +172,8 @@ pub fn App(props: &AppProps) -> Html {
         .drag
         .as_ref()
         .map_or_else(|| scenario.clone(), |d| d.before.clone());
+    // The settled trace's own scenario, for the views that read both (the commands).
+    let settled_scenario = before.clone();
     use_sync(
         scenario.clone(),
         state.drag.is_some(),
@@ -281,14 +284,18 @@ pub fn App(props: &AppProps) -> Html {
                 frozen_axis_ms={state.drag.as_ref().map(|d| d.axis_end_ms)}
                 dragging={state.drag.is_some()} readonly={state.readonly} tool={state.tool} width_px={state.width_px}
                 uid={uid} on_action={dispatch.clone()} instance_tool={state.instance_tool} collapsed={state.collapsed} />
-            <Readout trace={settled.trace.clone()} at_ms={state.playhead_ms} on_move={on_playhead} />
+            <Readout trace={settled.trace.clone()} at_ms={state.playhead_ms} on_move={on_playhead.clone()} />
             <p class="fp-keys">
                 <kbd>{"Tab"}</kbd>{" moves between events · "}<kbd>{"←"}</kbd><kbd>{"→"}</kbd>
                 {" move the focused event or pause edge (with "}<kbd>{"Shift"}</kbd>{": 10 ms) · "}
                 <kbd>{"↑"}</kbd><kbd>{"↓"}</kbd>{" change client · "}<kbd>{"Delete"}</kbd>{" removes · "}
                 <kbd>{"Ctrl+Z"}</kbd>{" / "}<kbd>{"Ctrl+Shift+Z"}</kbd>{" undo / redo · drag a palette button onto a lane, or double-click a lane, to add an event"}
             </p>
-            <Narration trace={settled.trace.clone()} />
+            <div class="fp-story">
+                <Narration trace={settled.trace.clone()} />
+                <Commands scenario={settled_scenario} trace={settled.trace.clone()}
+                    playhead_ms={state.playhead_ms} on_move={on_playhead.clone()} />
+            </div>
         </div>
     }
 }

@@ -108,7 +108,12 @@ impl RedisCmd {
     pub fn text(&self) -> String {
         match self {
             RedisCmd::ScriptLoad(script) => format!("SCRIPT LOAD \"$(cat {})\"", script.name()),
-            other => other.args(1).iter().map(|a| quote(a)).collect::<Vec<_>>().join(" "),
+            other => other
+                .args(1)
+                .iter()
+                .map(|a| quote(a))
+                .collect::<Vec<_>>()
+                .join(" "),
         }
     }
 }
@@ -248,7 +253,10 @@ impl Debit {
         let mut out = vec![Line::new("BEGIN", "BEGIN")];
         if let Some(insert) = self.key_insert() {
             let dup = end == DebitEnd::Duplicate;
-            out.push(Line::new(insert, if dup { "INSERT 0 0" } else { "INSERT 0 1" }));
+            out.push(Line::new(
+                insert,
+                if dup { "INSERT 0 0" } else { "INSERT 0 1" },
+            ));
             if dup {
                 out.push(Line::new("ROLLBACK", "ROLLBACK"));
                 return out;
@@ -285,9 +293,7 @@ pub fn insert_reply(inserted: bool) -> String {
 
 /// The storage's starting state, after the schema.
 pub fn seed_account_sql(balance: i64) -> String {
-    format!(
-        "INSERT INTO accounts (id, balance, last_fence) VALUES ({ACCOUNT_ID}, {balance}, -1)"
-    )
+    format!("INSERT INTO accounts (id, balance, last_fence) VALUES ({ACCOUNT_ID}, {balance}, -1)")
 }
 
 /// What the run ends with, read back from the storage.
@@ -391,7 +397,11 @@ mod tests {
             (FenceRule::NonDecreasing, Some(33), "AND last_fence <= 33"),
             (FenceRule::Strict, None, "AND last_fence < NULL"),
             (FenceRule::CasValue, None, "AND last_fence = NULL"),
-            (FenceRule::CasValue, Some(7), "AND (last_fence = 7 OR NOT EXISTS"),
+            (
+                FenceRule::CasValue,
+                Some(7),
+                "AND (last_fence = 7 OR NOT EXISTS",
+            ),
         ];
         for (rule, token, cond) in cases {
             let sql = debit(rule, token, None).update();
@@ -425,7 +435,9 @@ mod tests {
         };
         assert_eq!(set.text(), "SET acct:1 A:3f2a NX PX 30");
         assert_eq!(set.args(20)[5], "600");
-        let get = RedisCmd::Get { key: "my key".into() };
+        let get = RedisCmd::Get {
+            key: "my key".into(),
+        };
         assert_eq!(get.text(), "GET \"my key\"");
         assert_eq!(RedisReply::Int(33).text(), "(integer) 33");
     }

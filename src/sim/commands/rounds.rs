@@ -11,6 +11,10 @@ use crate::sim::scenario::InstanceEvent;
 use crate::sim::trace::{MessageSpan, Purpose, SpanEnd, Target};
 
 pub fn plan(run: &Run) -> Vec<Command> {
+    // A single Redis answers at once: its commands are the steps themselves.
+    if run.s.lock.redlock.is_none() {
+        return Vec::new();
+    }
     let generations = run.round_generations();
     let mut out = Vec::new();
     for m in &run.t.messages {
@@ -36,10 +40,9 @@ fn held_value(run: &Run, generations: &[u64], client: usize, at_ms: u64) -> Stri
         .acquisitions
         .iter()
         .enumerate()
-        .filter(|(_, a)| {
+        .rfind(|(_, a)| {
             a.client == client && a.ok && a.purpose == Purpose::Acquire && a.end_ms <= at_ms
         })
-        .last()
         .map_or_else(
             || format!("{}:none", run.name(client)),
             |(i, _)| run.value(client, generations[i]),
@@ -93,9 +96,10 @@ fn request(run: &Run, generations: &[u64], m: &MessageSpan, i: usize) -> Option<
         }
         "extend" => {
             let round = round_of(run, c, Purpose::Extend, m.sent_ms);
-            let renewed = run.t.leases.iter().any(|l| {
-                l.instance == i && l.holder == c && l.renewals_ms.contains(&m.arrived_ms)
-            });
+            let renewed =
+                run.t.leases.iter().any(|l| {
+                    l.instance == i && l.holder == c && l.renewals_ms.contains(&m.arrived_ms)
+                });
             let reply = if delivered {
                 RedisReply::Int(i64::from(renewed))
             } else {

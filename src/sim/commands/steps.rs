@@ -103,14 +103,24 @@ impl Walk<'_> {
                         Outcome::Granted { fence, .. } => *fence,
                         _ => None,
                     };
-                    (cmd, fence.map_or(RedisReply::Nil, |f| RedisReply::Int(f as i64)))
+                    (
+                        cmd,
+                        fence.map_or(RedisReply::Nil, |f| RedisReply::Int(f as i64)),
+                    )
                 } else {
                     let cmd = RedisCmd::SetNx {
                         key,
                         value: value.clone(),
                         ttl_ms,
                     };
-                    (cmd, if granted { RedisReply::Ok } else { RedisReply::Nil })
+                    (
+                        cmd,
+                        if granted {
+                            RedisReply::Ok
+                        } else {
+                            RedisReply::Nil
+                        },
+                    )
                 };
                 if granted {
                     self.grants += 1;
@@ -150,7 +160,11 @@ impl Walk<'_> {
             }
             Outcome::WatchdogStarted => {
                 let every = (ttl_ms / 2).max(1);
-                self.note(step, i, format!("{name} starts a watchdog that renews every {every} ms"));
+                self.note(
+                    step,
+                    i,
+                    format!("{name} starts a watchdog that renews every {every} ms"),
+                );
             }
             Outcome::CheckPassed | Outcome::CheckFailed => self.is_held(step, i),
             Outcome::DebitSent { write } => {
@@ -167,7 +181,10 @@ impl Walk<'_> {
             Outcome::Paused { cause, until_ms } => self.note(
                 step,
                 i,
-                format!("{name} stops ({} pause) until {until_ms} ms and sends nothing", cause.label()),
+                format!(
+                    "{name} stops ({} pause) until {until_ms} ms and sends nothing",
+                    cause.label()
+                ),
             ),
             Outcome::Woke => self.note(step, i, format!("{name} resumes")),
             Outcome::Crashed => self.act(
@@ -252,7 +269,13 @@ impl Walk<'_> {
         };
         let mut lines = debit.lines(end);
         let name = self.run.name(step.client);
-        lines.insert(0, Line::note(format!("{name}'s debit of {} reaches the storage", wr.amount)));
+        lines.insert(
+            0,
+            Line::note(format!(
+                "{name}'s debit of {} reaches the storage",
+                wr.amount
+            )),
+        );
         self.out.push(Command {
             at_ms: step.at_ms,
             who: Who::Client(step.client),
@@ -276,6 +299,13 @@ impl Walk<'_> {
             fence: a.fence,
         };
         let text = tally.line(self.run.name(a.client));
-        self.act(step, i, Act::Judge { acquisition: attempt }, &text);
+        self.act(
+            step,
+            i,
+            Act::Judge {
+                acquisition: attempt,
+            },
+            &text,
+        );
     }
 }

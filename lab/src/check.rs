@@ -7,6 +7,7 @@ use crate::servers::{Postgres, RedisServer, TempDir};
 use fencing_playground::sim::commands::{self, Act, Command, DebitEnd, RedisCmd, RedisReply, Who};
 use fencing_playground::sim::scenario::InstanceEvent;
 use fencing_playground::sim::{self, Scenario, Trace};
+use std::time::{Duration, Instant};
 
 /// How a preset fared.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -160,8 +161,15 @@ pub fn first_difference(t: &Trace, plan: &[Command], replay: &Replay) -> Option<
 }
 
 /// Replays preset `id` up to `tries` times while the timing is missed, against fresh Redis
-/// servers and the shared PostgreSQL.
-pub fn check(id: &str, s: &Scenario, pg: &Postgres, scale: u64, tries: u32) -> Result {
+/// servers and the shared PostgreSQL; no retry starts that could not finish by `deadline`.
+pub fn check(
+    id: &str,
+    s: &Scenario,
+    pg: &Postgres,
+    scale: u64,
+    tries: u32,
+    deadline: Instant,
+) -> Result {
     let t = sim::run(s);
     let plan = commands::commands(s, &t);
     let mut result = Result {
@@ -177,10 +185,20 @@ pub fn check(id: &str, s: &Scenario, pg: &Postgres, scale: u64, tries: u32) -> R
         result.outcome = Outcome::NotReproducible(why);
         return result;
     }
+    if Instant::now() >= deadline {
+        result.outcome = Outcome::Late("the lab's time budget ran out before this preset".into());
+        return result;
+    }
+    let mut last_run = Duration::ZERO;
     for n in 1..=tries.max(1) {
+        // A retry takes about twice as long as the try before it (the scale doubles).
+        if n > 1 && Instant::now() + last_run * 2 > deadline {
+            break;
+        }
+        let began = Instant::now();
         result.tries = n;
-        // A busy machine gets more room: every second try doubles the scale.
-        let scale = scale.saturating_mul(1 << ((n - 1) / 2).min(4));
+        // A busy machine gets more room: every try after the first doubles the scale.
+        let scale = scale.saturating_mul(1 << (n - 1).min(4));
         result.scale = scale;
         match replay_once(s, &t, &plan, pg, scale) {
             Err(e) => {
@@ -188,6 +206,7 @@ pub fn check(id: &str, s: &Scenario, pg: &Postgres, scale: u64, tries: u32) -> R
                 return result;
             }
             Ok(replay) => {
+                last_run = began.elapsed();
                 result.worst_late_ms = replay.worst_late_ms;
                 if let Some(late) = replay.late.clone() {
                     result.outcome = Outcome::Late(late);

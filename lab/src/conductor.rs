@@ -79,6 +79,7 @@ impl Conductor<'_> {
     }
 
     pub fn replay(&mut self, plan: &[Command]) -> std::io::Result<Replay> {
+        crate::servers::prioritise_this_thread();
         let mut clients: Vec<ClientConns> = (0..self.t.clients.len())
             .map(|_| ClientConns::default())
             .collect();

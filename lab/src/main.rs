@@ -3,7 +3,7 @@
 //! from the committed table unless `--write` regenerates `docs/conformance.md` and
 //! `src/sim/conformance.rs` from this run.
 //!
-//! Usage: `fencing-lab [--write] [--scale N] [--tries N] [PRESET…]`
+//! Usage: `fencing-lab [--write] [--scale N] [--tries N] [--budget-s N] [PRESET…]`
 
 use fencing_lab::check::{self, Outcome};
 use fencing_lab::report;
@@ -18,6 +18,8 @@ struct Args {
     write: bool,
     scale: u64,
     tries: u32,
+    /// Seconds the whole run may take; no retry starts that could not end in it.
+    budget_s: u64,
     only: Vec<String>,
 }
 
@@ -25,7 +27,8 @@ fn args() -> Result<Args, String> {
     let mut a = Args {
         write: false,
         scale: 20,
-        tries: 4,
+        tries: 3,
+        budget_s: 170,
         only: Vec::new(),
     };
     let mut it = std::env::args().skip(1);
@@ -40,8 +43,12 @@ fn args() -> Result<Args, String> {
             "--write" => a.write = true,
             "--scale" => a.scale = number("--scale")?,
             "--tries" => a.tries = number("--tries")? as u32,
+            "--budget-s" => a.budget_s = number("--budget-s")?,
             "-h" | "--help" => {
-                return Err("usage: fencing-lab [--write] [--scale N] [--tries N] [PRESET…]".into())
+                return Err(
+                    "usage: fencing-lab [--write] [--scale N] [--tries N] [--budget-s N] [PRESET…]"
+                        .into(),
+                )
             }
             id => a.only.push(id.to_string()),
         }
@@ -100,7 +107,8 @@ fn main() -> ExitCode {
         .filter(|p| a.only.is_empty() || a.only.iter().any(|id| id == p.id))
     {
         let t0 = Instant::now();
-        let r = check::check(p.id, &p.scenario, &pg, a.scale, a.tries);
+        let deadline = started + std::time::Duration::from_secs(a.budget_s);
+        let r = check::check(p.id, &p.scenario, &pg, a.scale, a.tries, deadline);
         let extra = match &r.outcome {
             Outcome::Match => String::new(),
             Outcome::Mismatch(d) | Outcome::NotReproducible(d) | Outcome::Late(d) => {

@@ -43,8 +43,9 @@ pub fn markdown(run: &Run) -> String {
          - PostgreSQL: {} (Debian)\n\
          - Scale: {} real ms per simulated ms (TTLs on the wire are multiplied by it); a run in \
          which a command finished more than {:.1} ms late (0.4 simulated ms) is rerun, at most \
-         {} times, with the scale doubled every second try, and reported as late, never as a \
-         mismatch\n\n",
+         {} times, with the scale doubled at each retry, and reported as late, never as a \
+         mismatch; no retry starts that could not end within the lab's budget (170 s by \
+         default; the test command allows 3 minutes)\n\n",
         run.redis, run.postgres, run.scale, run.tolerance_ms, run.tries
     ));
     out.push_str(

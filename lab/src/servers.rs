@@ -4,6 +4,7 @@
 //! directory that user owns. Nothing listens beyond 127.0.0.1.
 
 use crate::resp::Redis;
+use fencing_playground::sim::commands::RedisReply;
 use std::net::TcpListener;
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};
@@ -23,6 +24,33 @@ fn is_root() -> bool {
         .output()
         .map(|o| String::from_utf8_lossy(&o.stdout).trim() == "0")
         .unwrap_or(false)
+}
+
+/// How much more CPU weight the lab's servers and conductor ask for. Timing is what the lab
+/// measures, so on a loaded machine its processes should wake first; as root this is granted,
+/// otherwise `nice` warns and runs them as they are.
+const NICENESS: &str = "-10";
+
+/// `program` run through `nice`, so it and its children get the lab's priority.
+fn niced(program: &str) -> Command {
+    let mut c = Command::new("nice");
+    c.args(["-n", NICENESS, program]);
+    c
+}
+
+/// Gives the calling thread the lab's priority (best effort: as root it is granted). The
+/// conductor calls it on the thread that keeps the schedule.
+pub fn prioritise_this_thread() {
+    let tid = std::fs::read_link("/proc/thread-self")
+        .ok()
+        .and_then(|p| p.file_name().map(|n| n.to_string_lossy().into_owned()));
+    if let Some(tid) = tid {
+        let _ = Command::new("renice")
+            .args(["-n", NICENESS, "-p", &tid])
+            .stdout(Stdio::null())
+            .stderr(Stdio::null())
+            .status();
+    }
 }
 
 fn fail(what: impl Into<String>) -> std::io::Error {
@@ -73,7 +101,7 @@ impl RedisServer {
 
     /// Starts the process and waits until it answers PING.
     pub fn up(&mut self) -> std::io::Result<()> {
-        let mut cmd = Command::new("redis-server");
+        let mut cmd = niced("redis-server");
         cmd.args(["--bind", "127.0.0.1", "--port", &self.port.to_string()])
             .args([
                 "--save",
@@ -94,9 +122,12 @@ impl RedisServer {
         self.child = Some(child);
         let deadline = Instant::now() + Duration::from_secs(10);
         loop {
+            // A server replaying its append-only file answers `-LOADING` until it is done.
             if let Ok(mut c) = Redis::connect(self.port) {
-                if c.call(&["PING".to_string()]).is_ok() {
-                    return Ok(());
+                if let Ok(RedisReply::Bulk(pong)) = c.call(&["PING".to_string()]) {
+                    if pong == "PONG" {
+                        return Ok(());
+                    }
                 }
             }
             if Instant::now() > deadline {
@@ -175,11 +206,11 @@ impl Postgres {
             return Err(fail(format!("{path} is missing: run scripts/setup.sh")));
         }
         Ok(if self.root {
-            let mut c = Command::new("runuser");
+            let mut c = niced("runuser");
             c.args(["-u", "postgres", "--", &path]);
             c
         } else {
-            Command::new(path)
+            niced(&path)
         })
     }
 

@@ -9,12 +9,14 @@ use fencing_playground::sim::commands::{self, Act, RedisReply};
 use fencing_playground::sim::presets::preset;
 use fencing_playground::sim::scenario::InstanceEvent;
 use fencing_playground::sim::{run, Scenario};
+use std::time::{Duration, Instant};
 
 const SCALE: u64 = 20;
 
 #[track_caller]
 fn check(pg: &Postgres, name: &str, s: &Scenario, expected: &str) {
-    let r = check::check(name, s, pg, SCALE, 4);
+    let deadline = Instant::now() + Duration::from_secs(60);
+    let r = check::check(name, s, pg, SCALE, 3, deadline);
     let outcome = match &r.outcome {
         Outcome::Late(w) => panic!("{name}: every try was late ({w}); the machine is too busy"),
         o => o,

@@ -124,11 +124,13 @@ impl Conductor<'_> {
                 }
                 start = Some(Instant::now());
             }
-            let began = Instant::now();
             let deadline = start.map(|s| s + Duration::from_millis(c.at_ms * self.scale));
             if let (true, Some(d)) = (timed, deadline) {
                 wait_until(d);
             }
+            // When the command really starts: its lateness, and the instant a judging client
+            // reads its clock.
+            let began = Instant::now();
             let notes: Vec<Line> = c
                 .lines
                 .iter()
@@ -203,7 +205,13 @@ impl Conductor<'_> {
                     lines.extend(transaction(conn, &mine)?);
                 }
                 (Act::Judge { acquisition }, Who::Client(k)) => {
-                    let line = self.judge(&mut clients[k], *acquisition, &rounds, start, c.at_ms);
+                    let line = self.judge(
+                        &mut clients[k],
+                        *acquisition,
+                        &rounds,
+                        (start, began),
+                        c.at_ms,
+                    );
                     lines.push(Line::note(line));
                 }
                 (Act::Forget, Who::Client(k)) => {
@@ -300,7 +308,7 @@ impl Conductor<'_> {
         cl: &mut ClientConns,
         acquisition: usize,
         rounds: &BTreeMap<usize, Round>,
-        start: Option<Instant>,
+        (start, now): (Option<Instant>, Instant),
         at_ms: u64,
     ) -> String {
         let (Some(a), Some(r), Some(start)) = (
@@ -337,10 +345,9 @@ impl Conductor<'_> {
             None
         };
         let began = start + Duration::from_millis(a.start_ms * self.scale);
-        let elapsed_real = Instant::now()
-            .saturating_duration_since(began)
-            .as_secs_f64()
-            * 1000.0;
+        // The client reads its clock once, when it judges: the instant whose lateness the
+        // conductor checks, so the rounding below cannot go astray on a run counted as on time.
+        let elapsed_real = now.saturating_duration_since(began).as_secs_f64() * 1000.0;
         let tally = Tally {
             extend,
             votes: granted.len(),

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Installs every tool the project needs, idempotently: the wasm32 target, wasm-pack,
 # wasm-bindgen-cli at the exact version in Cargo.lock, Debian's Chromium and chromedriver,
-# and the npm packages from package-lock.json. Fast when everything is already present.
+# Debian's redis-server and PostgreSQL 15 for the lab, and the npm packages from
+# package-lock.json. Fast when everything is already present.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -39,6 +40,15 @@ if ! [ -x /usr/bin/chromium ] || ! [ -x /usr/bin/chromedriver ]; then
   export DEBIAN_FRONTEND=noninteractive
   apt-get update -qq
   apt-get install -y -qq chromium chromium-driver >/dev/null
+fi
+
+# The lab (scripts/lab.sh) replays the presets against real redis-server 7 and PostgreSQL 15.
+# The lab starts its own servers on loopback; the packages' own services are not needed.
+if ! command -v redis-server >/dev/null 2>&1 || ! [ -x /usr/lib/postgresql/15/bin/initdb ]; then
+  say "installing redis-server and PostgreSQL 15 from Debian"
+  export DEBIAN_FRONTEND=noninteractive
+  apt-get update -qq
+  apt-get install -y -qq redis-server postgresql-15 >/dev/null
 fi
 
 # npm packages: reinstall only when the lock file changed since the last install.

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Runs every check the project has, in order, stopping at the first failure:
-# tools, format, clippy (native + wasm32), native tests, in-browser wasm tests, release build,
-# size guard, node API tests, fuzz, e2e.
+# tools, format, clippy (native + wasm32), native tests, the lab against real servers,
+# in-browser wasm tests, release build, size guard, node API tests, fuzz, e2e.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 export PATH="$HOME/.cargo/bin:$PATH"
@@ -36,14 +36,22 @@ bash scripts/setup.sh
 stage "cargo fmt --check"
 cargo fmt --all --check
 
-stage "clippy native (all targets)"
-cargo clippy --all-targets -- -D warnings
+stage "clippy native (all targets, playground and lab)"
+cargo clippy --workspace --all-targets -- -D warnings
 
 stage "clippy wasm32 (lib + tests)"
 cargo clippy --lib --tests --target wasm32-unknown-unknown -- -D warnings
 
 stage "cargo test (native)"
 cargo test
+
+# The lab replays every reproducible preset against real redis-server and PostgreSQL servers it
+# starts on loopback, and fails on any reply that differs from the model (or on a preset whose
+# outcome differs from the committed docs/conformance.md). Its run has a budget of 3 minutes.
+stage "lab: presets against real Redis and PostgreSQL (budget 3 min)"
+cargo test -q -p fencing-lab
+cargo build -q -p fencing-lab
+timeout 180 target/debug/fencing-lab
 
 # wasm-bindgen-test in headless Chromium, with Debian's chromedriver (wasm-pack must not download
 # one). The runner merges webdriver.json (crate root) into the capabilities: it pins --no-sandbox,

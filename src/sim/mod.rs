@@ -4,7 +4,9 @@
 pub mod account;
 pub mod checker;
 pub mod clock;
+pub mod commands;
 pub mod compare;
+pub mod conformance;
 pub mod engine;
 pub mod invariants;
 pub mod lease;

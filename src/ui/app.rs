@@ -14,6 +14,7 @@ use super::controls::settings_service::ServiceSettings;
 use super::controls::toolbar::{import_file, Toolbar};
 use super::inspect::banner::Banner;
 use super::inspect::client_inspector::ClientInspector;
+use super::inspect::commands::Commands;
 use super::inspect::hint::Hint;
 use super::inspect::instance_inspector::Inspector;
 use super::inspect::narration::Narration;
@@ -314,13 +315,13 @@ pub fn App(props: &AppProps) -> Html {
                     </div>
                 }
             }
-            <Timeline scenario={shown} trace={runs.trace.clone()} ghost={runs.ghost.clone()}
+            <Timeline scenario={shown.clone()} trace={runs.trace.clone()} ghost={runs.ghost.clone()}
                 contrast={runs.contrast.clone()} selection={state.selection} playhead_ms={state.playhead_ms}
                 frozen_axis_ms={state.drag.as_ref().map(|d| d.axis_end_ms)}
                 dragging={state.drag.is_some()} readonly={state.readonly} tool={state.tool} width_px={state.width_px}
                 uid={uid} on_action={dispatch.clone()} instance_tool={state.instance_tool} collapsed={state.collapsed} />
             if !first_run {
-                <Readout trace={runs.trace.clone()} at_ms={state.playhead_ms} on_move={on_playhead} />
+                <Readout trace={runs.trace.clone()} at_ms={state.playhead_ms} on_move={on_playhead.clone()} />
             }
             <p class="fp-keys">
                 <kbd>{"Tab"}</kbd>{" moves between events · "}<kbd>{"←"}</kbd><kbd>{"→"}</kbd>
@@ -329,7 +330,11 @@ pub fn App(props: &AppProps) -> Html {
                 <kbd>{"Ctrl+Z"}</kbd>{" / "}<kbd>{"Ctrl+Shift+Z"}</kbd>{" undo / redo · drag a palette button onto a lane, or double-click a lane, to add an event"}
             </p>
             if !first_run {
-                <Narration trace={runs.trace.clone()} />
+                <div class="fp-story">
+                    <Narration trace={runs.trace.clone()} />
+                    <Commands scenario={shown.clone()} trace={runs.trace.clone()}
+                        playhead_ms={state.playhead_ms} on_move={on_playhead.clone()} />
+                </div>
             }
         </div>
     }

@@ -177,9 +177,30 @@ pub const CSS: &str = concat!(
 .fp-narration h3 { font-size: 1rem; margin: 0 0 4px; }
 .fp-narration ol { margin: 0; padding-left: 1.4em; }
 .fp-narration li { margin: 1px 0; }
+.fp-story { display: grid; grid-template-columns: minmax(0, 1fr) minmax(0, 1.3fr); gap: 16px; }
+.fp-commands { margin-top: 14px; min-width: 0; }
+.fp-commands h3 { font-size: 1rem; margin: 0 0 4px; display: flex; gap: 8px; align-items: center; }
+.fp-commands h3 button { font-size: 12px; }
+.fp-cmd-scroll { height: 320px; overflow: auto; border: 1px solid var(--line); border-radius: 4px; }
+.fp-cmd-table { border-collapse: collapse; width: 100%; font-size: 12px; }
+.fp-cmd-table td { padding: 1px 6px; vertical-align: top; white-space: nowrap; }
+.fp-cmd-table td.fp-cmd-text { white-space: pre-wrap; overflow-wrap: anywhere; }
+.fp-cmd-table code, .fp-cmd-lua { font: 11.5px ui-monospace, monospace; }
+.fp-cmd-table tr { cursor: pointer; }
+.fp-cmd-table tr:hover { background: rgba(127, 127, 127, .12); }
+.fp-cmd-table tr.fp-cmd-lit { background: rgba(250, 200, 60, .28); }
+.fp-cmd-note code { color: var(--muted); }
+.fp-cmd-at, .fp-cmd-who { color: var(--muted); }
+.fp-cmd-manual { width: 100%; height: 8em; font: 11px ui-monospace, monospace; }
+.fp-cmd-lua { margin: 4px 0; white-space: pre-wrap; }
+.fp-repro { margin: 2px 0 6px; font-size: 12px; }
+.fp-repro summary { cursor: pointer; color: #1a7f37; font-weight: 600; }
+.fp-repro-table { border-collapse: collapse; font-size: 11px; }
+.fp-repro-table td, .fp-repro-table th { border-top: 1px solid var(--line); padding: 1px 6px; text-align: left; vertical-align: top; }
+@media (max-width: 900px) { .fp-story { grid-template-columns: 1fr; } }
 .fp-keys { color: var(--muted); font-size: 12px; margin-top: 6px; }
 .fp-keys kbd { font: 11px ui-monospace, monospace; border: 1px solid var(--line); border-radius: 4px; padding: 0 4px; }
-.fp-compact .fp-caption, .fp-compact .fp-narration, .fp-compact .fp-keys { display: none; }
+.fp-compact .fp-caption, .fp-compact .fp-narration, .fp-compact .fp-commands, .fp-compact .fp-keys { display: none; }
 "#,
     // The double-click tool is marked by a bar under it and named in words (.fp-dbl), unlike
     // the focus ring, which goes all round. An edited preset's caption folds its original away.
@@ -226,7 +247,7 @@ pub const CSS: &str = concat!(
   .fp-root > .fp-controls-toggle { order: 7; display: block; align-self: flex-start; margin-top: 10px; }
   .fp-root > .fp-controls { order: 8; }
   .fp-root > .fp-caption { order: 9; margin-top: 10px; }
-  .fp-root > .fp-narration, .fp-root > .fp-keys { order: 10; }
+  .fp-root > .fp-story, .fp-root > .fp-keys { order: 10; }
   .fp-folded .fp-controls, .fp-folded .fp-toolbar { display: none; }
   .fp-controls-toggle::after { content: " ▸"; }
   .fp-controls-toggle[aria-expanded=true]::after { content: " ▾"; }

@@ -1,0 +1,265 @@
+//! One preset against the real servers: whether it can be reproduced at all, then replays
+//! (rerun a bounded number of times while the machine misses the timing), then the model's
+//! lines against the lab's, with the first difference named.
+
+use crate::conductor::{Conductor, Replay};
+use crate::servers::{Postgres, RedisServer, TempDir};
+use fencing_playground::sim::commands::{self, Act, Command, DebitEnd, RedisCmd, RedisReply, Who};
+use fencing_playground::sim::scenario::InstanceEvent;
+use fencing_playground::sim::{self, Scenario, Trace};
+use std::time::{Duration, Instant};
+
+/// How a preset fared.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Outcome {
+    /// Every line the lab wrote equals the model's.
+    Match,
+    /// The first line that differs, with the model's and the lab's text.
+    Mismatch(String),
+    /// The run cannot be reproduced on one machine, and why.
+    NotReproducible(String),
+    /// Every try missed the timing; not a mismatch.
+    Late(String),
+}
+
+impl Outcome {
+    pub fn word(&self) -> &'static str {
+        match self {
+            Outcome::Match => "match",
+            Outcome::Mismatch(_) => "mismatch",
+            Outcome::NotReproducible(_) => "not reproducible",
+            Outcome::Late(_) => "late",
+        }
+    }
+}
+
+/// The result for one preset.
+pub struct Result {
+    pub id: String,
+    pub outcome: Outcome,
+    /// What was compared, e.g. "2 grants, 1 denial, 2 debits (1 accepted, 1 rejected), balance 90, last fence 34".
+    pub compared: String,
+    /// How the lab stood in for something (a partition dropped by the conductor).
+    pub note: String,
+    pub tries: u32,
+    /// The scale of the last try.
+    pub scale: u64,
+    pub worst_late_ms: f64,
+}
+
+/// Why a scenario cannot run against real servers on one machine, if it cannot.
+pub fn unreproducible(s: &Scenario) -> Option<String> {
+    let moves = |c: &sim::clock::ClockSpec| c.drift_ppm != 0 || !c.jumps.is_empty();
+    let client_clock = s.clients.iter().any(|c| {
+        moves(&c.clock)
+            || c.events
+                .iter()
+                .any(|e| matches!(e, sim::Event::ClockJump { .. }))
+    });
+    if client_clock {
+        return Some(
+            "a client's clock jumps or drifts, and the lab's clients share the machine's one clock"
+                .to_string(),
+        );
+    }
+    let instance_clock = match &s.lock.redlock {
+        None => moves(&s.lock.clock),
+        Some(r) => r.instances.iter().any(|i| {
+            moves(&i.clock)
+                || i.events
+                    .iter()
+                    .any(|e| matches!(e, InstanceEvent::ClockJump { .. }))
+        }),
+    };
+    if instance_clock {
+        return Some(
+            "an instance's clock jumps or drifts: redis-server expires keys by the machine's \
+             clock, which the lab cannot move for one server (libfaketime hangs redis-server 7 \
+             under a plain LD_PRELOAD)"
+                .to_string(),
+        );
+    }
+    None
+}
+
+/// How the lab stands in for what it cannot do with real servers.
+fn stand_ins(s: &Scenario) -> String {
+    let partitioned = s.lock.redlock.as_ref().is_some_and(|r| {
+        r.instances.iter().any(|i| {
+            i.events
+                .iter()
+                .any(|e| matches!(e, InstanceEvent::Partition { .. }))
+        })
+    });
+    if partitioned {
+        "partition: the conductor drops the cut-off requests (no network is cut)".to_string()
+    } else {
+        String::new()
+    }
+}
+
+/// What the comparison covered, counted from the model's commands.
+fn compared(t: &Trace, plan: &[Command]) -> String {
+    let (mut grants, mut denials) = (0, 0);
+    let (mut accepted, mut rejected, mut duplicate) = (0, 0, 0);
+    for c in plan {
+        match &c.act {
+            Act::Redis {
+                cmd: RedisCmd::SetNx { .. } | RedisCmd::AcquireFenced { .. },
+                reply,
+                ..
+            } if c.who != Who::Setup => match reply {
+                RedisReply::Ok | RedisReply::Int(_) => grants += 1,
+                RedisReply::Nil => denials += 1,
+                _ => {}
+            },
+            Act::Store { end, .. } => match end {
+                DebitEnd::Accepted { .. } => accepted += 1,
+                DebitEnd::Rejected => rejected += 1,
+                DebitEnd::Duplicate => duplicate += 1,
+            },
+            _ => {}
+        }
+    }
+    let last = t
+        .last_fence
+        .map_or_else(|| "none".to_string(), |f| f.to_string());
+    format!(
+        "SET granted {grants}, refused {denials}; debits accepted {accepted}, rejected \
+         {rejected}, duplicate {duplicate}; balance {}, last fence {last}",
+        t.final_balance
+    )
+}
+
+/// The first line where the lab differs from the model.
+pub fn first_difference(t: &Trace, plan: &[Command], replay: &Replay) -> Option<String> {
+    for (c, got) in plan.iter().zip(&replay.lines) {
+        let who = match c.who {
+            Who::Setup => "setup".to_string(),
+            Who::Client(i) => t.client_name(i).to_string(),
+            Who::Instance(i) => t.instance_name(i).to_string(),
+        };
+        let n = c.lines.len().max(got.len());
+        for k in 0..n {
+            let (want, have) = (c.lines.get(k), got.get(k));
+            if want != have {
+                let show = |l: Option<&commands::Line>| {
+                    l.map_or("(nothing)".to_string(), |l| {
+                        format!("{} → {}", l.text, l.reply)
+                    })
+                };
+                return Some(format!(
+                    "at {} ms, {who}: the model says `{}`, the servers said `{}`",
+                    c.at_ms,
+                    show(want),
+                    show(have)
+                ));
+            }
+        }
+    }
+    (plan.len() != replay.lines.len()).then(|| "the replay stopped early".to_string())
+}
+
+/// Replays preset `id` up to `tries` times while the timing is missed, against fresh Redis
+/// servers and the shared PostgreSQL; no retry starts that could not finish by `deadline`.
+pub fn check(
+    id: &str,
+    s: &Scenario,
+    pg: &Postgres,
+    scale: u64,
+    tries: u32,
+    deadline: Instant,
+) -> Result {
+    let t = sim::run(s);
+    let plan = commands::commands(s, &t);
+    let mut result = Result {
+        id: id.to_string(),
+        outcome: Outcome::Match,
+        compared: compared(&t, &plan),
+        note: stand_ins(s),
+        tries: 0,
+        scale,
+        worst_late_ms: 0.0,
+    };
+    if let Some(why) = unreproducible(s) {
+        result.outcome = Outcome::NotReproducible(why);
+        return result;
+    }
+    if Instant::now() >= deadline {
+        result.outcome = Outcome::Late("the lab's time budget ran out before this preset".into());
+        return result;
+    }
+    let mut last_run = Duration::ZERO;
+    for n in 1..=tries.max(1) {
+        // A retry takes about twice as long as the try before it (the scale doubles).
+        if n > 1 && Instant::now() + last_run * 2 > deadline {
+            break;
+        }
+        let began = Instant::now();
+        result.tries = n;
+        // A busy machine gets more room: every try after the first doubles the scale.
+        let scale = scale.saturating_mul(1 << (n - 1).min(4));
+        result.scale = scale;
+        match replay_once(s, &t, &plan, pg, scale) {
+            Err(e) => {
+                result.outcome = Outcome::Mismatch(format!("the lab failed: {e}"));
+                return result;
+            }
+            Ok(replay) => {
+                last_run = began.elapsed();
+                result.worst_late_ms = replay.worst_late_ms;
+                if let Some(late) = replay.late.clone() {
+                    result.outcome = Outcome::Late(late);
+                    continue;
+                }
+                result.outcome = match first_difference(&t, &plan, &replay) {
+                    None => Outcome::Match,
+                    Some(d) => Outcome::Mismatch(d),
+                };
+                return result;
+            }
+        }
+    }
+    result
+}
+
+/// One replay of `plan` against fresh Redis servers (persistent where a crash keeps its keys).
+pub fn replay_once(
+    s: &Scenario,
+    t: &Trace,
+    plan: &[Command],
+    pg: &Postgres,
+    scale: u64,
+) -> std::io::Result<Replay> {
+    let dir = TempDir::new()?;
+    let persistent: Vec<bool> = match &s.lock.redlock {
+        None => vec![false],
+        Some(r) => r
+            .instances
+            .iter()
+            .map(|i| {
+                i.events.iter().any(|e| {
+                    matches!(
+                        e,
+                        InstanceEvent::Crash {
+                            persistent: true,
+                            ..
+                        }
+                    )
+                })
+            })
+            .collect(),
+    };
+    let mut redis = Vec::new();
+    for (i, p) in persistent.iter().enumerate() {
+        redis.push(RedisServer::start(&dir.0.join(format!("r{i}")), *p)?);
+    }
+    let mut conductor = Conductor {
+        s,
+        t,
+        scale,
+        redis: &mut redis,
+        pg_port: pg.port,
+    };
+    conductor.replay(plan)
+}

@@ -1,0 +1,228 @@
+//! Redlock's requests, one command per instance: each `SET NX PX` (or fenced `EVALSHA`),
+//! extension and release, at the instant it reaches its instance, with the reply the trace
+//! implies (a key span that starts or is renewed there, or ends there), or no reply when the
+//! instance was down or cut off. The instance's own crashes and restarts are entries too.
+
+use super::command::{Act, Command, Who};
+use super::lookup::Run;
+use super::ops::{Line, RedisCmd, RedisReply};
+use super::scripts::Script;
+use crate::sim::scenario::InstanceEvent;
+use crate::sim::trace::{MessageSpan, Purpose, SpanEnd, Target};
+
+pub fn plan(run: &Run) -> Vec<Command> {
+    // A single Redis answers at once: its commands are the steps themselves.
+    if run.s.lock.redlock.is_none() {
+        return Vec::new();
+    }
+    let generations = run.round_generations();
+    let mut out = Vec::new();
+    for m in &run.t.messages {
+        if let (Target::Lock, Some(instance)) = (m.target, m.instance) {
+            if let Some(c) = request(run, &generations, m, instance) {
+                out.push(c);
+            }
+        }
+    }
+    out
+}
+
+/// The round (index into `acquisitions`) a request of `purpose` sent at `sent_ms` belongs to.
+fn round_of(run: &Run, client: usize, purpose: Purpose, sent_ms: u64) -> Option<usize> {
+    run.t.acquisitions.iter().rposition(|a| {
+        a.client == client && a.purpose == purpose && a.start_ms <= sent_ms && sent_ms <= a.end_ms
+    })
+}
+
+/// The value of the lock `client` holds at `at_ms`: its latest successful acquisition's.
+fn held_value(run: &Run, generations: &[u64], client: usize, at_ms: u64) -> String {
+    run.t
+        .acquisitions
+        .iter()
+        .enumerate()
+        .rfind(|(_, a)| {
+            a.client == client && a.ok && a.purpose == Purpose::Acquire && a.end_ms <= at_ms
+        })
+        .map_or_else(
+            || format!("{}:none", run.name(client)),
+            |(i, _)| run.value(client, generations[i]),
+        )
+}
+
+fn request(run: &Run, generations: &[u64], m: &MessageSpan, i: usize) -> Option<Command> {
+    let c = m.client;
+    let key = run.s.key.clone();
+    let ttl_ms = run.s.lock.ttl_ms;
+    let fenced = run.s.lock.redlock.as_ref().is_some_and(|r| r.fence);
+    let delivered = !m.lost && run.reachable(i, c, m.arrived_ms);
+    let at_ms = if m.lost { m.sent_ms } else { m.arrived_ms };
+    let lat = m.arrived_ms.saturating_sub(m.sent_ms);
+    let missing = if run.down(i, at_ms) {
+        RedisReply::Down
+    } else {
+        RedisReply::Cut
+    };
+    let granted_span = run
+        .t
+        .leases
+        .iter()
+        .find(|l| l.instance == i && l.holder == c && l.start_ms == m.arrived_ms);
+    let ended_here = run.t.leases.iter().any(|l| {
+        l.instance == i
+            && l.end_ms == m.arrived_ms
+            && matches!(l.end, SpanEnd::Released | SpanEnd::Deleted)
+    });
+    let (cmd, reply, round) = match m.label.as_str() {
+        "SET NX PX" => {
+            let round = round_of(run, c, Purpose::Acquire, m.sent_ms);
+            let value = run.value(c, round.map_or(0, |r| generations[r]));
+            let reply = match (delivered, granted_span, fenced) {
+                (false, _, _) => missing,
+                (true, Some(l), true) => RedisReply::Int(l.fence.unwrap_or(0) as i64),
+                (true, Some(_), false) => RedisReply::Ok,
+                (true, None, _) => RedisReply::Nil,
+            };
+            let cmd = if fenced {
+                RedisCmd::AcquireFenced {
+                    key,
+                    fence_key: format!("fence:{}", run.s.key),
+                    value,
+                    ttl_ms,
+                }
+            } else {
+                RedisCmd::SetNx { key, value, ttl_ms }
+            };
+            (cmd, reply, round)
+        }
+        "extend" => {
+            let round = round_of(run, c, Purpose::Extend, m.sent_ms);
+            let renewed =
+                run.t.leases.iter().any(|l| {
+                    l.instance == i && l.holder == c && l.renewals_ms.contains(&m.arrived_ms)
+                });
+            let reply = if delivered {
+                RedisReply::Int(i64::from(renewed))
+            } else {
+                missing
+            };
+            let value = held_value(run, generations, c, m.sent_ms);
+            (RedisCmd::Extend { key, value, ttl_ms }, reply, round)
+        }
+        "release" | "DEL" => {
+            // A voluntary release uses the lock the client holds; the undo after a failed round
+            // uses that round's value.
+            let value = match run.release_step(c, m.sent_ms) {
+                Some(_) => held_value(run, generations, c, m.sent_ms),
+                None => run
+                    .t
+                    .acquisitions
+                    .iter()
+                    .rposition(|a| a.client == c && !a.ok && a.end_ms == m.sent_ms)
+                    .map_or_else(
+                        || held_value(run, generations, c, m.sent_ms),
+                        |r| run.value(c, generations[r]),
+                    ),
+            };
+            let reply = if delivered {
+                RedisReply::Int(i64::from(ended_here))
+            } else {
+                missing
+            };
+            let cmd = if m.label == "DEL" {
+                RedisCmd::Del { key }
+            } else {
+                RedisCmd::ReleaseChecked { key, value }
+            };
+            (cmd, reply, None)
+        }
+        _ => return None,
+    };
+    Some(Command::redis(
+        at_ms,
+        Who::Client(c),
+        None,
+        (i, cmd, reply),
+        (round, m.arrived_ms.saturating_add(lat)),
+    ))
+}
+
+/// Each instance's crashes and restarts, and a comment for its partitions and clock jumps.
+pub fn instance_events(run: &Run) -> Vec<Command> {
+    let Some(r) = &run.s.lock.redlock else {
+        return Vec::new();
+    };
+    let mut out = Vec::new();
+    for (i, inst) in r.instances.iter().enumerate() {
+        let name = &inst.name;
+        for e in &inst.events {
+            match e {
+                InstanceEvent::Crash {
+                    at_ms,
+                    down_ms,
+                    persistent,
+                } => {
+                    let how = if *persistent {
+                        "its keys are on disk (append-only file, fsync always)"
+                    } else {
+                        "it keeps nothing on disk"
+                    };
+                    out.push(Command::act(
+                        *at_ms,
+                        Who::Instance(i),
+                        None,
+                        Act::Down {
+                            instance: i,
+                            persistent: *persistent,
+                        },
+                        &format!("{name} is killed; {how}"),
+                    ));
+                    let back = at_ms.saturating_add(*down_ms);
+                    let text = if *persistent {
+                        format!("{name} restarts and reloads its keys from the append-only file")
+                    } else {
+                        format!("{name} restarts empty: every key is gone")
+                    };
+                    let mut up = Command::act(
+                        back,
+                        Who::Instance(i),
+                        None,
+                        Act::Up {
+                            instance: i,
+                            persistent: *persistent,
+                        },
+                        &text,
+                    );
+                    // Scripts live in memory only: a restarted server needs them loaded again.
+                    for s in Script::ALL {
+                        up.lines.push(Line::new(
+                            RedisCmd::ScriptLoad(s).text(),
+                            RedisReply::Bulk(s.sha().to_string()).text(),
+                        ));
+                    }
+                    out.push(up);
+                }
+                InstanceEvent::Partition {
+                    at_ms,
+                    duration_ms,
+                    client,
+                } => {
+                    let who = client.clone().unwrap_or_else(|| "every client".to_string());
+                    let until = at_ms.saturating_add(*duration_ms);
+                    out.push(Command::note(
+                        *at_ms,
+                        Who::Instance(i),
+                        None,
+                        format!("{name} is cut off from {who} until {until} ms: requests between them are dropped"),
+                    ));
+                }
+                InstanceEvent::ClockJump { at_ms, by_ms, .. } => out.push(Command::note(
+                    *at_ms,
+                    Who::Instance(i),
+                    None,
+                    format!("{name}'s clock moves {by_ms:+} ms"),
+                )),
+            }
+        }
+    }
+    out
+}

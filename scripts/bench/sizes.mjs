@@ -10,8 +10,15 @@ import { fileURLToPath, pathToFileURL } from 'node:url';
 
 export const BUDGET_BYTES = 60_000;
 export const GUARD_BYTES = Math.round(BUDGET_BYTES * 1.15);
-/** 248 603 B brotli measured on 2026-11-29 (rustc 1.95.0, binaryen 132, terser 5.51), plus 2%. */
-export const CEILING_BYTES = 253_600;
+/**
+ * 288 616 B brotli measured on 2026-11-30 (rustc 1.95.0, binaryen 132, terser 5.51), plus 2%.
+ * Raised from 253 600 B on purpose, with the page's new features: the Commands view and its
+ * conformance table (+15.5 KB), the comparison, liveness notes, hints and edited headings that
+ * keep the screen true (about +9 KB), the phone layout and zoom (+3.1 KB), the limits table and
+ * the class guard (+3.1 KB), time-sliced runs (a few KB). The search API stays out of the page
+ * (feature `search-api`) until a control uses it. Shrinking the page is its own issue.
+ */
+export const CEILING_BYTES = 294_400;
 const dist = fileURLToPath(new URL('../../dist/', import.meta.url));
 
 /** The files index.html pulls in on a first visit, in the order the page requests them. */

@@ -4,6 +4,7 @@
 
 mod args;
 mod classes;
+#[cfg(feature = "search-api")]
 mod search;
 
 use crate::sim;

@@ -48,7 +48,7 @@ test('an edited preset says it is edited, and undo brings its story back', async
   await expectText(page, 'title', 'Edited from: GC pause, fenced storage');
   const edited = await text(page, 'caption');
   assert.doesNotMatch(edited, /fence 34/, 'the edited scenario still tells the preset story');
-  assert.match(edited, /You changed this scenario/);
+  assert.match(edited, /Edited: the preset.s story may no longer hold/);
   // The preset's own words are one click away, and say where they come from.
   assert.equal(await page.locator(tid('original-caption')).isVisible(), false);
   await page.getByText("The preset's description").click();

@@ -1,4 +1,8 @@
 //! The preset picker: every preset from the core, by title, and the empty Redlock scenario.
+//! Once a person has picked an option, the browser no longer follows the `selected` attribute,
+//! so after an undo the picker kept naming the preset undone. The option that is selected
+//! has a key of its own: when the selection changes, the two options whose state changed are
+//! made anew, and a new option with `selected` is the one the browser shows.
 
 use crate::sim::presets::presets;
 use wasm_bindgen::JsCast;
@@ -33,7 +37,8 @@ pub fn PresetPicker(props: &PresetPickerProps) -> Html {
                     <option value="" selected=true disabled=true>{ "custom scenario" }</option>
                 }
                 { for list.iter().map(|p| html! {
-                    <option value={p.id} selected={p.id == current}>{ p.scenario.name.clone() }</option>
+                    <option key={if p.id == current { format!("*{}", p.id) } else { p.id.to_string() }}
+                        value={p.id} selected={p.id == current}>{ p.scenario.name.clone() }</option>
                 }) }
             </select>
         </label>

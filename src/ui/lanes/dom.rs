@@ -65,12 +65,13 @@ pub fn hold_height(node: &NodeRef, property: &str, on: bool) {
     };
     let style = el.style();
     if on {
-        // The exact height, to a hundredth of a pixel: a rounded one moved the lanes by part of
-        // a pixel. Written with integers, which keeps float formatting out of the wasm.
-        let centi = (el.get_bounding_client_rect().height() * 100.0)
+        // The exact height (layout works in 64ths of a pixel, which six decimals write out
+        // exactly): a rounded one moved the lanes by part of a pixel. Written with integers,
+        // which keeps float formatting out of the wasm.
+        let micro = (el.get_bounding_client_rect().height() * 1e6)
             .round()
             .max(0.0) as u64;
-        let height = format!("{}.{:02}px", centi / 100, centi % 100);
+        let height = format!("{}.{:06}px", micro / 1_000_000, micro % 1_000_000);
         let _ = style.set_property(property, &height);
         let _ = el.set_attribute("data-held", "");
     } else {

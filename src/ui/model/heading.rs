@@ -18,8 +18,8 @@ pub enum Heading {
 }
 
 /// Said instead of an edited preset's caption.
-pub const EDITED_CAPTION: &str = "You changed this scenario, so the preset's story may no longer \
-     hold: the verdict, the lanes and \u{201c}What happened\u{201d} describe your version.";
+pub const EDITED_CAPTION: &str =
+    "Edited: the preset's story may no longer hold. The verdict and the lanes show your version.";
 
 impl Heading {
     pub fn title(&self) -> String {

@@ -1,8 +1,8 @@
 //! The root component: owns the one `State` through `use_reducer`, derives the traces from the
 //! scenario (the run and its ghost without fencing), routes keys, and keeps the focus on the
 //! selected event after a key press moved it. Everything else is drawn by child components.
-//! A run that does not finish within half a frame goes on in slices between which the browser
-//! handles input, and the page says it is computing until the trace is there.
+//! A run longer than a few thousand actions goes on in slices of half a frame, between which the
+//! browser handles input, and the page says it is computing until the trace is there.
 
 use super::controls::palette::Palette;
 use super::controls::palette_instance::InstancePalette;
@@ -61,9 +61,14 @@ pub struct Runs {
     pub ghost_fenced: bool,
 }
 
-/// How long the page computes in one go, inside a render or in one slice, before the browser
-/// gets the main thread back to handle input: half a frame.
+/// How long the page computes in one slice before the browser gets the main thread back to
+/// handle input: half a frame.
 const SLICE_MS: f64 = 8.0;
+/// Actions a run may take inside the render that asks for it: a few milliseconds of work, and
+/// every preset and hand-made scenario fits, so they are computed at once (and a drag stays one
+/// simulation per frame). Counted in actions, not milliseconds, so which runs go to slices
+/// does not depend on the machine.
+const SYNC_STEPS: u32 = 2_000;
 /// Actions taken between two looks at the clock, at most: a chunk doubles while it takes under
 /// a millisecond and halves when it takes more, since one action may cost a microsecond or
 /// (a reading of a clock under thousands of slews) a millisecond.
@@ -89,6 +94,16 @@ impl Stage {
             trace: None,
             chunk: 16,
         }
+    }
+
+    /// Takes at most `steps` actions and finishes the run if that was all; true if it was.
+    fn at_once(&mut self, steps: u32) -> bool {
+        if let Some(run) = self.run.as_mut() {
+            if run.advance(steps) == Progress::Done {
+                self.trace = self.run.take().map(|r| Rc::new(r.finish()));
+            }
+        }
+        self.trace.is_some()
     }
 
     /// Works until `deadline` (a `performance.now()` reading); true once the trace is there.
@@ -135,16 +150,15 @@ impl Slices {
     }
 }
 
-/// The runs of one scenario: done within the render that asked (small scenarios, so a drag
-/// stays one simulation per frame), or continued in slices of at most `SLICE_MS` with the
-/// browser handling input in between.
+/// The runs of one scenario: done within the render that asked (up to `SYNC_STEPS` actions
+/// each), or continued in slices of at most `SLICE_MS` with the browser handling input in
+/// between.
 enum Job {
     Ready(Rc<Runs>),
     Pending(Rc<RefCell<Slices>>),
 }
 
 fn start(s: &Scenario) -> Job {
-    let deadline = now_ms() + SLICE_MS;
     let mut other = s.clone();
     let ghost_fenced = s.storage.fence_rule == FenceRule::Off;
     other.storage.fence_rule = if ghost_fenced {
@@ -157,7 +171,8 @@ fn start(s: &Scenario) -> Job {
         ghost: Stage::new(&other),
         ghost_fenced,
     };
-    match slices.work(deadline).then(|| slices.runs()).flatten() {
+    let done = slices.trace.at_once(SYNC_STEPS) && slices.ghost.at_once(SYNC_STEPS);
+    match done.then(|| slices.runs()).flatten() {
         Some(runs) => Job::Ready(runs),
         None => Job::Pending(Rc::new(RefCell::new(slices))),
     }

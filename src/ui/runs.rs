@@ -1,7 +1,7 @@
 //! The runs behind the page: the scenario's run and the comparison the core chooses for it.
-//! A small scenario runs within the render that asked, so a drag stays one simulation per
-//! frame; a large one goes on in slices of at most half a frame, between which the browser
-//! handles input.
+//! A run of up to a few thousand actions runs within the render that asked, so a drag stays
+//! one simulation per frame; a longer one goes on in slices of at most half a frame, between
+//! which the browser handles input.
 
 use crate::sim::compare::{self, Contrast};
 use crate::sim::engine::{Progress, Run};
@@ -21,9 +21,14 @@ pub struct Runs {
     pub contrast: Rc<Contrast>,
 }
 
-/// How long the page computes in one go, inside a render or in one slice, before the browser
-/// gets the main thread back to handle input: half a frame.
+/// How long the page computes in one slice before the browser gets the main thread back to
+/// handle input: half a frame.
 const SLICE_MS: f64 = 8.0;
+/// Actions a run may take inside the render that asks for it: a few milliseconds of work, and
+/// every preset and hand-made scenario fits, so they are computed at once (and a drag stays one
+/// simulation per frame). Counted in actions, not milliseconds, so which runs go to slices
+/// does not depend on the machine.
+const SYNC_STEPS: u32 = 2_000;
 /// Actions taken between two looks at the clock, at most: a chunk doubles while it takes under
 /// a millisecond and halves when it takes more, since one action may cost a microsecond or
 /// (a reading of a clock under thousands of slews) a millisecond.
@@ -49,6 +54,16 @@ impl Stage {
             trace: None,
             chunk: 16,
         }
+    }
+
+    /// Takes at most `steps` actions and finishes the run if that was all; true if it was.
+    fn at_once(&mut self, steps: u32) -> bool {
+        if let Some(run) = self.run.as_mut() {
+            if run.advance(steps) == Progress::Done {
+                self.trace = self.run.take().map(|r| Rc::new(r.finish()));
+            }
+        }
+        self.trace.is_some()
     }
 
     /// Works until `deadline` (a `performance.now()` reading); true once the trace is there.
@@ -98,23 +113,24 @@ impl Slices {
     }
 }
 
-/// The runs of one scenario: done within the render that asked (small scenarios, so a drag
-/// stays one simulation per frame), or continued in slices of at most `SLICE_MS` with the
-/// browser handling input in between.
+/// The runs of one scenario: done within the render that asked (up to `SYNC_STEPS` actions
+/// each), or continued in slices of at most `SLICE_MS` with the browser handling input in
+/// between.
 pub(super) enum Job {
     Ready(Rc<Runs>),
     Pending(Rc<RefCell<Slices>>),
 }
 
 pub(super) fn start(s: &Scenario) -> Job {
-    let deadline = now_ms() + SLICE_MS;
     let other = compare::counterfactual(s);
     let mut slices = Slices {
         trace: Stage::new(s),
         ghost: other.scenario.as_ref().map(Stage::new),
         contrast: Rc::new(other.contrast),
     };
-    match slices.work(deadline).then(|| slices.runs()).flatten() {
+    let done = slices.trace.at_once(SYNC_STEPS)
+        && slices.ghost.as_mut().is_none_or(|g| g.at_once(SYNC_STEPS));
+    match done.then(|| slices.runs()).flatten() {
         Some(runs) => Job::Ready(runs),
         None => Job::Pending(Rc::new(RefCell::new(slices))),
     }

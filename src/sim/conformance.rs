@@ -46,14 +46,14 @@ pub const ROWS: &[Row] = &[
         detail: "SET granted 2, refused 0; debits accepted 1, rejected 1, duplicate 0; balance 90, last fence 34",
     },
     Row {
-        id: "gc-pause-fenced",
-        outcome: "match",
-        detail: "SET granted 2, refused 0; debits accepted 1, rejected 1, duplicate 0; balance 90, last fence 34",
-    },
-    Row {
         id: "gc-pause-unfenced",
         outcome: "match",
         detail: "SET granted 2, refused 0; debits accepted 2, rejected 0, duplicate 0; balance 80, last fence none",
+    },
+    Row {
+        id: "gc-pause-fenced",
+        outcome: "match",
+        detail: "SET granted 2, refused 0; debits accepted 1, rejected 1, duplicate 0; balance 90, last fence 34",
     },
     Row {
         id: "delayed-packet",
@@ -154,6 +154,11 @@ pub const ROWS: &[Row] = &[
         id: "redlock-cas",
         outcome: "match",
         detail: "SET granted 10, refused 0; debits accepted 3, rejected 1, duplicate 0; balance 90, last fence 26100",
+    },
+    Row {
+        id: "blank-single",
+        outcome: "match",
+        detail: "SET granted 0, refused 0; debits accepted 0, rejected 0, duplicate 0; balance 100, last fence none",
     },
     Row {
         id: "redlock-empty",

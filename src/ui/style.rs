@@ -166,7 +166,7 @@ pub const CSS: &str = concat!(
 .fp-imark path { fill: var(--muted); }
 .fp-inspector-row { min-height: 32px; }
 .fp-inspector-row .fp-hint { margin-top: 0; }
-.fp-edit-line { display: flex; flex-wrap: wrap; gap: 2px 12px; align-items: center; min-height: 20px; }
+.fp-edit-line { display: flex; flex-wrap: wrap; gap: 2px 12px; align-items: center; min-height: 28px; }
 .fp-edit-line input, .fp-edit-line select, .fp-edit-line button { padding: 0 6px; line-height: 1.3; }
 .fp-edit-line .fp-key-input { width: 8em; }
 .fp-msg.lost { stroke-dasharray: 2 3; stroke-opacity: .45; }
@@ -189,12 +189,13 @@ pub const CSS: &str = concat!(
 .fp-cmd-table tr { cursor: pointer; }
 .fp-cmd-table tr:hover { background: rgba(127, 127, 127, .12); }
 .fp-cmd-table tr.fp-cmd-lit { background: rgba(250, 200, 60, .28); }
+.fp-cmd-table tr.fp-cmd-lit td, .fp-cmd-table tr.fp-cmd-lit code { color: var(--fg); }
 .fp-cmd-note code { color: var(--muted); }
 .fp-cmd-at, .fp-cmd-who { color: var(--muted); }
 .fp-cmd-manual { width: 100%; height: 8em; font: 11px ui-monospace, monospace; }
 .fp-cmd-lua { margin: 4px 0; white-space: pre-wrap; }
 .fp-repro { margin: 2px 0 6px; font-size: 12px; }
-.fp-repro summary { cursor: pointer; color: #1a7f37; font-weight: 600; }
+.fp-repro summary { cursor: pointer; color: var(--good); font-weight: 600; }
 .fp-repro-table { border-collapse: collapse; font-size: 11px; }
 .fp-repro-table td, .fp-repro-table th { border-top: 1px solid var(--line); padding: 1px 6px; text-align: left; vertical-align: top; }
 @media (max-width: 900px) { .fp-story { grid-template-columns: 1fr; } }

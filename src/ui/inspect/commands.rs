@@ -91,6 +91,9 @@ fn reproduced_mark(preset: Option<&str>) -> Html {
     }
 }
 
+/// The most commands the table draws at once.
+const WINDOW: usize = 300;
+
 #[component]
 pub fn Commands(props: &CommandsProps) -> Html {
     let list = use_memo((props.scenario.clone(), props.trace.clone()), |(s, t)| {
@@ -108,6 +111,13 @@ pub fn Commands(props: &CommandsProps) -> Html {
         .map(|c| c.at_ms)
         .filter(|at| *at <= props.playhead_ms)
         .max();
+    // A long run has thousands of commands: the table shows a window of them around the
+    // playhead, so drawing it stays quick; the copied script has them all.
+    let at = run.partition_point(|c| Some(c.at_ms) <= lit_ms);
+    let from = at
+        .saturating_sub(WINDOW / 2)
+        .min(run.len().saturating_sub(WINDOW));
+    let to = (from + WINDOW).min(run.len());
     let on_copy = {
         let (copied, list) = (copied.clone(), list.clone());
         let (s, t) = (props.scenario.clone(), props.trace.clone());
@@ -149,9 +159,15 @@ pub fn Commands(props: &CommandsProps) -> Html {
                 <pre class="fp-cmd-lua">{ for commands::Script::ALL.iter().map(|s| format!("-- {}\n{}\n", s.name(), s.lua())) }</pre>
                 <table class="fp-cmd-table"><tbody>{ rows(&props.trace, &setup, None, &props.on_move) }</tbody></table>
             </details>
-            <div class="fp-cmd-scroll">
+            <div class="fp-cmd-scroll" tabindex="0" role="region" aria-label="Commands of the run">
                 <table class="fp-cmd-table" data-testid="commands-table"><tbody>
-                    { rows(&props.trace, &run, lit_ms, &props.on_move) }
+                    if from > 0 {
+                        <tr class="fp-cmd-note"><td colspan="4">{ format!("… {from} earlier commands (move the playhead back, or copy the script)") }</td></tr>
+                    }
+                    { rows(&props.trace, &run[from..to], lit_ms, &props.on_move) }
+                    if to < run.len() {
+                        <tr class="fp-cmd-note"><td colspan="4">{ format!("… {} later commands (move the playhead on, or copy the script)", run.len() - to) }</td></tr>
+                    }
                 </tbody></table>
             </div>
         </section>

@@ -213,9 +213,9 @@ pub const CSS: &str = concat!(
 .fp-edited details { margin-top: 2px; }
 .fp-edited summary { cursor: pointer; width: max-content; }
 "#,
-    // A client lane's event takes the pointer only on its hit areas (`lanes::hits`), which never
+    // A lane's event takes the pointer only on its hit areas (`lanes::hits`), which never
     // overlap: not on its shape, label or ring, which may reach over a neighbour's.
-    r#".fp-ev > :not(.hit), .fp-handle > :not(.hit) { pointer-events: none; }
+    r#".fp-ev > :not(.hit), .fp-iev > :not(.hit), .fp-handle > :not(.hit) { pointer-events: none; }
 "#,
     // The timeline's lines (arrows, playhead, waits) are drawn under the lanes' labels, and
     // every label sits on a halo of the background, so no line runs through text (see

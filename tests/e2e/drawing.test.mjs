@@ -40,6 +40,75 @@ test("mouse: the right half of B's acquire drags the acquire, not B's debit", as
   assertClean(rec);
 });
 
+/** A Redlock scenario whose R1 lane is crowded: two clock jumps 1 ms apart, a partition that
+ *  ends where a crash starts, and a short crash inside the long one. */
+const crowded = {
+  version: 1,
+  name: 'Crowded instance lane',
+  endMs: 140,
+  lock: {
+    ttlMs: 60,
+    redlock: {
+      instances: [
+        {
+          name: 'R1',
+          events: [
+            { kind: 'clock_jump', atMs: 10, byMs: 50 },
+            { kind: 'clock_jump', atMs: 11, byMs: -5 },
+            { kind: 'partition', atMs: 20, durationMs: 10 },
+            { kind: 'crash', atMs: 30, downMs: 40 },
+            { kind: 'crash', atMs: 40, downMs: 5, persistent: true },
+          ],
+        },
+        { name: 'R2' },
+        { name: 'R3' },
+      ],
+    },
+  },
+  clients: [{ name: 'A', events: [{ kind: 'acquire', atMs: 0 }] }],
+};
+
+/** Which instance event part the page hands a pointer at (x, y): `<instance>-<event>:<part>`. */
+const partAt = (page, x, y) =>
+  page.evaluate(([x, y]) => {
+    const g = document.elementFromPoint(x, y)?.closest('[data-iev]');
+    return g ? `${g.dataset.iev}:${g.dataset.part}` : null;
+  }, [x, y]);
+
+test('mouse: on a crowded instance lane every grab area is its own, and a drag moves that event only', async ({ rec }) => {
+  const { page } = rec;
+  await page.goto(`/#s=1.${Buffer.from(JSON.stringify(crowded)).toString('base64url')}`);
+  await page.locator(tid('iev-R1-0')).waitFor({ timeout: 20_000 });
+  // Each part's grab area answers, at its centre and a pixel inside either side, with itself.
+  const areas = await page.locator('[data-instance="0"] [data-iev] > .hit').evaluateAll((els) =>
+    els.map((h) => {
+      const r = h.getBoundingClientRect();
+      const g = h.closest('[data-iev]');
+      return { want: `${g.dataset.iev}:${g.dataset.part}`, l: r.left, r: r.right, y: r.top + r.height / 2 };
+    }));
+  assert.ok(areas.length >= 9, `R1 has ${areas.length} grab areas`);
+  for (const a of areas) {
+    for (const x of [a.l + 1, (a.l + a.r) / 2, a.r - 1]) {
+      assert.equal(await partAt(page, x, a.y), a.want, `at x=${x.toFixed(1)} the pointer grabs another part`);
+    }
+  }
+  // Two pixels right of the first jump's centre (the second is a millisecond away): the drag
+  // moves the first jump, and the second stays.
+  const shape = await page.locator(`${tid('iev-R1-0')} .shape`).boundingBox();
+  const x = shape.x + shape.width / 2 + 2;
+  const y = shape.y + shape.height / 2;
+  assert.equal(await partAt(page, x, y), '0-0:body');
+  await page.mouse.move(x, y);
+  await page.mouse.down();
+  const to = await xOf(page, 50);
+  for (let i = 1; i <= 6; i++) await page.mouse.move(x + ((to - x) * i) / 6, y);
+  await page.mouse.up();
+  const at = async (id) => Number((await page.locator(tid(id)).getAttribute('data-at-ms')));
+  assert.equal(await at('iev-R1-0'), 50, 'the first jump moved');
+  assert.equal(await at('iev-R1-1'), 11, 'the second jump stayed');
+  assertClean(rec);
+});
+
 /**
  * Every place where a line of the timeline (an arrow, the playhead, a wait, a renewal tick,
  * the balance) runs through a label's box, unless the label is drawn over the line on a halo

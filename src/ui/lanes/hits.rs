@@ -1,10 +1,13 @@
 //! Where each draggable part of a client's lane can be grabbed. Every part gets an area of its
 //! own: markers share one row and split the gap with a close neighbour, pause edges and debit
 //! arrivals share the row below and split theirs, and a pause's body takes what its edges leave.
-//! The lane draws exactly these rectangles as its hit areas (nothing else in it takes the
+//! A Redlock instance's lane has one row: clock jumps are markers, crashes and partitions are
+//! bars with a handle at each end, and the bars take what the markers and handles leave.
+//! The lanes draw exactly these rectangles as their hit areas (nothing else in them takes the
 //! pointer), so the rule "no two overlap" is tested here, natively, on every preset.
 
 use super::geometry::{order_of, row_hits, Layout};
+use crate::sim::scenario::InstanceEvent;
 use crate::sim::Event;
 use crate::ui::model::item::Part;
 
@@ -119,6 +122,67 @@ pub fn client_hits(layout: &Layout, top_px: i32, events: &[Event], handles: bool
     hits
 }
 
+/// Where an instance lane's events sit, from its top, and how tall they are.
+pub const INSTANCE_EVENT_Y: i32 = 27;
+pub const INSTANCE_EVENT_H: i32 = 15;
+/// The row an instance lane's events are grabbed in, from its top: `[top, bottom)`.
+const INSTANCE_ROW: (i32, i32) = (
+    INSTANCE_EVENT_Y - 4,
+    INSTANCE_EVENT_Y + INSTANCE_EVENT_H + 4,
+);
+const INSTANCE_HALF_PX: i32 = 8;
+
+/// Every draggable part of the instance lane whose top is `top_px`: a clock jump's marker, and
+/// a crash's or partition's bar with (given `handles`) its two edges. Markers and edges split
+/// the gap with a close neighbour; a bar takes what they leave.
+pub fn instance_hits(
+    layout: &Layout,
+    top_px: i32,
+    events: &[InstanceEvent],
+    handles: bool,
+) -> Vec<PartHit> {
+    let x = |t: u64| layout.axis.x(t);
+    let mut points = Vec::new();
+    let mut bars = Vec::new();
+    let starts: Vec<i64> = events.iter().map(|e| e.at_ms() as i64).collect();
+    for i in order_of(&starts) {
+        let e = &events[i];
+        let x0 = x(e.at_ms());
+        match e {
+            InstanceEvent::ClockJump { .. } => points.push((i, Part::Body, x0)),
+            _ => {
+                let x1 = x(e.end_ms()).max(x0 + 3);
+                if handles {
+                    points.push((i, Part::Start, x0));
+                    points.push((i, Part::End, x1));
+                }
+                bars.push((i, (x0, x1)));
+            }
+        }
+    }
+    let xs: Vec<i32> = points.iter().map(|p| p.2).collect();
+    let spans: Vec<(i32, i32)> = bars.iter().map(|b| b.1).collect();
+    let (point_hits, bar_hits) = row_hits(&xs, INSTANCE_HALF_PX, &spans);
+    let rows = (top_px + INSTANCE_ROW.0, top_px + INSTANCE_ROW.1);
+    let points = points
+        .iter()
+        .zip(point_hits)
+        .map(|(&(event, part, _), h)| PartHit {
+            event,
+            part,
+            rects: vec![Rect::new(h, rows)],
+        });
+    let bars = bars
+        .iter()
+        .zip(bar_hits)
+        .map(|(&(event, _), pieces)| PartHit {
+            event,
+            part: Part::Body,
+            rects: pieces.into_iter().map(|p| Rect::new(p, rows)).collect(),
+        });
+    points.chain(bars).collect()
+}
+
 /// The hit areas of `part` of `event`, from a lane's list.
 pub fn rects_of(hits: &[PartHit], event: usize, part: Part) -> &[Rect] {
     hits.iter()
@@ -128,6 +192,7 @@ pub fn rects_of(hits: &[PartHit], event: usize, part: Part) -> &[Rect] {
 
 #[cfg(test)]
 mod tests {
+    use super::super::geometry::LockView;
     use super::*;
     use crate::sim::presets::{default_scenario, presets};
 
@@ -152,42 +217,114 @@ mod tests {
         assert!(!acquire.overlaps(&debit));
     }
 
+    /// No two hit areas of a lane overlap, and every event of it can be grabbed somewhere.
+    fn assert_apart(hits: &[PartHit], events: usize, lane: &str) {
+        let all: Vec<(&PartHit, &Rect)> = hits
+            .iter()
+            .flat_map(|h| h.rects.iter().map(move |r| (h, r)))
+            .collect();
+        for (i, (ha, a)) in all.iter().enumerate() {
+            for (hb, b) in &all[i + 1..] {
+                assert!(
+                    !a.overlaps(b),
+                    "{lane}: {:?} {a:?} and {:?} {b:?} overlap",
+                    (ha.event, ha.part),
+                    (hb.event, hb.part),
+                );
+            }
+        }
+        for i in 0..events {
+            let area: i32 = hits
+                .iter()
+                .filter(|h| h.event == i)
+                .flat_map(|h| &h.rects)
+                .map(|r| r.w * r.h)
+                .sum();
+            assert!(area > 0, "{lane}: event {i} cannot be grabbed");
+        }
+    }
+
     #[test]
     fn no_two_parts_of_any_presets_client_lane_overlap() {
         for p in presets() {
             for handles in [true, false] {
-                for c in 0..p.scenario.clients.len() {
+                for (c, client) in p.scenario.clients.iter().enumerate() {
                     let hits = lane_hits(&p.scenario, c, handles);
-                    let all: Vec<(&PartHit, &Rect)> = hits
-                        .iter()
-                        .flat_map(|h| h.rects.iter().map(move |r| (h, r)))
-                        .collect();
-                    for (i, (ha, a)) in all.iter().enumerate() {
-                        for (hb, b) in &all[i + 1..] {
-                            assert!(
-                                !a.overlaps(b),
-                                "{} client {c}: {:?} {:?} and {:?} {:?} overlap",
-                                p.id,
-                                (ha.event, ha.part),
-                                a,
-                                (hb.event, hb.part),
-                                b
-                            );
-                        }
-                    }
-                    // Every event can be grabbed somewhere.
-                    for (i, _) in p.scenario.clients[c].events.iter().enumerate() {
-                        let area: i32 = hits
-                            .iter()
-                            .filter(|h| h.event == i)
-                            .flat_map(|h| &h.rects)
-                            .map(|r| r.w * r.h)
-                            .sum();
-                        assert!(area > 0, "{} client {c} event {i} cannot be grabbed", p.id);
-                    }
+                    assert_apart(&hits, client.events.len(), &format!("{} client {c}", p.id));
                 }
             }
         }
+    }
+
+    fn instance_lane_hits(events: &[InstanceEvent], n: usize, handles: bool) -> Vec<PartHit> {
+        let l = Layout::with_lock(1280, 2, LockView::Instances(n), true, 140);
+        instance_hits(&l, 300, events, handles)
+    }
+
+    #[test]
+    fn no_two_parts_of_any_presets_instance_lane_overlap() {
+        let mut lanes = 0;
+        for p in presets() {
+            let Some(redlock) = &p.scenario.lock.redlock else {
+                continue;
+            };
+            for handles in [true, false] {
+                for (k, inst) in redlock.instances.iter().enumerate() {
+                    let n = redlock.instances.len();
+                    let hits = instance_lane_hits(&inst.events, n, handles);
+                    assert_apart(&hits, inst.events.len(), &format!("{} {}", p.id, inst.name));
+                    lanes += usize::from(k == 0);
+                }
+            }
+        }
+        assert!(lanes > 0, "some preset is Redlock");
+    }
+
+    #[test]
+    fn crowded_instance_events_each_keep_their_own_area() {
+        // Two clock jumps 1 ms apart, a crash starting where a partition ends, and a second
+        // crash inside the first: drawn shapes overlap, grab areas do not.
+        let events = [
+            InstanceEvent::ClockJump {
+                at_ms: 10,
+                by_ms: 50,
+                over_ms: 0,
+            },
+            InstanceEvent::ClockJump {
+                at_ms: 11,
+                by_ms: -5,
+                over_ms: 0,
+            },
+            InstanceEvent::Partition {
+                at_ms: 20,
+                duration_ms: 10,
+                client: None,
+            },
+            InstanceEvent::Crash {
+                at_ms: 30,
+                down_ms: 40,
+                persistent: false,
+            },
+            InstanceEvent::Crash {
+                at_ms: 40,
+                down_ms: 5,
+                persistent: true,
+            },
+        ];
+        for handles in [true, false] {
+            let hits = instance_lane_hits(&events, 5, handles);
+            assert_apart(&hits, events.len(), "crowded");
+        }
+        // The two jumps split the gap between them at its midpoint.
+        let hits = instance_lane_hits(&events, 5, true);
+        let (a, b) = (
+            rects_of(&hits, 0, Part::Body)[0],
+            rects_of(&hits, 1, Part::Body)[0],
+        );
+        assert_eq!(a.x + a.w, b.x);
+        // The partition's end handle and the crash's start handle share 30 ms: each gets one.
+        assert_eq!(rects_of(&hits, 2, Part::End).len(), 1);
+        assert_eq!(rects_of(&hits, 3, Part::Start).len(), 1);
     }
 
     #[test]

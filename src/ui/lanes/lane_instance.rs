@@ -5,10 +5,14 @@
 //! and its clock's offset at the playhead, read from the scenario's clock settings.
 
 use super::geometry::{small_text_width_px, LaneKind, Layout};
+use super::hits::{
+    instance_hits, rects_of, INSTANCE_EVENT_H as EVENT_H, INSTANCE_EVENT_Y as EVENT_Y,
+};
 use super::redlock_view::{clock_text, instance_event_labels};
 use crate::sim::scenario::{Instance, InstanceEvent};
 use crate::sim::trace::{LeaseSpan, SpanEnd};
 use crate::sim::words::span_end_words;
+use crate::ui::model::item::Part;
 use std::rc::Rc;
 use yew::prelude::*;
 
@@ -29,8 +33,6 @@ pub struct InstanceLaneProps {
 
 const KEY_Y: i32 = 5;
 const KEY_H: i32 = 17;
-const EVENT_Y: i32 = 27;
-const EVENT_H: i32 = 15;
 
 /// The longest label that fits in `room_px`, if any.
 fn fitting<S: AsRef<str>>(labels: &[S], room_px: i32) -> Option<String> {
@@ -81,6 +83,20 @@ pub fn InstanceLane(props: &InstanceLaneProps) -> Html {
         }
     });
 
+    // Where each part is grabbed: the only elements of the lane that take the pointer.
+    let hits = instance_hits(l, top, &inst.events, !props.readonly);
+    let hit_rects = |e: usize, part: Part, (dx, dy): (i32, i32)| -> Html {
+        rects_of(&hits, e, part)
+            .iter()
+            .map(|r| {
+                html! {
+                    <rect class="hit" x={(r.x - dx).to_string()} y={(r.y - dy).to_string()}
+                        width={r.w.to_string()} height={r.h.to_string()} />
+                }
+            })
+            .collect()
+    };
+
     let mut order: Vec<usize> = (0..inst.events.len()).collect();
     order.sort_by_key(|&e| (inst.events[e].at_ms(), e));
     let events = order.iter().enumerate().map(|(pos, &e)| {
@@ -114,7 +130,7 @@ pub fn InstanceLane(props: &InstanceLaneProps) -> Html {
                 aria-label={format!("{} of {name}'s {}", if part == "start" { "Start" } else { "End" }, labels[0])}
                 aria-valuemin="0" aria-valuemax={l.axis.end_ms.to_string()} aria-valuenow={at.to_string()}
                 aria-valuetext={format!("{at} ms")} data-testid={format!("iev-{name}-{e}-{part}")}>
-                <rect class="hit" x={(hx - 7).to_string()} y={(y - 4).to_string()} width="14" height={(EVENT_H + 8).to_string()} />
+                { hit_rects(e, if part == "start" { Part::Start } else { Part::End }, (0, 0)) }
                 <rect class="ring" x={(hx - 5).to_string()} y={(y - 3).to_string()} width="10" height={(EVENT_H + 6).to_string()} rx="3" />
                 <rect class="grip" x={(hx - 2).to_string()} y={(y - 1).to_string()} width="4" height={(EVENT_H + 2).to_string()} rx="1" />
             </g>
@@ -134,7 +150,7 @@ pub fn InstanceLane(props: &InstanceLaneProps) -> Html {
                             aria-label={aria} data-testid={format!("iev-{name}-{e}")}
                             data-at-ms={ev.at_ms().to_string()}
                             transform={format!("translate({x},{})", y + EVENT_H / 2)}>
-                            <rect class="hit" x="-9" y="-10" width="18" height="20" />
+                            { hit_rects(e, Part::Body, (x, y + EVENT_H / 2)) }
                             <rect class="ring" x="-10" y="-10" width="20" height="20" rx="4" />
                             <path class="shape" d="M-6,-7 H6 L-6,7 H6" />
                             if let Some(text) = label {
@@ -159,6 +175,7 @@ pub fn InstanceLane(props: &InstanceLaneProps) -> Html {
                         <g {class} data-iev={iev.clone()} data-part="body" tabindex="0" role="button"
                             aria-label={aria} data-testid={format!("iev-{name}-{e}")}
                             data-at-ms={ev.at_ms().to_string()}>
+                            { hit_rects(e, Part::Body, (0, 0)) }
                             <rect class="ring" x={(x - 3).to_string()} y={(y - 3).to_string()} width={(x1 - x + 6).to_string()}
                                 height={(EVENT_H + 6).to_string()} rx="4" />
                             <rect class="bar" x={x.to_string()} y={y.to_string()} width={(x1 - x).to_string()}

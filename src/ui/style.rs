@@ -253,6 +253,9 @@ pub const CSS: &str = concat!(
   .fp-controls-toggle::after { content: " ▸"; }
   .fp-controls-toggle[aria-expanded=true]::after { content: " ▾"; }
   .fp-preset select { max-width: calc(100vw - 120px); }
+  .fp-cmd-table tr { display: grid; grid-template-columns: auto 1fr; column-gap: 6px; }
+  .fp-cmd-table td:empty { display: none; }
+  .fp-cmd-table td.fp-cmd-text, .fp-cmd-table td.fp-cmd-reply { grid-column: 1 / -1; padding-left: 14px; white-space: pre-wrap; overflow-wrap: anywhere; }
 }
 /* Fingers: every control at least 44 px tall where a row has the room, and every draggable
    part of the timeline at least 24 × 24 px (WCAG 2.5.8). An SVG stroke takes pointer events

@@ -95,6 +95,21 @@ test('phone: the timeline comes first, the controls fold away, nothing is too sm
   assertClean(rec);
 });
 
+test('phone: the Commands view reads line by line, each command at least most of the width', async ({ openPage }) => {
+  const rec = await openPhone(openPage);
+  const { page } = rec;
+  const cells = await page.locator('.fp-cmd-table td.fp-cmd-text').evaluateAll((els) =>
+    els.filter((e) => e.textContent.trim()).map((e) => ({ text: e.textContent, w: e.getBoundingClientRect().width })));
+  assert.ok(cells.length > 3, `${cells.length} commands on screen`);
+  const scroll = await page.locator('.fp-cmd-scroll').boundingBox();
+  const narrow = cells.filter((c) => c.w < scroll.width * 0.7).map((c) => `${Math.round(c.w)} px: ${c.text.slice(0, 30)}`);
+  assert.deepEqual(narrow, [], `commands squeezed in a ${Math.round(scroll.width)} px view`);
+  // Nothing in the view scrolls sideways either.
+  const sideways = await page.locator('.fp-cmd-scroll').evaluate((e) => e.scrollWidth - e.clientWidth);
+  assert.ok(sideways <= 1, `the Commands view scrolls ${sideways} px sideways`);
+  assertClean(rec);
+});
+
 test('phone: zoom in, pan with a finger, drag a pause edge by finger to 29 ms', async ({ openPage }) => {
   const rec = await openPhone(openPage);
   const { page } = rec;

@@ -8,7 +8,7 @@ use super::liveness;
 use super::trace::*;
 use super::words;
 use crate::sim::sort;
-use std::collections::BTreeMap;
+use std::collections::HashMap;
 
 pub fn check(trace: &Trace) -> Verdict {
     let tier = trace.tier;
@@ -199,7 +199,7 @@ fn overlapping_writers(trace: &Trace, out: &mut Vec<Violation>) {
 /// The balance a serial run of the accepted intents gives: each idempotency key counts once.
 fn balance_mismatch(trace: &Trace, out: &mut Vec<Violation>) {
     let start = trace.balance.first().map_or(0, |p| p.balance);
-    let mut intents: BTreeMap<String, (i64, usize)> = BTreeMap::new();
+    let mut intents: HashMap<String, (i64, usize)> = HashMap::new();
     let mut serial = start;
     for (i, w) in accepted(trace).into_iter().enumerate() {
         match &w.idempotency_key {
@@ -217,10 +217,16 @@ fn balance_mismatch(trace: &Trace, out: &mut Vec<Violation>) {
         }
     }
     if serial != trace.final_balance {
-        let repeated: Vec<String> = intents
+        // In the order of the keys, whatever order the map keeps them in.
+        let mut repeated: Vec<(&String, usize)> = intents
             .iter()
             .filter(|(k, (_, n))| *n > 1 && !k.starts_with('#'))
-            .map(|(k, (_, n))| format!("{k} ran {n} times"))
+            .map(|(k, (_, n))| (k, *n))
+            .collect();
+        sort::sort(&mut repeated);
+        let repeated: Vec<String> = repeated
+            .into_iter()
+            .map(|(k, n)| format!("{k} ran {n} times"))
             .collect();
         out.push(Violation {
             kind: ViolationKind::BalanceMismatch,

@@ -5,13 +5,13 @@ use super::trace::*;
 use super::words;
 use crate::sim::sort;
 use std::cmp::Reverse;
-use std::collections::{BTreeMap, BinaryHeap};
+use std::collections::{BinaryHeap, HashMap};
 
 pub fn narrate(trace: &Trace) -> Vec<String> {
     let mut lines: Vec<(u64, usize, String)> = Vec::new();
     let name = |c: usize| trace.client_name(c);
     let redlock = trace.instances.len() > 1;
-    let mut lease_of: BTreeMap<(usize, u64), Vec<(u64, u64)>> = BTreeMap::new();
+    let mut lease_of: HashMap<(usize, u64), Vec<(u64, u64)>> = HashMap::new();
     for l in &trace.leases {
         lease_of
             .entry((l.holder, l.generation))

@@ -4,12 +4,12 @@
 
 use crate::sim::sort;
 use crate::sim::trace::{HoldSpan, Trace};
-use std::collections::BTreeMap;
+use std::collections::HashMap;
 
 /// A belief turns stale where fewer than a majority of instances still hold its grant.
 pub fn mark_stale_beliefs(trace: &mut Trace) {
     let majority = trace.majority.max(1);
-    let mut ends: BTreeMap<(usize, u64), Vec<u64>> = BTreeMap::new();
+    let mut ends: HashMap<(usize, u64), Vec<u64>> = HashMap::new();
     for l in &trace.leases {
         ends.entry((l.holder, l.generation))
             .or_default()

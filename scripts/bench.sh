@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # The benchmark command (not part of the test run): builds the release page, then measures what
-# a first visit downloads, first render (served and from file://), script time per pointer move
+# a first visit downloads, first render (served and from file://), first interactive under a
+# phone profile (scripts/bench/phone.mjs: brotli and gzip), script time per pointer move
 # while dragging in a 40-event scenario, simulate() throughput natively and in wasm, and the
 # worst cases of tests/worst/cases.rs (each ≤ 250 ms native, ≤ 1 s in wasm, trace ≤ 10 MB) with
 # the checker and narration timed on doubling numbers of debits, and the search's throughput
@@ -18,6 +19,8 @@ echo "[bench] sizes"
 node scripts/bench/sizes.mjs --json > "$out/sizes.json"
 echo "[bench] first render (served, file://)"
 node scripts/bench/first-render.mjs 12 > "$out/render.json"
+echo "[bench] phone profile: first interactive, brotli and gzip (5 fresh contexts each)"
+node scripts/bench/phone.mjs 5 br,gzip > "$out/phone.json"
 echo "[bench] drag: script time per pointer move"
 node scripts/bench-drag.mjs 400 > "$out/drag.txt"
 echo "[bench] simulate() throughput: native, then wasm"
@@ -36,4 +39,5 @@ cargo run --quiet --release --example search_bench > "$out/search-native.json"
 
 node scripts/bench/report.mjs "$out" > BENCHMARKS.md
 node scripts/bench/search.mjs "$out/search-native.json" >> BENCHMARKS.md
+node scripts/bench/phone-report.mjs "$out/phone.json" "$out/sizes.json" >> BENCHMARKS.md
 cat BENCHMARKS.md

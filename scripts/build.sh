@@ -40,4 +40,7 @@ node scripts/minify.mjs "dist/pkg/${crate}.js" dist/www/main.js
 echo "[build] what a first visit downloads (bytes): raw / gzip -9 / brotli -q 11"
 node scripts/bench/sizes.mjs
 bash scripts/build-single.sh
+# Static hosts send brotli or gzip to browsers that accept it: the build writes both beside each
+# file (FILE.br, FILE.gz), for hosts that serve precompressed files and for scripts/serve.mjs.
+node scripts/precompress.mjs dist
 echo "[build] done: dist/ (serve it with: node scripts/serve.mjs)"

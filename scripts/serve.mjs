@@ -1,13 +1,19 @@
 #!/usr/bin/env node
 // Tiny dependency-free static server for dist/ (or any root), bound to 127.0.0.1 only.
 // It sends the same strict CSP the page must live under, so dev and e2e runs catch CSP breakage.
+// Like a static host, it sends text and wasm compressed when the browser accepts it: brotli, else
+// gzip, from the `.br` / `.gz` file the build writes beside each file (scripts/precompress.mjs),
+// or compressed on the fly (and kept in memory) when there is none, with `Vary: Accept-Encoding`.
 //
 //   node scripts/serve.mjs [port] [root]      port also from $PORT; default 8080; 0 = any free port
 //
 // import { startServer } from './serve.mjs'; const { url, close } = await startServer({ root, port: 0 });
+// startServer({ encodings: ['gzip'] }) offers only gzip; `encodings: []` sends everything as is.
 import { createServer } from 'node:http';
 import { createReadStream } from 'node:fs';
-import { stat } from 'node:fs/promises';
+import { readFile, stat } from 'node:fs/promises';
+import { brotliCompress, gzip, constants as zlibConstants } from 'node:zlib';
+import { promisify } from 'node:util';
 import { extname, join, resolve, sep } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
@@ -27,6 +33,50 @@ const MIME = {
   '.map': 'application/json; charset=utf-8',
   '.ts': 'text/plain; charset=utf-8',
 };
+
+/** The types a static host compresses: text, and wasm (itself compresses to about a third). */
+export const COMPRESSIBLE = new Set(['.html', '.js', '.mjs', '.css', '.json', '.wasm', '.svg', '.txt', '.map', '.ts', '.ico']);
+
+/** Content codings this server can send, in its order of preference, with their file suffix. */
+export const ENCODINGS = { br: '.br', gzip: '.gz' };
+
+/**
+ * The coding to send for an Accept-Encoding header, or null for none: the first of `offered`
+ * (server preference) that the client lists with q > 0, or that its `*` covers.
+ */
+export function pickEncoding(header, offered = Object.keys(ENCODINGS)) {
+  if (!header) return null;
+  const q = new Map();
+  for (const part of String(header).split(',')) {
+    const [name, ...params] = part.trim().toLowerCase().split(';');
+    if (!name) continue;
+    const qp = params.map((p) => p.trim()).find((p) => p.startsWith('q='));
+    const value = qp ? Number(qp.slice(2)) : 1;
+    q.set(name, Number.isFinite(value) ? value : 0);
+  }
+  for (const enc of offered) {
+    const v = q.has(enc) ? q.get(enc) : q.get('*');
+    if (v !== undefined && v > 0) return enc;
+  }
+  return null;
+}
+
+const brotliAsync = promisify(brotliCompress);
+const gzipAsync = promisify(gzip);
+// On the fly, like a host without precompressed files: brotli quality 5 and gzip level 6 (fast
+// enough for a 1 MB file per request). Each result is kept until its file changes.
+const onTheFly = new Map();
+async function compressed(file, info, enc) {
+  const key = `${enc}:${file}`;
+  const hit = onTheFly.get(key);
+  if (hit && hit.mtimeMs === info.mtimeMs && hit.size === info.size) return hit.body;
+  const raw = await readFile(file);
+  const body = enc === 'br'
+    ? await brotliAsync(raw, { params: { [zlibConstants.BROTLI_PARAM_QUALITY]: 5, [zlibConstants.BROTLI_PARAM_SIZE_HINT]: raw.length } })
+    : await gzipAsync(raw, { level: 6 });
+  onTheFly.set(key, { mtimeMs: info.mtimeMs, size: info.size, body });
+  return body;
+}
 
 const HEADERS = {
   'Content-Security-Policy': CSP,
@@ -60,7 +110,7 @@ const ISOLATION = {
   'Cross-Origin-Embedder-Policy': 'require-corp',
 };
 
-async function handle(root, req, res) {
+async function handle(root, encodings, req, res) {
   if (req.method !== 'GET' && req.method !== 'HEAD') return send(res, 405, 'method not allowed\n');
   const pathname = req.url.split(/[?#]/, 1)[0];
   let file = pathname.startsWith('/') ? resolvePath(root, pathname) : null;
@@ -76,21 +126,35 @@ async function handle(root, req, res) {
     info = await stat(file).catch(() => null);
   }
   if (!info?.isFile()) return send(res, 404, 'not found\n');
-  res.writeHead(200, {
-    ...HEADERS,
-    'Content-Type': MIME[extname(file).toLowerCase()] ?? 'application/octet-stream',
-    'Content-Length': info.size,
-  });
+  const ext = extname(file).toLowerCase();
+  const headers = { ...HEADERS, 'Content-Type': MIME[ext] ?? 'application/octet-stream' };
+  const enc = COMPRESSIBLE.has(ext) ? pickEncoding(req.headers['accept-encoding'], encodings) : null;
+  if (COMPRESSIBLE.has(ext)) headers.Vary = 'Accept-Encoding';
+  if (enc) {
+    headers['Content-Encoding'] = enc;
+    // The build's precompressed file, if it is at least as new as the file itself.
+    const pre = file + ENCODINGS[enc];
+    const preInfo = await stat(pre).catch(() => null);
+    if (preInfo?.isFile() && preInfo.mtimeMs >= info.mtimeMs) {
+      res.writeHead(200, { ...headers, 'Content-Length': preInfo.size });
+      if (req.method === 'HEAD') return res.end();
+      return createReadStream(pre).on('error', () => res.destroy()).pipe(res);
+    }
+    const body = await compressed(file, info, enc);
+    res.writeHead(200, { ...headers, 'Content-Length': body.length });
+    return res.end(req.method === 'HEAD' ? undefined : body);
+  }
+  res.writeHead(200, { ...headers, 'Content-Length': info.size });
   if (req.method === 'HEAD') return res.end();
   createReadStream(file).on('error', () => res.destroy()).pipe(res);
 }
 
-export function startServer({ root = 'dist', port = 8080, host = '127.0.0.1', quiet = true, isolated = false } = {}) {
+export function startServer({ root = 'dist', port = 8080, host = '127.0.0.1', quiet = true, isolated = false, encodings = Object.keys(ENCODINGS) } = {}) {
   const rootDir = resolve(root);
   const server = createServer((req, res) => {
     if (isolated) for (const [k, v] of Object.entries(ISOLATION)) res.setHeader(k, v);
     if (!quiet) res.on('close', () => console.log(`${res.statusCode} ${req.method} ${req.url}`));
-    handle(rootDir, req, res).catch((err) => {
+    handle(rootDir, encodings, req, res).catch((err) => {
       console.error(err);
       if (!res.headersSent) send(res, 500, 'internal error\n');
       else res.destroy();

@@ -8,17 +8,20 @@ import { readFileSync, existsSync } from 'node:fs';
 import { gzipSync, brotliCompressSync, constants as z } from 'node:zlib';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 
-export const BUDGET_BYTES = 60_000;
+// Issue 14 retired the 60 KB budget (out of reach with a Yew front end this rich) for 150 KB:
+// everything fetched before the page answers a drag (scripts/bench/phone.mjs measures that).
+export const BUDGET_BYTES = 150_000;
 export const GUARD_BYTES = Math.round(BUDGET_BYTES * 1.15);
 /**
- * 288 616 B brotli measured on 2026-11-30 (rustc 1.95.0, binaryen 132, terser 5.51), plus 2%.
- * Raised from 253 600 B on purpose, with the page's new features: the Commands view and its
- * conformance table (+15.5 KB), the comparison, liveness notes, hints and edited headings that
- * keep the screen true (about +9 KB), the phone layout and zoom (+3.1 KB), the limits table and
- * the class guard (+3.1 KB), time-sliced runs (a few KB). The search API stays out of the page
- * (feature `search-api`) until a control uses it. Shrinking the page is its own issue.
+ * 271 137 B brotli measured on 2026-11-30 (rustc 1.95.0, binaryen 132, terser 5.51), plus 2%:
+ * the wasm 261 937 B, its glue 7 810 B, index.html 418 B, style.css 513 B, main.js 287 B,
+ * favicon 172 B. Lowered from 294 400 B (289 326 B measured) by issue 14: the core's sorts
+ * share one merge sort (sim::sort, −14.2 KB), lookups-only sets and maps are hash-based (−4.9
+ * KB); the Commands view drawn when idle costs +0.9 KB. Headroom: the search panel ("Find a
+ * failure") is expected to add up to ~15 KB brotli to the page; that change must raise this
+ * ceiling on purpose, with its own measured figure, rather than find room left here.
  */
-export const CEILING_BYTES = 294_400;
+export const CEILING_BYTES = 276_560;
 const dist = fileURLToPath(new URL('../../dist/', import.meta.url));
 
 /** The files index.html pulls in on a first visit, in the order the page requests them. */

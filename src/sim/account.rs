@@ -3,7 +3,7 @@
 //! debit lands in the ledger with its verdict; a rejection is a result, not an error.
 
 use serde::Serialize;
-use std::collections::BTreeSet;
+use std::collections::HashSet;
 
 /// How the storage compares a debit's token with the last one it accepted.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize)]
@@ -81,9 +81,9 @@ pub struct Account {
     last_fence: Option<u64>,
     rule: FenceRule,
     idempotency: bool,
-    seen_keys: BTreeSet<String>,
+    seen_keys: HashSet<String>,
     /// Compare-and-set: every lock value seen so far; the current one is `last_fence`.
-    seen_values: BTreeSet<u64>,
+    seen_values: HashSet<u64>,
     ledger: Vec<LedgerEntry>,
 }
 
@@ -94,8 +94,8 @@ impl Account {
             last_fence: None,
             rule,
             idempotency,
-            seen_keys: BTreeSet::new(),
-            seen_values: BTreeSet::new(),
+            seen_keys: HashSet::new(),
+            seen_values: HashSet::new(),
             ledger: Vec::new(),
         }
     }

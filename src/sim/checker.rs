@@ -7,7 +7,8 @@
 use super::liveness;
 use super::trace::*;
 use super::words;
-use std::collections::BTreeMap;
+use crate::sim::sort;
+use std::collections::HashMap;
 
 pub fn check(trace: &Trace) -> Verdict {
     let tier = trace.tier;
@@ -17,7 +18,7 @@ pub fn check(trace: &Trace) -> Verdict {
     balance_mismatch(trace, &mut found);
     foreign_deletes(trace, &mut found);
     two_holders(trace, &mut found);
-    found.sort_by_key(|v| v.at_ms);
+    sort::sort_by_key(&mut found, |v| v.at_ms);
 
     let mut notes = Vec::new();
     let violations: Vec<Violation> = match tier {
@@ -56,7 +57,7 @@ fn accepted(trace: &Trace) -> Vec<&WriteRecord> {
         .iter()
         .filter(|w| w.verdict.as_ref().is_some_and(|v| v.is_accepted()))
         .collect();
-    ws.sort_by_key(|w| w.arrived_ms);
+    sort::sort_by_key(&mut ws, |w| w.arrived_ms);
     ws
 }
 
@@ -111,7 +112,7 @@ fn overlapping_writers(trace: &Trace, out: &mut Vec<Violation>) {
         .map(|(k, b)| ((b.client, b.generation), k))
         .collect();
     // By key, then by index: the last of equal keys is the last span.
-    beliefs.sort_unstable();
+    sort::sort(&mut beliefs);
     let belief_of = |key: (usize, u64)| {
         let k = beliefs.partition_point(|(x, _)| *x <= key);
         beliefs[..k]
@@ -124,7 +125,7 @@ fn overlapping_writers(trace: &Trace, out: &mut Vec<Violation>) {
         .filter(|w| w.believed_held)
         .filter_map(|w| Some((w, belief_of((w.client, w.generation?))?)))
         .collect();
-    ws.sort_by_key(|(w, _)| w.sent_ms);
+    sort::sort_by_key(&mut ws, |(w, _)| w.sent_ms);
     // Each belief's writes as positions in `ws`, so in send order.
     let mut writes_of: Vec<Vec<usize>> = vec![Vec::new(); trace.beliefs.len()];
     for (i, (_, b)) in ws.iter().enumerate() {
@@ -143,7 +144,7 @@ fn overlapping_writers(trace: &Trace, out: &mut Vec<Violation>) {
         .filter(|&b| !writes_of[b].is_empty())
         .map(|b| (trace.beliefs[b].start_ms, b))
         .collect();
-    spans.sort_unstable();
+    sort::sort(&mut spans);
     // Per pair of clients (the lower one first): the first pair of writes (positions in `ws`)
     // and the overlap.
     type Found = ((usize, usize), u64, u64);
@@ -177,7 +178,7 @@ fn overlapping_writers(trace: &Trace, out: &mut Vec<Violation>) {
     }
     let mut found: Vec<Found> = first.into_iter().map(|(_, f)| f).collect();
     // Each pair of writes belongs to one pair of clients: ordered by the writes alone.
-    found.sort_unstable();
+    sort::sort(&mut found);
     for ((i, j), from, to) in found {
         let (x, y) = (ws[i].0, ws[j].0);
         out.push(Violation {
@@ -198,7 +199,7 @@ fn overlapping_writers(trace: &Trace, out: &mut Vec<Violation>) {
 /// The balance a serial run of the accepted intents gives: each idempotency key counts once.
 fn balance_mismatch(trace: &Trace, out: &mut Vec<Violation>) {
     let start = trace.balance.first().map_or(0, |p| p.balance);
-    let mut intents: BTreeMap<String, (i64, usize)> = BTreeMap::new();
+    let mut intents: HashMap<String, (i64, usize)> = HashMap::new();
     let mut serial = start;
     for (i, w) in accepted(trace).into_iter().enumerate() {
         match &w.idempotency_key {
@@ -216,10 +217,16 @@ fn balance_mismatch(trace: &Trace, out: &mut Vec<Violation>) {
         }
     }
     if serial != trace.final_balance {
-        let repeated: Vec<String> = intents
+        // In the order of the keys, whatever order the map keeps them in.
+        let mut repeated: Vec<(&String, usize)> = intents
             .iter()
             .filter(|(k, (_, n))| *n > 1 && !k.starts_with('#'))
-            .map(|(k, (_, n))| format!("{k} ran {n} times"))
+            .map(|(k, (_, n))| (k, *n))
+            .collect();
+        sort::sort(&mut repeated);
+        let repeated: Vec<String> = repeated
+            .into_iter()
+            .map(|(k, n)| format!("{k} ran {n} times"))
             .collect();
         out.push(Violation {
             kind: ViolationKind::BalanceMismatch,
@@ -268,7 +275,7 @@ fn two_holders(trace: &Trace, out: &mut Vec<Violation>) {
         .iter()
         .filter(|b| b.valid_until_ms > b.start_ms)
         .collect();
-    spans.sort_by_key(|b| b.start_ms);
+    sort::sort_by_key(&mut spans, |b| b.start_ms);
     let mut reported: Vec<(usize, usize)> = Vec::new();
     for (i, a) in spans.iter().enumerate() {
         // Sorted by start: later spans that start after `a` ends cannot overlap it.

@@ -3,6 +3,7 @@
 //! Leases expire by the lock's clock and clients judge validity by theirs, so the gap between
 //! clocks is part of what the playground shows. All arithmetic is integer milliseconds.
 
+use crate::sim::sort;
 use serde::Serialize;
 use std::cell::{Cell, OnceCell};
 
@@ -126,7 +127,7 @@ impl Clock {
         if spec.monotonic {
             jumps.clear();
         }
-        jumps.sort_by_key(|j| j.at_ms);
+        sort::sort_by_key(&mut jumps, |j| j.at_ms);
         let (stepped, slews): (Vec<&ClockJump>, Vec<&ClockJump>) =
             jumps.iter().partition(|j| j.over_ms == 0);
         let mut step_sum = vec![0i64];
@@ -135,14 +136,14 @@ impl Clock {
         }
         let steps = stepped.iter().map(|j| j.at_ms).collect();
         let mut by_end = slews.clone();
-        by_end.sort_by_key(|j| j.at_ms.saturating_add(j.over_ms));
+        sort::sort_by_key(&mut by_end, |j| j.at_ms.saturating_add(j.over_ms));
         let starts = Slews::new(&slews, |j| j.at_ms);
         let ends = Slews::new(&by_end, |j| j.at_ms.saturating_add(j.over_ms));
         let mut cuts: Vec<u64> = jumps
             .iter()
             .flat_map(|j| [j.at_ms, j.at_ms.saturating_add(j.over_ms)])
             .collect();
-        cuts.sort_unstable();
+        sort::sort(&mut cuts);
         cuts.dedup();
         Clock {
             offset_ms: spec.offset_ms,

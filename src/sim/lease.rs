@@ -2,7 +2,7 @@
 //! The table never reads a clock; callers pass the instance's local time. A lease is live while
 //! `expires_at > now`, so at the exact expiry instant the key is already free, as in the seeds.
 
-use std::collections::BTreeMap;
+use std::collections::HashMap;
 
 /// Why an operation on the lock was refused.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -50,7 +50,7 @@ pub struct LeaseTable {
     fencing: bool,
     next_fence: u64,
     next_generation: u64,
-    leases: BTreeMap<String, Lease>,
+    leases: HashMap<String, Lease>,
 }
 
 impl LeaseTable {
@@ -60,7 +60,7 @@ impl LeaseTable {
             fencing,
             next_fence: first_fence,
             next_generation: 1,
-            leases: BTreeMap::new(),
+            leases: HashMap::new(),
         }
     }
 

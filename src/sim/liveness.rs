@@ -6,12 +6,13 @@
 
 use super::trace::*;
 use super::words;
+use crate::sim::sort;
 
 /// Every liveness observation about `trace`, in time order.
 pub fn observe(trace: &Trace) -> Vec<Observation> {
     let mut out = holders_refused(trace);
     out.extend(every_debit_refused(trace));
-    out.sort_by_key(|o| o.at_ms);
+    sort::sort_by_key(&mut out, |o| o.at_ms);
     out
 }
 
@@ -64,7 +65,7 @@ fn every_debit_refused(trace: &Trace) -> Option<Observation> {
         return None;
     }
     let mut clients: Vec<usize> = judged.iter().map(|w| w.client).collect();
-    clients.sort_unstable();
+    sort::sort(&mut clients);
     clients.dedup();
     Some(Observation {
         kind: LivenessKind::EveryDebitRefused,

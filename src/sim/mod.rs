@@ -16,6 +16,7 @@ pub mod presets;
 pub mod rng;
 pub mod scenario;
 pub mod search;
+pub mod sort;
 pub mod trace;
 pub mod words;
 

@@ -3,14 +3,15 @@
 
 use super::trace::*;
 use super::words;
+use crate::sim::sort;
 use std::cmp::Reverse;
-use std::collections::{BTreeMap, BinaryHeap};
+use std::collections::{BinaryHeap, HashMap};
 
 pub fn narrate(trace: &Trace) -> Vec<String> {
     let mut lines: Vec<(u64, usize, String)> = Vec::new();
     let name = |c: usize| trace.client_name(c);
     let redlock = trace.instances.len() > 1;
-    let mut lease_of: BTreeMap<(usize, u64), Vec<(u64, u64)>> = BTreeMap::new();
+    let mut lease_of: HashMap<(usize, u64), Vec<(u64, u64)>> = HashMap::new();
     for l in &trace.leases {
         lease_of
             .entry((l.holder, l.generation))
@@ -25,7 +26,7 @@ pub fn narrate(trace: &Trace) -> Vec<String> {
         .map(|(k, b)| ((b.client, b.generation), k))
         .collect();
     // By key, then by index: the first of equal keys is the first span.
-    valid_until_of.sort_unstable();
+    sort::sort(&mut valid_until_of);
     let valid_until = |key: (usize, u64)| {
         let k = valid_until_of.partition_point(|(x, _)| *x < key);
         let (x, b) = valid_until_of.get(k)?;
@@ -239,7 +240,7 @@ pub fn narrate(trace: &Trace) -> Vec<String> {
             }
         }
     }
-    lines.sort_by_key(|(t, order, _)| (*t, *order));
+    sort::sort_by_key(&mut lines, |(t, order, _)| (*t, *order));
     let mut out: Vec<String> = lines.into_iter().map(|(_, _, s)| s).collect();
     out.push(match trace.last_fence {
         Some(f) => format!(
@@ -263,14 +264,14 @@ fn pauses_at(
 ) -> Vec<Option<&PauseSpan>> {
     let queries: Vec<(usize, u64)> = queries.collect();
     let mut order: Vec<(u64, usize)> = queries.iter().enumerate().map(|(q, c)| (c.1, q)).collect();
-    order.sort_unstable();
+    sort::sort(&mut order);
     let mut by_start: Vec<(u64, usize)> = trace
         .pauses
         .iter()
         .enumerate()
         .map(|(p, s)| (s.start_ms, p))
         .collect();
-    by_start.sort_unstable();
+    sort::sort(&mut by_start);
     let mut started = by_start.into_iter().map(|(_, p)| p).peekable();
     let mut open: Vec<BinaryHeap<Reverse<usize>>> = Vec::new();
     let mut out = vec![None; queries.len()];

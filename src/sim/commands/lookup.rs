@@ -5,6 +5,7 @@
 
 use super::ops::lock_value;
 use crate::sim::scenario::Scenario;
+use crate::sim::sort;
 use crate::sim::trace::{OutageKind, Outcome, Purpose, Trace};
 
 /// The trace and its scenario, with the lookups the command list needs.
@@ -65,7 +66,7 @@ impl Run<'_> {
         let mut order: Vec<usize> = (0..self.t.acquisitions.len())
             .filter(|&a| self.t.acquisitions[a].purpose == Purpose::Acquire)
             .collect();
-        order.sort_by_key(|&a| self.t.acquisitions[a].start_ms);
+        sort::sort_by_key(&mut order, |&a| self.t.acquisitions[a].start_ms);
         let mut out = vec![0; self.t.acquisitions.len()];
         for (n, a) in order.into_iter().enumerate() {
             let acq = &self.t.acquisitions[a];

@@ -8,6 +8,7 @@
 //! asked of the trace, `steps` the entries of the clients' steps, `rounds` Redlock's requests
 //! per instance and the instances' own events. This file composes them.
 
+use crate::sim::sort;
 pub mod command;
 mod lookup;
 pub mod ops;
@@ -32,7 +33,7 @@ pub fn commands(s: &Scenario, t: &Trace) -> Vec<Command> {
     timed.extend(steps::plan(&run).into_iter().map(|c| (2, c)));
     // At one instant an instance's own event comes first and requests reach instances before
     // the clients' steps run, as in the engine's queue; each part keeps its own order.
-    timed.sort_by_key(|(class, c)| (c.at_ms, *class));
+    sort::sort_by_key(&mut timed, |(class, c)| (c.at_ms, *class));
     let mut out = setup(s, t);
     out.extend(timed.into_iter().map(|(_, c)| c));
     out.push(Command {

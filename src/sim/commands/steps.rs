@@ -9,7 +9,7 @@ use super::ops::{Debit, DebitEnd, Line, RedisCmd, RedisReply, Tally};
 use crate::sim::account::{DebitVerdict, FenceRule};
 use crate::sim::scenario::ReleaseKind;
 use crate::sim::trace::{Outcome, Purpose, Step};
-use std::collections::BTreeSet;
+use std::collections::HashSet;
 
 /// What the walk over the steps remembers.
 struct Walk<'a> {
@@ -20,7 +20,7 @@ struct Walk<'a> {
     /// Each client's latest lock value (single Redis).
     values: Vec<Option<String>>,
     /// Lock values a compare-and-set storage has accepted so far.
-    seen_values: BTreeSet<u64>,
+    seen_values: HashSet<u64>,
     out: Vec<Command>,
 }
 
@@ -30,7 +30,7 @@ pub fn plan(run: &Run) -> Vec<Command> {
         redlock: run.s.lock.redlock.is_some(),
         grants: 0,
         values: vec![None; run.t.clients.len()],
-        seen_values: BTreeSet::new(),
+        seen_values: HashSet::new(),
         out: Vec::new(),
     };
     for (i, step) in run.t.steps.iter().enumerate() {

@@ -3,6 +3,7 @@
 //! each one such set: a scenario may hold many thousands of them, and the run asks at every
 //! step, so a walk over the list would make the run quadratic.
 
+use crate::sim::sort;
 /// A union of `[start, end)` intervals, merged so that overlapping or touching ones are one.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct Intervals(Vec<(u64, u64)>);
@@ -10,7 +11,7 @@ pub struct Intervals(Vec<(u64, u64)>);
 impl Intervals {
     pub fn merged(spans: impl IntoIterator<Item = (u64, u64)>) -> Intervals {
         let mut spans: Vec<(u64, u64)> = spans.into_iter().collect();
-        spans.sort_unstable();
+        sort::sort(&mut spans);
         let mut merged: Vec<(u64, u64)> = Vec::with_capacity(spans.len());
         for (s, e) in spans {
             match merged.last_mut() {

@@ -13,6 +13,7 @@
 //! them: the service is a `Service`, so the Redlock path gets its
 //! settings through its type and no step asks whether Redlock is configured.
 
+use crate::sim::sort;
 mod instance;
 mod intervals;
 mod outages;
@@ -154,7 +155,7 @@ impl Sim {
                 all.push((e.at_ms(), c, i));
             }
         }
-        all.sort();
+        sort::sort(&mut all);
         for (at, client, event) in all {
             self.w.queue.push(at, at, Action::Event { client, event });
         }

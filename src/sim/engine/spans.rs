@@ -2,13 +2,14 @@
 //! (checker, narration, lanes, playhead) takes it from the trace: when each client held a
 //! majority of the instances, and from when each belief was stale.
 
+use crate::sim::sort;
 use crate::sim::trace::{HoldSpan, Trace};
-use std::collections::BTreeMap;
+use std::collections::HashMap;
 
 /// A belief turns stale where fewer than a majority of instances still hold its grant.
 pub fn mark_stale_beliefs(trace: &mut Trace) {
     let majority = trace.majority.max(1);
-    let mut ends: BTreeMap<(usize, u64), Vec<u64>> = BTreeMap::new();
+    let mut ends: HashMap<(usize, u64), Vec<u64>> = HashMap::new();
     for l in &trace.leases {
         ends.entry((l.holder, l.generation))
             .or_default()
@@ -16,7 +17,7 @@ pub fn mark_stale_beliefs(trace: &mut Trace) {
     }
     for b in &mut trace.beliefs {
         let mut e = ends.remove(&(b.client, b.generation)).unwrap_or_default();
-        e.sort_unstable_by(|x, y| y.cmp(x));
+        sort::sort_by(&mut e, |x, y| y.cmp(x));
         let lost_at = e.get(majority - 1).copied().unwrap_or(b.start_ms);
         if b.end_ms > lost_at {
             b.stale_from_ms = Some(lost_at.max(b.start_ms));
@@ -42,7 +43,7 @@ pub fn majority_spans(trace: &Trace) -> Vec<HoldSpan> {
             })
             .collect();
         // At one instant, ends (false) sort before starts (true).
-        edges.sort_unstable();
+        sort::sort(&mut edges);
         let mut held = vec![0u32; trace.instances.len().max(1)];
         let mut since = None;
         for (t, start, i) in edges {
@@ -69,7 +70,7 @@ pub fn majority_spans(trace: &Trace) -> Vec<HoldSpan> {
             }
         }
     }
-    out.sort_by_key(|h| (h.start_ms, h.client));
+    sort::sort_by_key(&mut out, |h| (h.start_ms, h.client));
     out
 }
 

@@ -10,6 +10,8 @@ use crate::sim::conformance;
 use crate::sim::presets;
 use crate::sim::{Scenario, Trace};
 use std::rc::Rc;
+use wasm_bindgen::closure::Closure;
+use wasm_bindgen::JsCast;
 use yew::prelude::*;
 
 #[derive(Properties, PartialEq)]
@@ -94,15 +96,75 @@ fn reproduced_mark(preset: Option<&str>) -> Html {
 /// The most commands the table draws at once.
 const WINDOW: usize = 300;
 
+/// How long the table may wait for an idle moment after the page's first render.
+const IDLE_TIMEOUT_MS: i32 = 1_000;
+
+/// Calls `f` once the browser is idle (`requestIdleCallback`, at most `IDLE_TIMEOUT_MS` later),
+/// or soon where there is no such call; at once if neither can be asked for.
+fn when_idle(f: impl FnOnce() + 'static) {
+    let Some(window) = web_sys::window() else {
+        return f();
+    };
+    let f = Rc::new(std::cell::Cell::new(Some(f)));
+    let call = {
+        let f = f.clone();
+        Closure::once_into_js(move || {
+            if let Some(f) = f.take() {
+                f();
+            }
+        })
+    };
+    let idle = js_sys::Reflect::get(&window, &"requestIdleCallback".into())
+        .ok()
+        .and_then(|r| r.dyn_into::<js_sys::Function>().ok());
+    let options = js_sys::Object::new();
+    let _ = js_sys::Reflect::set(&options, &"timeout".into(), &IDLE_TIMEOUT_MS.into());
+    let asked = match idle {
+        Some(idle) => idle.call2(&window, &call, &options).is_ok(),
+        None => window
+            .set_timeout_with_callback_and_timeout_and_arguments_0(call.unchecked_ref(), 50)
+            .is_ok(),
+    };
+    if !asked {
+        if let Some(f) = f.take() {
+            f();
+        }
+    }
+}
+
 #[component]
 pub fn Commands(props: &CommandsProps) -> Html {
-    let list = use_memo((props.scenario.clone(), props.trace.clone()), |(s, t)| {
-        commands::commands(s, t)
-    });
+    // Below the fold on every screen, the table and the lab's mark are half of the page's
+    // elements: the page's first render leaves them out, so the timeline is drawn (and answers
+    // a finger) sooner, and they are filled in once the browser is idle.
+    let ready = use_state(|| false);
+    {
+        let ready = ready.clone();
+        use_effect_with((), move |_| when_idle(move || ready.set(true)));
+    }
+    let list = use_memo(
+        (props.scenario.clone(), props.trace.clone(), *ready),
+        |(s, t, ready)| {
+            if *ready {
+                commands::commands(s, t)
+            } else {
+                Vec::new()
+            }
+        },
+    );
     // Only a preset exactly as the lab ran it carries the lab's mark.
-    let preset = use_memo(props.scenario.clone(), |s| presets::matching_preset(s));
+    let preset = use_memo((props.scenario.clone(), *ready), |(s, ready)| {
+        ready.then(|| presets::matching_preset(s)).flatten()
+    });
     // Copied, or the script to copy by hand when the clipboard refused.
     let copied = use_state(|| None::<Result<(), String>>);
+    if !*ready {
+        return html! {
+            <section class="fp-commands" data-testid="commands" aria-busy="true">
+                <h3>{ "Commands" }</h3>
+            </section>
+        };
+    }
     let (setup, run): (Vec<&Command>, Vec<&Command>) = list
         .iter()
         .partition(|c| c.who == Who::Setup && c.at_ms == 0);

@@ -1,0 +1,228 @@
+// First interactive on a phone: the release page in dist/, served compressed the way a static
+// host serves it (scripts/serve.mjs with the build's .br / .gz files), opened in headless
+// Chromium under a mid-range phone profile: 390 × 844 CSS px at 3 device pixels per px, touch,
+// the CPU throttled 4× (CDP Emulation.setCPUThrottlingRate) and the network at 1.6 Mbit/s down,
+// 750 kbit/s up, 150 ms round trip (CDP Network.emulateNetworkConditions).
+//
+// First interactive: from navigation start until a scripted finger drag of A's pause end handle
+// (to 20 ms, started the moment the handle is in the page) changes the verdict's text. Each run
+// is a fresh browser context (cold caches). Beside it, per run: when the timeline first appeared,
+// every request (URL, start, end, bytes on the wire) and the bytes downloaded until interactive.
+//
+//   node scripts/bench/phone.mjs [runs=5] [encodings=br,gzip]    prints JSON
+//   FP_DIST=/some/dist node scripts/bench/phone.mjs                 another build (comparisons)
+import { chromium } from 'playwright-core';
+import { fileURLToPath } from 'node:url';
+import { existsSync } from 'node:fs';
+import { startServer } from '../serve.mjs';
+
+const RUNS = Number(process.argv[2] ?? 5);
+const ENCODINGS = (process.argv[3] ?? 'br,gzip').split(',').filter(Boolean);
+const dist = process.env.FP_DIST
+  ? process.env.FP_DIST.replace(/\/?$/, '/')
+  : fileURLToPath(new URL('../../dist/', import.meta.url));
+const TIMEOUT_MS = 60_000;
+
+export const PROFILE = {
+  viewport: { width: 390, height: 844 },
+  deviceScaleFactor: 3,
+  cpuThrottle: 4,
+  downKbps: 1600,
+  upKbps: 750,
+  rttMs: 150,
+  dragToMs: 20,
+};
+
+if (!existsSync(dist + 'index.html')) throw new Error('dist/index.html is missing: run scripts/build.sh first');
+for (const enc of ENCODINGS.filter((e) => e !== 'none')) {
+  const suffix = { br: '.br', gzip: '.gz' }[enc];
+  if (!existsSync(dist + 'pkg/fencing_playground_bg.wasm' + suffix)) {
+    throw new Error(`dist/ has no precompressed ${suffix} files: run scripts/build.sh (scripts/precompress.mjs)`);
+  }
+}
+
+// Runs in the page before any of its own scripts. Tells the bench (binding __fpReady) the moment
+// A's pause end handle is in the page, with where to put the finger; then, from the finger's
+// pointerdown on, watches the verdict and reports (binding __fpDone) when its text changes.
+const probe = (dragToMs) => {
+  const q = (id) => document.querySelector(`[data-testid="${id}"]`);
+  const state = { planned: false, before: null, done: false };
+  const plan = () => {
+    const handle = q('pause-A-1-end');
+    if (!handle || !q('verdict')) return null;
+    handle.scrollIntoView({ block: 'center', inline: 'center' });
+    const hit = handle.querySelector(':scope > .hit') ?? handle;
+    const box = hit.getBoundingClientRect();
+    const lines = [...document.querySelectorAll('[data-testid^="grid-"]')]
+      .map((e) => [Number(e.dataset.testid.slice(5)), e.getBoundingClientRect().x]);
+    if (lines.length < 2) return null;
+    const [[t0, x0], [t1, x1]] = [lines[0], lines[lines.length - 1]];
+    return {
+      at: performance.now(),
+      from: { x: box.x + box.width / 2, y: box.y + box.height / 2 },
+      toX: x0 + ((x1 - x0) * (dragToMs - t0)) / (t1 - t0),
+    };
+  };
+  const observer = new MutationObserver(() => {
+    if (!state.planned) {
+      const p = plan();
+      if (p) {
+        state.planned = true;
+        window.__fpReady(p);
+      }
+    } else if (state.before !== null && !state.done) {
+      const text = q('verdict')?.textContent ?? '';
+      if (text !== state.before) {
+        state.done = true;
+        window.__fpDone({ at: performance.now(), before: state.before, after: text });
+      }
+    }
+  });
+  observer.observe(document, { childList: true, subtree: true, characterData: true, attributes: true });
+  addEventListener('pointerdown', () => {
+    if (state.before === null) state.before = q('verdict')?.textContent ?? '';
+  }, true);
+};
+
+/** One cold load: returns { interactiveMs, timelineMs, bytes, requests, waterfall }. */
+async function run(browser, url, enc) {
+  const context = await browser.newContext({
+    viewport: PROFILE.viewport,
+    deviceScaleFactor: PROFILE.deviceScaleFactor,
+    hasTouch: true,
+    isMobile: true,
+  });
+  try {
+    const page = await context.newPage();
+    const cdp = await context.newCDPSession(page);
+    await cdp.send('Network.enable');
+    await cdp.send('Network.emulateNetworkConditions', {
+      offline: false,
+      latency: PROFILE.rttMs,
+      downloadThroughput: (PROFILE.downKbps * 1000) / 8,
+      uploadThroughput: (PROFILE.upKbps * 1000) / 8,
+    });
+    await cdp.send('Emulation.setCPUThrottlingRate', { rate: PROFILE.cpuThrottle });
+
+    const reqs = new Map();
+    let doc = null;
+    cdp.on('Network.requestWillBeSent', (e) => {
+      const r = { url: e.request.url, start: e.timestamp, end: null, bytes: 0, chunks: [], encoding: null, status: null };
+      reqs.set(e.requestId, r);
+      if (!doc && e.type === 'Document') doc = e;
+    });
+    cdp.on('Network.responseReceived', (e) => {
+      const r = reqs.get(e.requestId);
+      if (!r) return;
+      r.status = e.response.status;
+      const h = Object.fromEntries(Object.entries(e.response.headers).map(([k, v]) => [k.toLowerCase(), v]));
+      r.encoding = h['content-encoding'] ?? null;
+    });
+    cdp.on('Network.dataReceived', (e) => reqs.get(e.requestId)?.chunks.push([e.timestamp, e.encodedDataLength]));
+    cdp.on('Network.loadingFinished', (e) => {
+      const r = reqs.get(e.requestId);
+      if (r) Object.assign(r, { end: e.timestamp, bytes: e.encodedDataLength });
+    });
+
+    let ready;
+    let done;
+    const readyP = new Promise((ok) => { ready = ok; });
+    const doneP = new Promise((ok) => { done = ok; });
+    await page.exposeBinding('__fpReady', (_, p) => ready(p));
+    await page.exposeBinding('__fpDone', (_, p) => done(p));
+    await page.addInitScript(probe, PROFILE.dragToMs);
+
+    const timeout = (what) => new Promise((_, fail) => setTimeout(() => fail(new Error(`${what}: no answer in ${TIMEOUT_MS} ms`)), TIMEOUT_MS));
+    const nav = page.goto(url, { waitUntil: 'commit', timeout: TIMEOUT_MS });
+    const plan = await Promise.race([readyP, timeout('A\'s pause handle')]);
+    await nav;
+
+    // The finger: down on the handle, three moves to the instant, up (one event each, at once).
+    const touch = (type, x, y) => cdp.send('Input.dispatchTouchEvent', {
+      type,
+      touchPoints: type === 'touchEnd' ? [] : [{ x, y, id: 1, radiusX: 4, radiusY: 4, force: 1 }],
+    });
+    const { from, toX } = plan;
+    await touch('touchStart', from.x, from.y);
+    for (let i = 1; i <= 3; i++) await touch('touchMove', from.x + ((toX - from.x) * i) / 3, from.y);
+    await touch('touchEnd');
+    const changed = await Promise.race([doneP, timeout('the verdict after the drag')]);
+
+    // CDP times are monotonic seconds; the page's are ms from navigation start. The document
+    // request's wall time ties the two together.
+    const origin = await page.evaluate(() => performance.timeOrigin);
+    const base = doc.timestamp - (doc.wallTime * 1000 - origin) / 1000;
+    const ms = (t) => (t - base) * 1000;
+    const until = changed.at;
+    let bytes = 0;
+    const waterfall = [...reqs.values()]
+      .filter((r) => !r.url.startsWith('data:'))
+      .sort((a, b) => a.start - b.start)
+      .map((r) => {
+        const upTo = r.end !== null && ms(r.end) <= until
+          ? r.bytes
+          : r.chunks.filter(([t]) => ms(t) <= until).reduce((s, [, b]) => s + b, 0);
+        bytes += upTo;
+        return {
+          url: new URL(r.url).pathname,
+          status: r.status,
+          encoding: r.encoding,
+          startMs: Math.round(ms(r.start)),
+          endMs: r.end === null ? null : Math.round(ms(r.end)),
+          bytes: r.bytes,
+        };
+      });
+    for (const w of waterfall) {
+      const compressible = /\.(wasm|js|css|html|svg)$|\/$/.test(w.url);
+      if (compressible && enc !== 'none' && w.status === 200 && w.encoding !== enc) {
+        console.error(JSON.stringify(waterfall));
+        throw new Error(`${w.url} came with Content-Encoding ${w.encoding}, not ${enc}`);
+      }
+    }
+    return {
+      interactiveMs: Math.round(changed.at),
+      timelineMs: Math.round(plan.at),
+      verdict: { before: changed.before, after: changed.after },
+      bytes,
+      requests: waterfall.length,
+      waterfall,
+    };
+  } finally {
+    await context.close();
+  }
+}
+
+const median = (xs) => {
+  const s = [...xs].sort((a, b) => a - b);
+  return s.length % 2 ? s[(s.length - 1) / 2] : (s[s.length / 2 - 1] + s[s.length / 2]) / 2;
+};
+
+const browser = await chromium.launch({
+  executablePath: '/usr/bin/chromium',
+  args: ['--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update'],
+  headless: true,
+});
+const result = { profile: PROFILE, load: null, encodings: {} };
+try {
+  for (const enc of ENCODINGS) {
+    const server = await startServer({ root: dist, port: 0, encodings: enc === 'none' ? [] : [enc] });
+    try {
+      const runs = [];
+      for (let i = 0; i < RUNS; i++) runs.push(await run(browser, server.url, enc));
+      result.encodings[enc] = {
+        interactiveMs: median(runs.map((r) => r.interactiveMs)),
+        timelineMs: median(runs.map((r) => r.timelineMs)),
+        bytes: median(runs.map((r) => r.bytes)),
+        runs,
+      };
+    } finally {
+      await server.close();
+    }
+  }
+} finally {
+  await browser.close();
+}
+// Times on a shared machine are noisy: the load average is printed beside them.
+const { loadavg } = await import('node:os');
+result.load = loadavg().map((x) => Number(x.toFixed(1)));
+console.log(JSON.stringify(result));

@@ -15,6 +15,8 @@ mod app;
 #[cfg(target_arch = "wasm32")]
 mod controls;
 #[cfg(target_arch = "wasm32")]
+pub mod finder;
+#[cfg(target_arch = "wasm32")]
 mod inspect;
 #[cfg(target_arch = "wasm32")]
 mod runs;
@@ -114,7 +116,11 @@ impl Mounted {
 /// Mounts an independent playground into `element`. Several mounts on one page share nothing
 /// but the style sheet (and, for the one mount with `share`/`autosave`, the hash and storage).
 #[cfg(target_arch = "wasm32")]
-pub fn mount(element: web_sys::Element, options: MountOptions) -> Result<Mounted, String> {
+pub fn mount(
+    element: web_sys::Element,
+    options: MountOptions,
+    finder: Option<finder::Finder>,
+) -> Result<Mounted, String> {
     if !element.is_connected() {
         return Err("mount the element into a document first".to_string());
     }
@@ -133,6 +139,7 @@ pub fn mount(element: web_sys::Element, options: MountOptions) -> Result<Mounted
         share: options.share,
         autosave: options.autosave,
         uid: dom::next_uid(),
+        finder,
     };
     let handle = yew::Renderer::<app::App>::with_root_and_props(element, props).render();
     Ok(Mounted(handle))

@@ -201,6 +201,26 @@ impl SearchSpec {
         Ok(spec)
     }
 
+    /// The spec as `from_value` reads it back (what the page posts to its search workers).
+    pub fn to_value(&self) -> Value {
+        let pair = |r: Range| serde_json::json!([r.min, r.max]);
+        serde_json::json!({
+            "faults": self.faults.iter().map(|k| k.name()).collect::<Vec<_>>(),
+            "pauseCause": name(&CAUSES, self.pause_cause),
+            "pauseMs": pair(self.pause_ms),
+            "delayMs": pair(self.delay_ms),
+            "jumpMs": pair(self.jump_ms),
+            "downMs": pair(self.down_ms),
+            "partitionMs": pair(self.partition_ms),
+            "persistence": name(&PERSISTENCE, self.persistence),
+            "maxFaults": self.max_faults,
+            "failure": name(&FAILURES, self.failure.clone()),
+            "seed": self.seed,
+            "budget": self.budget,
+            "strategy": name(&STRATEGIES, self.strategy),
+        })
+    }
+
     /// The fault kinds in words: "client pauses, debit delays".
     pub fn kinds_text(&self) -> String {
         let words: Vec<&str> = self.faults.iter().map(|k| k.label()).collect();
@@ -244,6 +264,14 @@ const STRATEGIES: [(&str, Strategy); 2] = [
     ("exhaustive", Strategy::Exhaustive),
     ("swarm", Strategy::Swarm),
 ];
+
+/// The name `options` gives `v` (every value has one).
+fn name<T: PartialEq>(options: &[(&'static str, T)], v: T) -> &'static str {
+    options
+        .iter()
+        .find(|(_, t)| *t == v)
+        .map_or("", |(n, _)| *n)
+}
 
 fn fail<T>(path: &str, message: String) -> Result<T, ScenarioError> {
     Err(ScenarioError::new(path, message))
@@ -425,6 +453,23 @@ mod tests {
             let got = error_of(json);
             assert!(got.starts_with(want), "{json}\n got: {got}\nwant: {want}");
         }
+    }
+
+    #[test]
+    fn a_spec_reads_back_what_it_writes() {
+        let mut s = SearchSpec {
+            faults: vec![FaultKind::Pause, FaultKind::LockClockJump],
+            failure: Some(ViolationKind::TwoHolders),
+            strategy: Strategy::Swarm,
+            persistence: Persistence::Without,
+            pause_cause: PauseCause::Sigstop,
+            jump_ms: Range { min: -5, max: 60 },
+            seed: 7,
+            ..SearchSpec::default()
+        };
+        assert_eq!(SearchSpec::from_value(&s.to_value()).unwrap(), s);
+        s = SearchSpec::default();
+        assert_eq!(SearchSpec::from_value(&s.to_value()).unwrap(), s);
     }
 
     #[test]

@@ -2,6 +2,8 @@
 //! small and lets the core name the exact field at fault. Every argument a caller controls is
 //! checked here and reported as a JS `Error`; nothing on this side may panic.
 
+// The search workers' build (feature search-worker) leaves out mount(), the one user of some.
+#[cfg_attr(feature = "search-worker", allow(dead_code))]
 mod args;
 // The search workers' wasm (feature `search-worker`) has no front end and no classes.
 #[cfg(not(feature = "search-worker"))]

@@ -238,6 +238,7 @@ pub const CSS: &str = concat!(
 .fp-find > summary { cursor: pointer; font-weight: 600; padding: 2px 0; }
 .fp-find-body > * { margin-top: 6px; }
 .fp-find-intro, .fp-find-detail { color: var(--muted); }
+.fp-root .fp-find input[type=number] { width: 8em; }
 .fp-find-kinds { display: flex; flex-wrap: wrap; gap: 4px 14px; border: 0; padding: 0; margin-left: 0; margin-right: 0; }
 .fp-find-kinds legend { padding: 0; margin-bottom: 2px; color: var(--muted); }
 .fp-root .fp-find-go { font-weight: 600; border-color: var(--accent); }

@@ -10,7 +10,7 @@
 use crate::sim::breaks::{breakers_for, Breaker};
 use crate::sim::search::spec::MAX_BUDGET;
 use crate::sim::search::{FaultKind, SearchSpec, Strategy};
-use crate::sim::Scenario;
+use crate::sim::{Scenario, ViolationKind};
 use crate::ui::finder::{Event as Found, Finder, Progress, Running};
 use crate::ui::model::found::{read_report, Answer};
 use crate::ui::model::state::Action;
@@ -36,7 +36,38 @@ struct Form {
     budget: u64,
     seed: u64,
     swarm: bool,
+    failure: Option<ViolationKind>,
 }
+
+/// What may count as a failure, as the select offers it.
+const FAILURES: [(&str, &str, Option<ViolationKind>); 6] = [
+    ("any", "any violation", None),
+    (
+        "stale_write_accepted",
+        "a stale write accepted",
+        Some(ViolationKind::StaleWriteAccepted),
+    ),
+    (
+        "two_holders",
+        "two holders",
+        Some(ViolationKind::TwoHolders),
+    ),
+    (
+        "overlapping_writers",
+        "overlapping writers",
+        Some(ViolationKind::OverlappingWriters),
+    ),
+    (
+        "lease_deleted_by_non_owner",
+        "a lease deleted by a non-owner",
+        Some(ViolationKind::LeaseDeletedByNonOwner),
+    ),
+    (
+        "balance_mismatch",
+        "a balance mismatch",
+        Some(ViolationKind::BalanceMismatch),
+    ),
+];
 
 impl Default for Form {
     fn default() -> Form {
@@ -47,6 +78,7 @@ impl Default for Form {
             budget: d.budget,
             seed: d.seed,
             swarm: false,
+            failure: d.failure,
         }
     }
 }
@@ -58,6 +90,7 @@ impl Form {
             max_faults: self.k,
             budget: self.budget,
             seed: self.seed,
+            failure: self.failure.clone(),
             strategy: if self.swarm {
                 Strategy::Swarm
             } else {
@@ -74,6 +107,7 @@ impl Form {
             budget: spec.budget,
             seed: spec.seed,
             swarm: spec.strategy == Strategy::Swarm,
+            failure: spec.failure.clone(),
         }
     }
 }
@@ -111,9 +145,25 @@ fn whole(e: &web_sys::Event, min: u64, max: u64, old: u64) -> u64 {
         .map_or(old, |n| n.clamp(min, max))
 }
 
+/// A whole, non-negative number of `x` (no float formatting: it costs the page's wasm
+/// kilobytes).
+fn whole_of(x: f64) -> u64 {
+    if x.is_finite() && x > 0.0 {
+        x.round() as u64
+    } else {
+        0
+    }
+}
+
+/// Tenths: "0.4".
+fn tenths(x: f64) -> String {
+    let t = whole_of(x * 10.0);
+    format!("{}.{}", t / 10, t % 10)
+}
+
 /// "12 345".
 fn grouped(n: f64) -> String {
-    let digits = format!("{:.0}", n.max(0.0));
+    let digits = whole_of(n).to_string();
     let mut out = String::new();
     for (i, c) in digits.chars().enumerate() {
         if i > 0 && (digits.len() - i) % 3 == 0 {
@@ -130,15 +180,16 @@ fn progress_text(p: &Progress) -> String {
     let rate = if secs > 0.0 { p.done / secs } else { 0.0 };
     let mode = match p.mode.as_str() {
         "workers" if p.workers == 1.0 => " · 1 worker".to_string(),
-        "workers" => format!(" · {} workers", p.workers),
+        "workers" => format!(" · {} workers", whole_of(p.workers)),
         "" => String::new(),
         m => format!(" · {m}"),
     };
     format!(
-        "Tried {} of {} schedules · {} per second · {secs:.1} s{mode}",
+        "Tried {} of {} schedules · {} per second · {} s{mode}",
         grouped(p.done),
         grouped(p.total),
-        grouped(rate)
+        grouped(rate),
+        tenths(secs)
     )
 }
 
@@ -286,11 +337,7 @@ pub fn FindPanel(props: &FindProps) -> Html {
         ),
     };
     let (first_ms, done_ms, mode) = match &times {
-        Some((f, d, m)) => (
-            f.map(|f| format!("{f:.1}")),
-            Some(format!("{d:.1}")),
-            Some(m.clone()),
-        ),
+        Some((f, d, m)) => (f.map(tenths), Some(tenths(*d)), Some(m.clone())),
         None => (None, None, None),
     };
     let disabled = busy || form.kinds.is_empty();
@@ -310,6 +357,18 @@ pub fn FindPanel(props: &FindProps) -> Html {
                                 .and_then(|s| s.value().parse().ok()).unwrap_or(f.k);
                         })}>
                             { for (1..=4u32).map(|k| html! { <option value={k.to_string()} selected={form.k == k}>{ k }</option> }) }
+                        </select>
+                    </label>
+                    <label>{ "Failure" }
+                        <select data-testid="find-failure" onchange={set(|f, e| {
+                            let v = e.target().and_then(|t| t.dyn_into::<web_sys::HtmlSelectElement>().ok()).map(|s| s.value());
+                            if let Some((_, _, kind)) = FAILURES.iter().find(|(n, _, _)| Some(*n) == v.as_deref()) {
+                                f.failure = kind.clone();
+                            }
+                        })}>
+                            { for FAILURES.iter().map(|(n, label, kind)| html! {
+                                <option value={*n} selected={form.failure == *kind}>{ *label }</option>
+                            }) }
                         </select>
                     </label>
                     <label>{ "Budget (schedules)" }

@@ -68,6 +68,11 @@ fn every_preset_is_looked_up() {
         for b in breakers_for(p.id) {
             assert_eq!(b.preset, p.id);
             assert!(b.question.ends_with('?'), "{}", b.question);
+            assert!(
+                b.searched().starts_with(&format!("Searched {} ", p.id)),
+                "{}",
+                b.searched()
+            );
         }
     }
     // Fencing's presets and the monotonic clock each have an entry.

@@ -15,10 +15,15 @@ export const GUARD_BYTES = Math.round(BUDGET_BYTES * 1.15);
  * Raised from 253 600 B on purpose, with the page's new features: the Commands view and its
  * conformance table (+15.5 KB), the comparison, liveness notes, hints and edited headings that
  * keep the screen true (about +9 KB), the phone layout and zoom (+3.1 KB), the limits table and
- * the class guard (+3.1 KB), time-sliced runs (a few KB). The search API stays out of the page
- * (feature `search-api`) until a control uses it. Shrinking the page is its own issue.
+ * the class guard (+3.1 KB), time-sliced runs (a few KB). Shrinking the page is its own issue.
+ * Raised again to 309 100 B on purpose with "Find a failure" (issue 11, which allows the page
+ * +15 KB brotli): 303 048 B measured on 2026-11-30 against 289 326 B for the same page without
+ * it, +13 722 B (the panel, the bridge to the finder, the report reader, the timeline's marks
+ * and the "what would break this?" table in the wasm; the lazy loader in main.js). The search
+ * itself is not in the first visit: its wasm (dist/pkg-search/, about 130 KB brotli), the
+ * finder and the worker are fetched when the reader opens the panel.
  */
-export const CEILING_BYTES = 294_400;
+export const CEILING_BYTES = 309_100;
 const dist = fileURLToPath(new URL('../../dist/', import.meta.url));
 
 /** The files index.html pulls in on a first visit, in the order the page requests them. */

@@ -45,6 +45,22 @@ pub struct Breaker {
 }
 
 impl Breaker {
+    /// What the search runs on, in words: "gc-pause-fenced with fencing off, without its client
+    /// pauses (the search injects them)".
+    pub fn searched(&self) -> String {
+        let change = match self.change {
+            Change::Nothing => "as written",
+            Change::FencingOff => "with fencing off",
+            Change::WallClocks => "with wall clocks on every instance",
+            Change::MonotonicClocks => "with monotonic clocks on every instance",
+        };
+        format!(
+            "Searched {} {change}, without its {} (the search injects them).",
+            self.preset,
+            self.spec.kinds_text()
+        )
+    }
+
     /// The scenario to search: the preset changed, without the faults of the kinds searched
     /// (the search has to find them itself).
     pub fn scenario(&self) -> Option<Scenario> {

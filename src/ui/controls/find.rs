@@ -1,16 +1,19 @@
 //! "Find a failure": the panel that asks the search whether the scenario on screen can go
-//! wrong. The reader picks the fault kinds, the most faults per schedule (k), the budget and
-//! the seed (with the random strategy), presses Search and sees the progress live; Cancel
-//! stops it. The search runs in workers (`ui::finder`); its report is read by
-//! `model::found`, and a counterexample loads as a new scenario (one undo step) whose
-//! faults the timeline marks "found by search". A preset that is safe as written also offers
-//! its "what would break this?" searches (`sim::breaks`). Every word of an answer is the
-//! core's report; the panel only lays it out.
+//! wrong. The reader picks the fault kinds, what counts as a failure, the most faults per
+//! schedule (k), the budget and the seed (with random schedules), presses Search and sees the
+//! progress live; Cancel stops it. The search runs in workers (`ui::finder`), which read the
+//! spec the form makes (a bad number comes back as the spec's own error, naming the field);
+//! the report is read by `model::found`, and a counterexample loads as a new scenario (one
+//! undo step) whose faults the timeline marks "found by search". A preset that is safe as
+//! written also offers its "what would break this?" searches (`sim::breaks`). Every word of an
+//! answer is the core's report; the panel only lays it out. The form is read from the page when
+//! Search is pressed and one listener serves every button: the panel costs the page's wasm
+//! little.
 
-use crate::sim::breaks::{breakers_for, Breaker};
+use crate::sim::breaks::breakers_for;
 use crate::sim::search::spec::MAX_BUDGET;
-use crate::sim::search::{FaultKind, SearchSpec, Strategy};
-use crate::sim::{Scenario, ViolationKind};
+use crate::sim::search::FaultKind;
+use crate::sim::Scenario;
 use crate::ui::finder::{Event as Found, Finder, Progress, Running};
 use crate::ui::model::found::{read_report, Answer};
 use crate::ui::model::state::Action;
@@ -29,88 +32,21 @@ pub struct FindProps {
     pub on_action: Callback<Action>,
 }
 
-#[derive(Clone, Debug, PartialEq)]
-struct Form {
-    kinds: Vec<FaultKind>,
-    k: u32,
-    budget: u64,
-    seed: u64,
-    swarm: bool,
-    failure: Option<ViolationKind>,
-}
-
-/// What may count as a failure, as the select offers it.
-const FAILURES: [(&str, &str, Option<ViolationKind>); 6] = [
-    ("any", "any violation", None),
-    (
-        "stale_write_accepted",
-        "a stale write accepted",
-        Some(ViolationKind::StaleWriteAccepted),
-    ),
-    (
-        "two_holders",
-        "two holders",
-        Some(ViolationKind::TwoHolders),
-    ),
-    (
-        "overlapping_writers",
-        "overlapping writers",
-        Some(ViolationKind::OverlappingWriters),
-    ),
+/// What may count as a failure: the spec's names, in words.
+const FAILURES: [(&str, &str); 6] = [
+    ("any", "any violation"),
+    ("stale_write_accepted", "a stale write accepted"),
+    ("two_holders", "two holders"),
+    ("overlapping_writers", "overlapping writers"),
     (
         "lease_deleted_by_non_owner",
         "a lease deleted by a non-owner",
-        Some(ViolationKind::LeaseDeletedByNonOwner),
     ),
-    (
-        "balance_mismatch",
-        "a balance mismatch",
-        Some(ViolationKind::BalanceMismatch),
-    ),
+    ("balance_mismatch", "a balance mismatch"),
 ];
 
-impl Default for Form {
-    fn default() -> Form {
-        let d = SearchSpec::default();
-        Form {
-            kinds: d.faults,
-            k: d.max_faults,
-            budget: d.budget,
-            seed: d.seed,
-            swarm: false,
-            failure: d.failure,
-        }
-    }
-}
-
-impl Form {
-    fn spec(&self) -> SearchSpec {
-        SearchSpec {
-            faults: self.kinds.clone(),
-            max_faults: self.k,
-            budget: self.budget,
-            seed: self.seed,
-            failure: self.failure.clone(),
-            strategy: if self.swarm {
-                Strategy::Swarm
-            } else {
-                Strategy::Exhaustive
-            },
-            ..SearchSpec::default()
-        }
-    }
-
-    fn of(spec: &SearchSpec) -> Form {
-        Form {
-            kinds: spec.faults.clone(),
-            k: spec.max_faults,
-            budget: spec.budget,
-            seed: spec.seed,
-            swarm: spec.strategy == Strategy::Swarm,
-            failure: spec.failure.clone(),
-        }
-    }
-}
+/// The fault kinds ticked at first (the spec's default).
+const FIRST_KINDS: [FaultKind; 3] = [FaultKind::Pause, FaultKind::Delay, FaultKind::ClientCrash];
 
 #[derive(Clone, Debug, PartialEq)]
 enum Status {
@@ -125,24 +61,49 @@ enum Status {
     Failed(String),
 }
 
-/// The fault kinds that apply to the scenario's lock service.
-fn kinds_for(s: &Scenario) -> Vec<FaultKind> {
-    let redlock = s.lock.redlock.is_some();
-    FaultKind::ALL
-        .into_iter()
-        .filter(|k| redlock || !matches!(k, FaultKind::InstanceCrash | FaultKind::Partition))
-        .collect()
+fn value_of(root: &web_sys::Element, selector: &str) -> String {
+    root.query_selector(selector)
+        .ok()
+        .flatten()
+        .and_then(|e| js_sys::Reflect::get(&e, &"value".into()).ok())
+        .and_then(|v| v.as_string())
+        .unwrap_or_default()
 }
 
-fn input_of(e: &web_sys::Event) -> Option<web_sys::HtmlInputElement> {
-    e.target()?.dyn_into().ok()
-}
-
-/// A whole number typed into an input, kept within `min..=max`; anything else keeps `old`.
-fn whole(e: &web_sys::Event, min: u64, max: u64, old: u64) -> u64 {
-    input_of(e)
-        .and_then(|i| i.value().trim().parse::<u64>().ok())
-        .map_or(old, |n| n.clamp(min, max))
+/// The spec the form says, as JSON for the workers, which read it as they read any spec: a
+/// number out of range is their error, naming the field. Text that is not a number goes as 0.
+fn form_spec(root: &web_sys::Element) -> String {
+    let mut kinds = Vec::new();
+    if let Ok(list) = root.query_selector_all("input[data-kind]:checked") {
+        for i in 0..list.length() {
+            if let Some(name) = list
+                .item(i)
+                .and_then(|n| n.dyn_into::<web_sys::Element>().ok())
+                .and_then(|e| e.get_attribute("data-kind"))
+            {
+                kinds.push(format!("\"{name}\""));
+            }
+        }
+    }
+    let number = |sel: &str| value_of(root, sel).trim().parse::<u64>().unwrap_or(0);
+    let swarm = root
+        .query_selector("input[name=swarm]:checked")
+        .ok()
+        .flatten()
+        .is_some();
+    let failure = value_of(root, "select[name=failure]");
+    let failure = FAILURES
+        .iter()
+        .find(|(n, _)| *n == failure)
+        .map_or("any", |(n, _)| n);
+    format!(
+        "{{\"faults\":[{}],\"maxFaults\":{},\"failure\":\"{failure}\",\"budget\":{},\"seed\":{},\"strategy\":\"{}\"}}",
+        kinds.join(","),
+        number("select[name=k]"),
+        number("input[name=budget]"),
+        number("input[name=seed]"),
+        if swarm { "swarm" } else { "exhaustive" }
+    )
 }
 
 /// A whole, non-negative number of `x` (no float formatting: it costs the page's wasm
@@ -205,9 +166,11 @@ fn best_text(p: &Progress) -> String {
 
 #[component]
 pub fn FindPanel(props: &FindProps) -> Html {
-    let form = use_state(Form::default);
     let status = use_state(|| Status::Idle);
+    // What a "what would break this?" search ran on, in words (none for the scenario on screen).
+    let searched = use_state(|| None::<String>);
     let running = use_mut_ref(|| None::<Running>);
+    let body = use_node_ref();
     // A search still running when the panel goes away is cancelled.
     {
         let running = running.clone();
@@ -244,14 +207,57 @@ pub fn FindPanel(props: &FindProps) -> Html {
             },
         })
     };
-    let start = {
-        let (finder, running, status) = (props.finder.clone(), running.clone(), status.clone());
-        Rc::new(move |scenario: &Scenario, spec: &SearchSpec| {
+    let breakers = props
+        .preset_id
+        .as_deref()
+        .map(breakers_for)
+        .unwrap_or_default();
+    // One listener for every button of the panel, told apart by their data-act.
+    let onclick = {
+        let (finder, running, status, searched) = (
+            props.finder.clone(),
+            running.clone(),
+            status.clone(),
+            searched.clone(),
+        );
+        let (scenario, body, breakers) = (props.scenario.clone(), body.clone(), breakers.clone());
+        Callback::from(move |e: MouseEvent| {
+            let act = e
+                .target()
+                .and_then(|t| t.dyn_into::<web_sys::Element>().ok())
+                .and_then(|t| t.closest("[data-act]").ok().flatten())
+                .and_then(|t| t.get_attribute("data-act"))
+                .unwrap_or_default();
+            let (scenario, spec, words) = match act.as_str() {
+                "open" => return finder.prepare(),
+                "cancel" => {
+                    if let Some(r) = running.borrow().as_ref() {
+                        r.cancel();
+                    }
+                    return;
+                }
+                "search" => match body.cast::<web_sys::Element>() {
+                    Some(root) => ((*scenario).clone(), form_spec(&root), None),
+                    None => return,
+                },
+                other => {
+                    let b = other
+                        .strip_prefix('b')
+                        .and_then(|i| i.parse::<usize>().ok());
+                    match b
+                        .and_then(|i| breakers.get(i))
+                        .and_then(|b| Some((b.scenario()?, b)))
+                    {
+                        Some((s, b)) => (s, b.spec.to_json(), Some(b.searched())),
+                        None => return,
+                    }
+                }
+            };
             if let Some(r) = running.borrow_mut().take() {
                 r.cancel();
             }
-            let spec_json = spec.to_value().to_string();
-            match finder.search(&scenario.to_json(), &spec_json, on_event.clone()) {
+            searched.set(words);
+            match finder.search(&scenario.to_json(), &spec, on_event.clone()) {
                 Ok(r) => {
                     *running.borrow_mut() = Some(r);
                     status.set(Status::Running(Progress::default()));
@@ -261,66 +267,13 @@ pub fn FindPanel(props: &FindProps) -> Html {
         })
     };
     let busy = matches!(*status, Status::Running(_));
-    let on_search = {
-        let (start, form, scenario) = (start.clone(), form.clone(), props.scenario.clone());
-        Callback::from(move |_: MouseEvent| start(&scenario, &form.spec()))
-    };
-    let on_cancel = {
-        let running = running.clone();
-        Callback::from(move |_: MouseEvent| {
-            if let Some(r) = running.borrow().as_ref() {
-                r.cancel();
-            }
-        })
-    };
-    let on_open = {
-        let finder = props.finder.clone();
-        Callback::from(move |_: MouseEvent| finder.prepare())
-    };
-    let kinds = kinds_for(&props.scenario).into_iter().map(|k| {
-        let on = form.kinds.contains(&k);
-        let form = form.clone();
-        let onchange = Callback::from(move |_: web_sys::Event| {
-            let mut f = (*form).clone();
-            if on {
-                f.kinds.retain(|x| *x != k);
-            } else {
-                f.kinds.push(k);
-                f.kinds.sort();
-            }
-            form.set(f);
+    let redlock = props.scenario.lock.redlock.is_some();
+    let kinds = FaultKind::ALL
+        .into_iter()
+        .filter(|k| redlock || !matches!(k, FaultKind::InstanceCrash | FaultKind::Partition))
+        .map(|k| html! {
+            <label><input type="checkbox" checked={FIRST_KINDS.contains(&k)} data-kind={k.name()} />{ k.label() }</label>
         });
-        html! {
-            <label><input type="checkbox" checked={on} {onchange} data-kind={k.name()} />{ k.label() }</label>
-        }
-    });
-    let set = |edit: fn(&mut Form, &web_sys::Event)| {
-        let form = form.clone();
-        Callback::from(move |e: web_sys::Event| {
-            let mut f = (*form).clone();
-            edit(&mut f, &e);
-            form.set(f);
-        })
-    };
-    let breakers: Vec<Breaker> = props
-        .preset_id
-        .as_deref()
-        .map(breakers_for)
-        .unwrap_or_default();
-    let breaker_buttons = breakers.into_iter().map(|b| {
-        let (start, form, question) = (start.clone(), form.clone(), b.question);
-        let onclick = Callback::from(move |_: MouseEvent| {
-            if let Some(s) = b.scenario() {
-                form.set(Form::of(&b.spec));
-                start(&s, &b.spec);
-            }
-        });
-        html! {
-            <button type="button" class="fp-find-breaker" disabled={busy} {onclick} data-testid="find-breaker">
-                { question }
-            </button>
-        }
-    }).collect::<Vec<Html>>();
     let (line, detail, times) = match &*status {
         Status::Idle => (String::new(), String::new(), None),
         Status::Running(p) => (progress_text(p), best_text(p), None),
@@ -332,76 +285,77 @@ pub fn FindPanel(props: &FindProps) -> Html {
             progress,
         } => (
             answer.statement().to_string(),
-            progress_text(progress),
-            Some((*first_ms, progress.elapsed_ms, progress.mode.clone())),
+            // Nothing was scanned when the scenario fails as is.
+            if matches!(**answer, Answer::FailsAsIs { .. }) {
+                String::new()
+            } else {
+                progress_text(progress)
+            },
+            Some((
+                first_ms.map(tenths),
+                tenths(progress.elapsed_ms),
+                progress.mode.clone(),
+            )),
         ),
     };
-    let (first_ms, done_ms, mode) = match &times {
-        Some((f, d, m)) => (f.map(tenths), Some(tenths(*d)), Some(m.clone())),
+    let state = match &*status {
+        Status::Idle => "idle",
+        Status::Running(_) => "running",
+        Status::Answered { answer, .. } => match **answer {
+            Answer::Found(_) => "found",
+            Answer::FailsAsIs { .. } => "fails-as-is",
+            Answer::NoneFound { .. } => "none-found",
+        },
+        Status::Cancelled(_) => "cancelled",
+        Status::Failed(_) => "failed",
+    };
+    let (first_ms, done_ms, mode) = match times {
+        Some((f, d, m)) => (f, Some(d), Some(m)),
         None => (None, None, None),
     };
-    let disabled = busy || form.kinds.is_empty();
     html! {
-        <details class="fp-find" data-testid="find">
-            <summary onclick={on_open}>{ "Find a failure" }</summary>
-            <div class="fp-find-body">
+        <details class="fp-find" data-testid="find" {onclick}>
+            <summary data-act="open">{ "Find a failure" }</summary>
+            <div class="fp-find-body" ref={body}>
                 <p class="fp-find-intro">{ "Search the schedules of faults that could hit this scenario for one that breaks safety; the first one found is shrunk and opens as a new scenario (undo goes back)." }</p>
                 <fieldset class="fp-find-kinds">
                     <legend>{ "Fault kinds" }</legend>
                     { for kinds }
                 </fieldset>
-                <div class="fp-row fp-find-bounds">
-                    <label>{ "Faults per schedule (k)" }
-                        <select data-testid="find-k" onchange={set(|f, e| {
-                            f.k = e.target().and_then(|t| t.dyn_into::<web_sys::HtmlSelectElement>().ok())
-                                .and_then(|s| s.value().parse().ok()).unwrap_or(f.k);
-                        })}>
-                            { for (1..=4u32).map(|k| html! { <option value={k.to_string()} selected={form.k == k}>{ k }</option> }) }
+                <div class="fp-row">
+                    <label>{ "Failure" }
+                        <select name="failure" data-testid="find-failure">
+                            { for FAILURES.iter().map(|(n, label)| html! { <option value={*n} selected={*n == "any"}>{ *label }</option> }) }
                         </select>
                     </label>
-                    <label>{ "Failure" }
-                        <select data-testid="find-failure" onchange={set(|f, e| {
-                            let v = e.target().and_then(|t| t.dyn_into::<web_sys::HtmlSelectElement>().ok()).map(|s| s.value());
-                            if let Some((_, _, kind)) = FAILURES.iter().find(|(n, _, _)| Some(*n) == v.as_deref()) {
-                                f.failure = kind.clone();
-                            }
-                        })}>
-                            { for FAILURES.iter().map(|(n, label, kind)| html! {
-                                <option value={*n} selected={form.failure == *kind}>{ *label }</option>
-                            }) }
+                    <label>{ "Faults per schedule (k)" }
+                        <select name="k" data-testid="find-k">
+                            <option selected=true>{ "1" }</option><option>{ "2" }</option><option>{ "3" }</option><option>{ "4" }</option>
                         </select>
                     </label>
                     <label>{ "Budget (schedules)" }
-                        <input type="number" min="1" max={MAX_BUDGET.to_string()} value={form.budget.to_string()}
-                            data-testid="find-budget" onchange={set(|f, e| f.budget = whole(e, 1, MAX_BUDGET, f.budget))} />
+                        <input type="number" name="budget" min="1" max={MAX_BUDGET.to_string()} value="100000" data-testid="find-budget" />
                     </label>
-                    <label>
-                        <input type="checkbox" checked={form.swarm} data-testid="find-swarm"
-                            onchange={set(|f, e| f.swarm = input_of(e).is_some_and(|i| i.checked()))} />
-                        { "random schedules (swarm)" }
-                    </label>
-                    <label>{ "Seed" }
-                        <input type="number" min="0" value={form.seed.to_string()} data-testid="find-seed"
-                            onchange={set(|f, e| f.seed = whole(e, 0, (1 << 53) - 1, f.seed))} />
-                    </label>
+                    <label><input type="checkbox" name="swarm" data-testid="find-swarm" />{ "random schedules (swarm)" }</label>
+                    <label>{ "Seed" }<input type="number" name="seed" min="0" value="0" data-testid="find-seed" /></label>
                 </div>
                 <div class="fp-row">
-                    <button type="button" class="fp-find-go" disabled={disabled} onclick={on_search} data-testid="find-search">{ "Search" }</button>
-                    <button type="button" disabled={!busy} onclick={on_cancel} data-testid="find-cancel">{ "Cancel" }</button>
+                    <button type="button" class="fp-find-go" disabled={busy} data-act="search" data-testid="find-search">{ "Search" }</button>
+                    <button type="button" disabled={!busy} data-act="cancel" data-testid="find-cancel">{ "Cancel" }</button>
                 </div>
-                if !breaker_buttons.is_empty() {
-                    <div class="fp-row fp-find-breakers" role="group" aria-label="What would break this?">
+                if !breakers.is_empty() {
+                    <div class="fp-row" role="group" aria-label="What would break this?">
                         <span class="fp-group-name">{ "What would break this?" }</span>
-                        { for breaker_buttons }
+                        { for breakers.iter().enumerate().map(|(i, b)| html! {
+                            <button type="button" disabled={busy} data-act={format!("b{i}")} data-testid="find-breaker">{ b.question }</button>
+                        }) }
                     </div>
                 }
                 <div class="fp-find-status" role="status" aria-live="polite" data-testid="find-status"
-                    data-state={match &*status { Status::Idle => "idle", Status::Running(_) => "running", Status::Answered { answer, .. } if matches!(**answer, Answer::Found(_)) => "found",
-                        Status::Answered { answer, .. } if matches!(**answer, Answer::FailsAsIs { .. }) => "fails-as-is", Status::Answered { .. } => "none-found",
-                        Status::Cancelled(_) => "cancelled", Status::Failed(_) => "failed" }}
-                    data-first-ms={first_ms} data-done-ms={done_ms} data-mode={mode}>
+                    data-state={state} data-first-ms={first_ms} data-done-ms={done_ms} data-mode={mode}>
                     <p data-testid="find-line">{ line }</p>
                     if !detail.is_empty() { <p class="fp-find-detail">{ detail }</p> }
+                    if let Some(s) = (*searched).clone() { <p class="fp-find-detail" data-testid="find-searched">{ s }</p> }
                 </div>
                 if let Some(s) = props.found_summary.clone() {
                     <p class="fp-find-found" data-testid="find-summary"><b>{ "Found by search: " }</b>{ s }</p>

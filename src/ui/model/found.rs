@@ -98,7 +98,7 @@ pub fn read_report(json: &str) -> Result<Answer, String> {
                 .get("counterexample")
                 .filter(|c| c.is_object())
                 .ok_or("the search's report has no counterexample")?;
-            let scenario = Scenario::from_json(&c["scenario"].to_string())
+            let scenario = Scenario::from_value(c["scenario"].clone())
                 .map_err(|e| format!("the counterexample does not load: {e}"))?;
             let marks = c
                 .get("injected")

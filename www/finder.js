@@ -200,7 +200,8 @@ onmessage = (e) => handle(e.data);
 
     /**
      * Searches `scenario` (JSON text) with `spec` (JSON text). `onEvent` gets
-     * `{ type: 'progress', done, total, elapsedMs, best, mode, workers }`, then one of
+     * `{ type: 'progress', done, total, elapsedMs, best, mode, workers, slowestMs }` (the
+     * longest block), then one of
      * `{ type: 'done', report, firstMs, … }`, `{ type: 'cancelled' }`, `{ type: 'error', message }`.
      */
     search(scenario, spec, onEvent) {
@@ -225,8 +226,9 @@ onmessage = (e) => handle(e.data);
         let done = 0;
         let firstMs = null;
         let lastProgress = 0;
+        let slowestMs = 0;
         const progress = () => ({
-          type: 'progress', done, total, elapsedMs: performance.now() - t0, best, mode, workers,
+          type: 'progress', done, total, elapsedMs: performance.now() - t0, best, mode, workers, slowestMs,
         });
         const target = mode === 'workers' ? WORKER_BLOCK_MS : SLICE_MS;
         const scan = async (r) => {
@@ -238,6 +240,7 @@ onmessage = (e) => handle(e.data);
             const to = Math.min(total, from + size);
             next = to;
             const reply = await r.request({ type: 'scan', id, from, to });
+            slowestMs = Math.max(slowestMs, reply.ms);
             if (reply.found !== null) {
               best = best === null ? reply.found : Math.min(best, reply.found);
               firstMs ??= performance.now() - t0;
@@ -245,8 +248,10 @@ onmessage = (e) => handle(e.data);
             } else {
               done += to - from;
             }
+            // Grow slowly on the main thread, where a slice must stay short.
             const scale = target / Math.max(reply.ms, 0.25);
-            size = Math.max(1, Math.min(size * 4, Math.floor(size * scale), 1 << 20));
+            const growth = mode === 'workers' ? 4 : 1.5;
+            size = Math.max(1, Math.min(Math.ceil(size * growth), Math.floor(size * scale), 1 << 20));
             if (performance.now() - lastProgress >= PROGRESS_MS) {
               lastProgress = performance.now();
               emit(progress());

@@ -94,7 +94,7 @@ try {
   out.push('');
   const target = median(runs.map((r) => r.shown));
   out.push(`Target found and shrunk ≤ 100 ms: ${target <= 100 ? 'met' : '**missed**'} (${ms(target)} to the timeline).`, '');
-  out.push(`Throughput through the page's finder, strict fencing, k = 2, ${BUDGET} schedules, none found (${one.outcome}): one worker ${perSecond(one).toLocaleString('en-US')} schedules/s, two workers ${perSecond(two).toLocaleString('en-US')} schedules/s (${(perSecond(two) / perSecond(one)).toFixed(2)}×). Targets: ≥ 100 000/s per worker: ${perSecond(one) >= 100000 ? 'met' : '**missed**'}; two ≥ 1.8× one: ${perSecond(two) / perSecond(one) >= 1.8 ? 'met' : '**missed**'}.`);
+  out.push(`Throughput through the page's finder, strict fencing, k = 2, ${BUDGET} schedules, none found (${one.outcome}): one worker (${one.workers} started) ${perSecond(one).toLocaleString('en-US')} schedules/s, two workers (${two.workers} started) ${perSecond(two).toLocaleString('en-US')} schedules/s (${(perSecond(two) / perSecond(one)).toFixed(2)}×). Targets: ≥ 100 000/s per worker: ${perSecond(one) >= 100000 ? 'met' : '**missed**'}; two ≥ 1.8× one: ${perSecond(two) / perSecond(one) >= 1.8 ? 'met' : '**missed**'}.`);
   console.log(out.join('\n'));
 } finally {
   await browser.close();

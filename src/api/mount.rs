@@ -43,7 +43,8 @@ pub fn mount(
             }
         })
         .transpose()?;
-    let app = crate::ui::mount(element, opts, finder).map_err(|e| error(format!("mount: {e}")))?;
+    let app =
+        crate::ui::mount_with(element, opts, finder).map_err(|e| error(format!("mount: {e}")))?;
     Ok(Playground { app: Some(app) })
 }
 

@@ -116,7 +116,13 @@ impl Mounted {
 /// Mounts an independent playground into `element`. Several mounts on one page share nothing
 /// but the style sheet (and, for the one mount with `share`/`autosave`, the hash and storage).
 #[cfg(target_arch = "wasm32")]
-pub fn mount(
+pub fn mount(element: web_sys::Element, options: MountOptions) -> Result<Mounted, String> {
+    mount_with(element, options, None)
+}
+
+/// `mount`, with the finder that runs "Find a failure" (the panel shows only with one).
+#[cfg(target_arch = "wasm32")]
+pub fn mount_with(
     element: web_sys::Element,
     options: MountOptions,
     finder: Option<finder::Finder>,

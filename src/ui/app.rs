@@ -318,11 +318,6 @@ pub fn App(props: &AppProps) -> Html {
                     </div>
                 }
             }
-            if let Some(finder) = props.finder.clone().filter(|_| !state.readonly && !props.compact) {
-                <FindPanel {finder} scenario={before.clone()} on_action={dispatch.clone()}
-                    preset_id={state.preset_id.clone().map(AttrValue::from)}
-                    found_summary={state.found_here().map(|f| AttrValue::from(f.summary.clone()))} />
-            }
             <Timeline scenario={shown.clone()} trace={runs.trace.clone()} ghost={runs.ghost.clone()}
                 contrast={runs.contrast.clone()} selection={state.selection} playhead_ms={state.playhead_ms}
                 frozen_axis_ms={state.drag.as_ref().map(|d| d.axis_end_ms)}
@@ -331,6 +326,13 @@ pub fn App(props: &AppProps) -> Html {
                 found={state.found_here().filter(|_| Rc::ptr_eq(&shown, &scenario)).map(|f| Rc::new(f.marks.clone()))} />
             if !first_run {
                 <Readout trace={runs.trace.clone()} at_ms={state.playhead_ms} on_move={on_playhead.clone()} />
+            }
+            // Under the timeline, so the story still fits the first screen; what it finds
+            // opens on the timeline above.
+            if let Some(finder) = props.finder.clone().filter(|_| !state.readonly && !props.compact) {
+                <FindPanel {finder} scenario={before.clone()} on_action={dispatch.clone()}
+                    preset_id={state.preset_id.clone().map(AttrValue::from)}
+                    found_summary={state.found_here().map(|f| AttrValue::from(f.summary.clone()))} />
             }
             <p class="fp-keys">
                 <kbd>{"Tab"}</kbd>{" moves between events · "}<kbd>{"←"}</kbd><kbd>{"→"}</kbd>

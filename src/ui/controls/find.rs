@@ -12,13 +12,13 @@
 
 use crate::sim::breaks::breakers_for;
 use crate::sim::search::spec::MAX_BUDGET;
-use crate::sim::search::FaultKind;
+use crate::sim::search::{FaultKind, SearchSpec};
 use crate::sim::Scenario;
 use crate::ui::finder::{Event as Found, Finder, Progress, Running};
 use crate::ui::model::found::{read_report, Answer};
 use crate::ui::model::state::Action;
 use std::rc::Rc;
-use wasm_bindgen::JsCast;
+use wasm_bindgen::{JsCast, JsValue};
 use yew::prelude::*;
 
 #[derive(Properties, PartialEq)]
@@ -59,6 +59,29 @@ enum Status {
     },
     Cancelled(Progress),
     Failed(String),
+}
+
+/// Sets `property` of the element `selector` finds under `root`.
+fn set(root: &web_sys::Element, selector: &str, property: &str, value: JsValue) {
+    if let Ok(Some(e)) = root.query_selector(selector) {
+        let _ = js_sys::Reflect::set(&e, &property.into(), &value);
+    }
+}
+
+/// The spec's defaults (100 000 schedules, seed 0) and its first fault kinds.
+fn first_values(root: &web_sys::Element) {
+    let d = SearchSpec::default();
+    set(
+        root,
+        "input[name=budget]",
+        "value",
+        d.budget.to_string().into(),
+    );
+    set(root, "input[name=seed]", "value", d.seed.to_string().into());
+    for k in FIRST_KINDS {
+        let selector = format!("input[data-kind={}]", k.name());
+        set(root, &selector, "checked", true.into());
+    }
 }
 
 fn value_of(root: &web_sys::Element, selector: &str) -> String {
@@ -171,6 +194,16 @@ pub fn FindPanel(props: &FindProps) -> Html {
     let searched = use_state(|| None::<String>);
     let running = use_mut_ref(|| None::<Running>);
     let body = use_node_ref();
+    // The form's first values, set once: a value or a check in the markup would be put back
+    // on every render, over what the reader typed.
+    {
+        let body = body.clone();
+        use_effect_with((), move |_| {
+            if let Some(root) = body.cast::<web_sys::Element>() {
+                first_values(&root);
+            }
+        });
+    }
     // A search still running when the panel goes away is cancelled.
     {
         let running = running.clone();
@@ -272,7 +305,7 @@ pub fn FindPanel(props: &FindProps) -> Html {
         .into_iter()
         .filter(|k| redlock || !matches!(k, FaultKind::InstanceCrash | FaultKind::Partition))
         .map(|k| html! {
-            <label><input type="checkbox" checked={FIRST_KINDS.contains(&k)} data-kind={k.name()} />{ k.label() }</label>
+            <label key={k.name()}><input type="checkbox" data-kind={k.name()} />{ k.label() }</label>
         });
     let (line, detail, times) = match &*status {
         Status::Idle => (String::new(), String::new(), None),
@@ -334,10 +367,10 @@ pub fn FindPanel(props: &FindProps) -> Html {
                         </select>
                     </label>
                     <label>{ "Budget (schedules)" }
-                        <input type="number" name="budget" min="1" max={MAX_BUDGET.to_string()} value="100000" data-testid="find-budget" />
+                        <input type="number" name="budget" min="1" max={MAX_BUDGET.to_string()} data-testid="find-budget" />
                     </label>
                     <label><input type="checkbox" name="swarm" data-testid="find-swarm" />{ "random schedules (swarm)" }</label>
-                    <label>{ "Seed" }<input type="number" name="seed" min="0" value="0" data-testid="find-seed" /></label>
+                    <label>{ "Seed" }<input type="number" name="seed" min="0" data-testid="find-seed" /></label>
                 </div>
                 <div class="fp-row">
                     <button type="button" class="fp-find-go" disabled={busy} data-act="search" data-testid="find-search">{ "Search" }</button>

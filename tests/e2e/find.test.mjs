@@ -4,7 +4,8 @@
 // shrinks it to one pause, which opens as a new scenario marked "found by search" (undo goes
 // back); a long search leaves the page answering a drag with no main-thread task over 50 ms;
 // the presets' "what would break this?" entries answer from the search; a scenario that
-// already fails is reported "fails as is". Photographed into artifacts/screenshots/.
+// already fails is reported "fails as is"; one, two or four workers and search() itself give
+// the same report. Photographed into artifacts/screenshots/.
 import assert from 'node:assert/strict';
 import { pathToFileURL } from 'node:url';
 import { assertClean, tid, expectText, centre, DIST } from './helpers.mjs';
@@ -270,5 +271,41 @@ test('find: a scenario that already fails is reported as such, and nothing loads
   assert.equal(await page.locator(tid('found-mark')).count(), 0);
   assert.equal(await page.locator(tid('undo')).isDisabled(), true, 'nothing was loaded');
   await rec.screenshot('find-fails-as-is-390');
+  assertClean(rec);
+});
+
+test('find: the same report whatever the number of workers (the lowest failing schedule wins)', async ({ openPage }) => {
+  const rec = await openPage();
+  const { page } = rec;
+  await boot(page);
+  // The page's own finder, made here with one worker, two and four, on a random search whose
+  // first failures lie in different blocks.
+  const reports = await page.evaluate(async () => {
+    const { createFinder } = await import('./www/finder.js');
+    const at = (p) => new URL(p, location.href).href;
+    const sources = { worker: at('www/search-worker.js'), glue: at('pkg-search/search.js'), wasm: at('pkg-search/search_bg.wasm') };
+    const glue = await import('./pkg-search/search.js');
+    await glue.default({ module_or_path: sources.wasm });
+    const scenario = glue.presets().find((p) => p.id === 'gc-pause-unfenced').scenario;
+    scenario.clients[0].events.splice(1, 1);
+    const spec = JSON.stringify({ strategy: 'swarm', seed: 11, maxFaults: 3, budget: 5000 });
+    const out = [];
+    for (const workers of [1, 2, 4]) {
+      const finder = createFinder(sources, { workers });
+      out.push(await new Promise((resolve, reject) => finder.search(JSON.stringify(scenario), spec, (e) => {
+        if (e.type === 'done') resolve({ workers: e.workers, report: e.report });
+        else if (e.type === 'error') reject(new Error(e.message));
+      })));
+    }
+    // And the whole search at once, on this thread, as the JS API runs it.
+    out.push({ workers: 0, report: JSON.stringify(glue.search(scenario, JSON.parse(spec))) });
+    return out;
+  });
+  const [one, two, four, whole] = reports;
+  assert.equal(JSON.parse(one.report).outcome, 'found');
+  assert.equal(two.report, one.report, 'two workers report what one does');
+  assert.equal(four.report, one.report, 'four workers report what one does');
+  assert.equal(whole.report, one.report, 'search() reports what the workers do');
+  assert.ok(two.workers >= 1 && four.workers >= 1);
   assertClean(rec);
 });

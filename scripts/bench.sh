@@ -5,8 +5,9 @@
 # while dragging in a 40-event scenario, simulate() throughput natively and in wasm, and the
 # worst cases of tests/worst/cases.rs (each ≤ 250 ms native, ≤ 1 s in wasm, trace ≤ 10 MB) with
 # the checker and narration timed on doubling numbers of debits, and the search's throughput
-# (schedules per second, native, wasm, two workers). Writes BENCHMARKS.md with the date and
-# the machine.
+# (schedules per second, native, wasm, two workers) and, in the page, the time from pressing
+# Search to the counterexample and the finder's throughput with one and two workers. Writes
+# BENCHMARKS.md with the date and the machine.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 export PATH="$HOME/.cargo/bin:$PATH"
@@ -40,4 +41,6 @@ cargo run --quiet --release --example search_bench > "$out/search-native.json"
 node scripts/bench/report.mjs "$out" > BENCHMARKS.md
 node scripts/bench/search.mjs "$out/search-native.json" >> BENCHMARKS.md
 node scripts/bench/phone-report.mjs "$out/phone.json" "$out/sizes.json" >> BENCHMARKS.md
+echo "[bench] find a failure in the page: Search to counterexample, finder throughput (1 and 2 workers)"
+{ echo; node scripts/bench/find-page.mjs 10; } >> BENCHMARKS.md
 cat BENCHMARKS.md

@@ -12,11 +12,14 @@ export PATH="$HOME/.cargo/bin:$PATH"
 
 crate=fencing_playground
 wasm_in="target/wasm32-unknown-unknown/release/$crate.wasm"
+search_in="target/search-wasm/wasm32-unknown-unknown/release/$crate.wasm"
 out=dist/fencing-playground.html
-if ! [ -f "$wasm_in" ]; then
-  echo "[build-single] $wasm_in is missing: run scripts/build.sh" >&2
-  exit 1
-fi
+for f in "$wasm_in" "$search_in"; do
+  if ! [ -f "$f" ]; then
+    echo "[build-single] $f is missing: run scripts/build.sh" >&2
+    exit 1
+  fi
+done
 
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
@@ -27,18 +30,29 @@ wasm-bindgen --target no-modules --no-typescript --out-dir "$tmp" "$wasm_in"
 echo "[build-single] wasm-opt -Oz"
 bash scripts/wasm-opt.sh "$tmp/${crate}_bg.wasm" "$tmp/${crate}_bg.opt.wasm"
 
+# "Find a failure": the search wasm with no-modules glue under its own global (fpSearch), for
+# classic blob workers (and the main thread, should no worker start).
+mkdir -p "$tmp/search"
+wasm-bindgen --target no-modules --no-modules-global fpSearch --no-typescript --out-dir "$tmp/search" --out-name search "$search_in"
+bash scripts/wasm-opt.sh "$tmp/search/search_bg.wasm" "$tmp/search/search_bg.opt.wasm"
+
 echo "[build-single] writing $out"
 mkdir -p dist
-node --input-type=module - "$tmp/$crate.js" "$tmp/${crate}_bg.opt.wasm" index.html www/main.js "$out" <<'JS'
+node --input-type=module - "$tmp/$crate.js" "$tmp/${crate}_bg.opt.wasm" index.html www/main.js "$out" \
+  "$tmp/search/search.js" "$tmp/search/search_bg.opt.wasm" www/finder.js <<'JS'
 import { readFileSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
-const [glueFile, wasmFile, pageFile, mainFile, outFile] = process.argv.slice(2);
+const [glueFile, wasmFile, pageFile, mainFile, outFile, searchGlueFile, searchWasmFile, finderFile] = process.argv.slice(2);
 // The classes' guard (scripts/class-guard.js) runs after the glue, as in the served package.
 const glue = `${readFileSync(glueFile, 'utf8')}
 ${readFileSync(new URL('class-guard.js', `file://${process.cwd()}/scripts/`), 'utf8')}
 fpGuardClasses({ LeaseLock: wasm_bindgen.LeaseLock, FencedAccount: wasm_bindgen.FencedAccount });
 `;
 const wasm = readFileSync(wasmFile);
+const searchGlue = readFileSync(searchGlueFile, 'utf8');
+const searchWasm = readFileSync(searchWasmFile);
+// www/finder.js, its exports made plain declarations, to sit inside the boot module.
+const finder = readFileSync(finderFile, 'utf8').replace(/^export /gm, '');
 const page = readFileSync(pageFile, 'utf8');
 const main = readFileSync(mainFile, 'utf8');
 const linked = (href) => readFileSync(join(dirname(pageFile), href));
@@ -51,7 +65,8 @@ function fill(text, pattern, replace, what) {
 
 // Inline text must not be able to close its element early; base64 cannot, the rest is checked.
 const css = linked(/<link rel="stylesheet" href="([^"]+)">/.exec(page)?.[1] ?? 'missing').toString('utf8');
-for (const [name, text, bad] of [['glue', glue, /<\/script|<!--/i], [mainFile, main, /<\/script|<!--/i], ['the stylesheet', css, /<\/style/i]]) {
+for (const [name, text, bad] of [['glue', glue, /<\/script|<!--/i], [mainFile, main, /<\/script|<!--/i], ['the stylesheet', css, /<\/style/i],
+  ['the search glue', searchGlue, /<\/script|<!--/i], [finderFile, finder, /<\/script|<!--/i]]) {
   if (bad.test(text)) throw new Error(`${name} contains ${bad}; it cannot be inlined as is`);
 }
 if (!/\blet wasm_bindgen\b|\bwasm_bindgen\s*=/.test(glue)) throw new Error('the glue does not define wasm_bindgen');
@@ -61,6 +76,9 @@ if (!/\blet wasm_bindgen\b|\bwasm_bindgen\s*=/.test(glue)) throw new Error('the 
 // inlined wasm; the rest (mount into #app, or show why it could not start) runs as written.
 const importGlue = "import('../pkg/fencing_playground.js')";
 if (main.split(importGlue).length !== 2) throw new Error(`${mainFile} must contain ${importGlue} exactly once`);
+const importFinder = "import('./finder.js')";
+if (main.split(importFinder).length !== 2) throw new Error(`${mainFile} must contain ${importFinder} exactly once`);
+if (!/\blet fpSearch\b/.test(searchGlue)) throw new Error('the search glue does not define fpSearch');
 const boot = `// The glue and the wasm are inlined in this file, so main.js's import of the glue becomes this.
 // Asynchronous instantiation: synchronous compiles of large modules are limited on the main thread.
 const inlinedGlue = async () => {
@@ -69,7 +87,24 @@ const inlinedGlue = async () => {
   for (let i = 0; i < text.length; i++) bytes[i] = text.charCodeAt(i);
   return { default: () => wasm_bindgen({ module_or_path: bytes }), mount: wasm_bindgen.mount };
 };
-${main.replace(/^(\/\/.*\n)+\n?/, '').replace(importGlue, 'inlinedGlue()')}`;
+// "Find a failure": finder.js is inlined here; its workers are blob workers made of the
+// search glue's text (#fp-search-glue, also run on this page for the main-thread fallback)
+// and the search wasm's bytes (#fp-search-wasm), whatever URLs main.js names.
+${finder}
+const base64Bytes = (id) => {
+  const text = atob(document.getElementById(id).textContent.trim());
+  const bytes = new Uint8Array(text.length);
+  for (let i = 0; i < text.length; i++) bytes[i] = text.charCodeAt(i);
+  return bytes;
+};
+const inlinedFinder = async () => ({
+  createFinder: (_urls, options) => createFinder({ inline: {
+    glue: document.getElementById('fp-search-glue').textContent,
+    wasm: () => base64Bytes('fp-search-wasm'),
+    api: async () => ({ init: (wasm) => fpSearch({ module_or_path: wasm }), SearchPlan: fpSearch.SearchPlan }),
+  } }, options),
+});
+${main.replace(/^(\/\/.*\n)+\n?/, '').replace(importGlue, 'inlinedGlue()').replace(importFinder, 'inlinedFinder()')}`;
 
 // The head is index.html's: the files it links are inlined, what it preloads is already here,
 // and the boot script moves to the end of the body, after the glue it needs.
@@ -83,6 +118,11 @@ html = fill(html, /\n[ \t]*<link rel="(?:modulepreload|preload)"[^>]*>/g, '', 't
 html = fill(html, /\n[ \t]*<script type="module" src="[^"]+"><\/script>/, '', 'the boot script');
 html = fill(html, /(?=<\/body>)/, () => `<script type="application/octet-stream" id="fp-wasm">
 ${wasm.toString('base64').replace(/.{1,120}/g, '$&\n')}</script>
+<script type="application/octet-stream" id="fp-search-wasm">
+${searchWasm.toString('base64').replace(/.{1,120}/g, '$&\n')}</script>
+<script id="fp-search-glue">
+${searchGlue}
+</script>
 <script>
 ${glue}
 </script>

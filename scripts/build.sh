@@ -27,6 +27,19 @@ echo "[build] wasm-opt -Oz"
 bash scripts/wasm-opt.sh "dist/pkg/${crate}_bg.wasm" "dist/pkg/${crate}_bg.wasm.opt"
 mv "dist/pkg/${crate}_bg.wasm.opt" "dist/pkg/${crate}_bg.wasm"
 
+# "Find a failure" runs in workers that load a wasm of their own: the core and the search API
+# without the front end (feature search-worker), fetched only when the reader opens the panel,
+# so the page's first download does not carry it. Its own target directory keeps the page's
+# build from being redone on every switch of features (the first build of it compiles the
+# dependencies once more: about 2 minutes on 2 cores; then about 40 s for the crate).
+echo "[build] cargo build (release, wasm32, feature search-worker) for the search workers"
+search_wasm="target/search-wasm/wasm32-unknown-unknown/release/$crate.wasm"
+cargo build --release --target wasm32-unknown-unknown --lib --features search-worker --target-dir target/search-wasm
+wasm-bindgen --target web --no-typescript --out-dir dist/pkg-search --out-name search "$search_wasm"
+bash scripts/wasm-opt.sh dist/pkg-search/search_bg.wasm dist/pkg-search/search_bg.wasm.opt
+mv dist/pkg-search/search_bg.wasm.opt dist/pkg-search/search_bg.wasm
+rm -f dist/pkg-search/.gitignore
+
 cp index.html dist/index.html
 cp -R www dist/www
 # wasm-bindgen writes a .gitignore of '*' into pkg/; it is noise in a deployable folder.
@@ -35,7 +48,7 @@ rm -f dist/pkg/.gitignore
 # A first visit downloads the glue and the boot script: minified, they weigh about a third less
 # (brotli). Exports and strings are kept, so the wasm's imports and the API are unchanged.
 echo "[build] minify the JS a first visit loads"
-node scripts/minify.mjs "dist/pkg/${crate}.js" dist/www/main.js
+node scripts/minify.mjs "dist/pkg/${crate}.js" dist/www/main.js dist/pkg-search/search.js dist/www/finder.js dist/www/search-worker.js
 
 echo "[build] what a first visit downloads (bytes): raw / gzip -9 / brotli -q 11"
 node scripts/bench/sizes.mjs

@@ -59,6 +59,9 @@ timeout 180 target/debug/fencing-lab
 stage "wasm-pack test (headless Chromium)"
 wasm-pack test --headless --chrome --chromedriver /usr/bin/chromedriver
 
+# Two release wasm builds: the page's, and the search workers' (feature search-worker, in
+# target/search-wasm/, whose first build compiles the dependencies once more: about 3 minutes on
+# a bare 2-core machine). Budget: 10 minutes cold, about 2 warm.
 stage "release build (scripts/build.sh)"
 bash scripts/build.sh
 

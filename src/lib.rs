@@ -4,6 +4,8 @@
 
 pub mod link;
 pub mod sim;
+// The search workers' wasm (feature `search-worker`) carries the core and the search API only.
+#[cfg(not(feature = "search-worker"))]
 pub mod ui;
 
 #[cfg(target_arch = "wasm32")]

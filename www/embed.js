@@ -16,6 +16,42 @@ export const DEFAULT_PRESET = 'gc-pause-fenced';
 const THEMES = ['light', 'dark', 'auto'];
 const OBSERVED = ['preset', 'scenario', 'height', 'readonly', 'compact', 'theme'];
 
+/**
+ * "Find a failure" (./finder.js), shared by every element of the page and loaded only when a
+ * reader opens a panel or presses Search. On a page of another origin no worker can start from
+ * here, and the finder searches on the main thread in short slices instead.
+ */
+let finderReady;
+const at = (path) => new URL(path, import.meta.url).href;
+const loadFinder = () => (finderReady ??= import(at('./finder.js'))
+  .then((m) => m.createFinder({ worker: at('./search-worker.js'), glue: at('../pkg-search/search.js'), wasm: at('../pkg-search/search_bg.wasm') }))
+  .catch((err) => {
+    finderReady = undefined;
+    throw err;
+  }));
+const finder = {
+  prepare() {
+    loadFinder().then((f) => f.prepare(), () => {});
+  },
+  search(scenario, spec, onEvent) {
+    let running;
+    let cancelled = false;
+    loadFinder().then(
+      (f) => {
+        if (!cancelled) running = f.search(scenario, spec, onEvent);
+        else onEvent({ type: 'cancelled' });
+      },
+      (err) => onEvent({ type: 'error', message: String(err?.message ?? err) }),
+    );
+    return {
+      cancel() {
+        cancelled = true;
+        running?.cancel();
+      },
+    };
+  },
+};
+
 let wasmReady;
 /** The initialised wasm module; every element on the page shares the one fetch and compile. */
 export function loadPlayground() {
@@ -156,7 +192,7 @@ export class FencingPlayground extends HTMLElement {
       this.#app?.destroy();
       this.#app = null;
       this.#shadow.replaceChildren(frame);
-      this.#app = glue.mount(frame, opts);
+      this.#app = glue.mount(frame, { ...opts, finder });
       return frame;
     };
     let frame;

@@ -17,12 +17,51 @@ function showError(err) {
   app.replaceChildren(box);
 }
 
+/**
+ * "Find a failure" (www/finder.js): nothing of it is fetched until the reader opens the panel
+ * or presses Search; then the finder, the search wasm and the workers load.
+ */
+function lazyFinder(load) {
+  let made;
+  const finder = () => (made ??= load().catch((err) => {
+    made = undefined;
+    throw err;
+  }));
+  return {
+    prepare() {
+      finder().then((f) => f.prepare(), () => {});
+    },
+    search(scenario, spec, onEvent) {
+      let running;
+      let cancelled = false;
+      finder().then(
+        (f) => {
+          if (!cancelled) running = f.search(scenario, spec, onEvent);
+          else onEvent({ type: 'cancelled' });
+        },
+        (err) => onEvent({ type: 'error', message: String(err?.message ?? err) }),
+      );
+      return {
+        cancel() {
+          cancelled = true;
+          running?.cancel();
+        },
+      };
+    },
+  };
+}
+const finder = lazyFinder(async () => {
+  const { createFinder } = await import('./finder.js');
+  const at = (path) => new URL(path, import.meta.url).href;
+  return createFinder({ worker: at('./search-worker.js'), glue: at('../pkg-search/search.js'), wasm: at('../pkg-search/search_bg.wasm') });
+});
+
 try {
   const { default: init, mount } = await import('../pkg/fencing_playground.js');
   if (typeof mount !== 'function') throw new Error('the wasm module does not export mount()');
   await init();
   document.getElementById('boot-loading')?.remove();
-  mount(app, { share: true, autosave: true });
+  mount(app, { share: true, autosave: true, finder });
 } catch (err) {
   showError(err);
 }

@@ -10,9 +10,10 @@ import { fileURLToPath } from 'node:url';
 import { Worker, isMainThread, parentPort, workerData } from 'node:worker_threads';
 import os from 'node:os';
 
-const pkg = fileURLToPath(new URL('../../dist/pkg/', import.meta.url));
-const api = await import(pkg + 'fencing_playground.js');
-api.initSync({ module: readFileSync(pkg + 'fencing_playground_bg.wasm') });
+// The search workers' package (feature search-worker), as the page's finder loads it.
+const pkg = fileURLToPath(new URL('../../dist/pkg-search/', import.meta.url));
+const api = await import(pkg + 'search.js');
+api.initSync({ module: readFileSync(pkg + 'search_bg.wasm') });
 
 const spec = (budget) => ({
   faults: ['pause', 'delay', 'client_crash'], maxFaults: 2, failure: 'stale_write_accepted', budget,
@@ -85,6 +86,6 @@ if (!isMainThread) {
   out.push(`Find and shrink, gc-pause-unfenced without its pause (default spec: k = 1, exhaustive), best of 5: native ${(native.findAndShrinkSeconds * 1000).toFixed(2)} ms, wasm in Node ${best.toFixed(2)} ms; result: "${summary}".`);
   out.push('');
   const target = rows[0] ? rows[0].total / rows[0].one : 0;
-  out.push(`Target ≥ 100 000 schedules/s per worker in wasm on the two-client search: ${target >= 100000 ? 'met' : '**missed**'} (${rate(rows[0].total, rows[0].one)}). Target two workers ≥ 1.8× one: ${rows[0].one / rows[0].two >= 1.8 ? 'met' : '**missed**'}. Found and shrunk ≤ 100 ms: ${best <= 100 ? 'met' : '**missed**'} (in Node; the page's figure needs the page's control, not built yet).`);
+  out.push(`Target ≥ 100 000 schedules/s per worker in wasm on the two-client search: ${target >= 100000 ? 'met' : '**missed**'} (${rate(rows[0].total, rows[0].one)}). Target two workers ≥ 1.8× one: ${rows[0].one / rows[0].two >= 1.8 ? 'met' : '**missed**'}. Found and shrunk ≤ 100 ms: ${best <= 100 ? 'met' : '**missed**'} (in Node; the page's own figures follow).`);
   console.log(out.join('\n'));
 }

@@ -13,15 +13,17 @@ import { fileURLToPath, pathToFileURL } from 'node:url';
 export const BUDGET_BYTES = 150_000;
 export const GUARD_BYTES = Math.round(BUDGET_BYTES * 1.15);
 /**
- * 271 137 B brotli measured on 2026-11-30 (rustc 1.95.0, binaryen 132, terser 5.51), plus 2%:
- * the wasm 261 937 B, its glue 7 810 B, index.html 418 B, style.css 513 B, main.js 287 B,
- * favicon 172 B. Lowered from 294 400 B (289 326 B measured) by issue 14: the core's sorts
+ * 285 158 B brotli measured on 2026-11-30 (rustc 1.95.0, binaryen 132, terser 5.51), plus 2%.
+ * History: 294 400 B (289 326 B measured) before issue 14, which took it down: the core's sorts
  * share one merge sort (sim::sort, −14.2 KB), lookups-only sets and maps are hash-based (−4.9
- * KB); the Commands view drawn when idle costs +0.9 KB. Headroom: the search panel ("Find a
- * failure") is expected to add up to ~15 KB brotli to the page; that change must raise this
- * ceiling on purpose, with its own measured figure, rather than find room left here.
+ * KB), the Commands view drawn when idle costs +0.9 KB (271 137 B measured). Then raised on
+ * purpose with "Find a failure" (issue 11, which allows the page +15 KB brotli): +13 722 B
+ * measured for the panel, the bridge to the finder, the report reader, the timeline's marks and
+ * the "what would break this?" table in the wasm, and the lazy loader in main.js. The search
+ * itself is not in the first visit: its wasm (dist/pkg-search/, about 130 KB brotli), the
+ * finder and the worker are fetched when the reader opens the panel.
  */
-export const CEILING_BYTES = 276_560;
+export const CEILING_BYTES = 290_870;
 const dist = fileURLToPath(new URL('../../dist/', import.meta.url));
 
 /** The files index.html pulls in on a first visit, in the order the page requests them. */

@@ -2,8 +2,14 @@
 //! small and lets the core name the exact field at fault. Every argument a caller controls is
 //! checked here and reported as a JS `Error`; nothing on this side may panic.
 
+// The search workers' build (feature search-worker) leaves out mount(), the one user of some.
+#[cfg_attr(feature = "search-worker", allow(dead_code))]
 mod args;
+// The search workers' wasm (feature `search-worker`) has no front end and no classes.
+#[cfg(not(feature = "search-worker"))]
 mod classes;
+#[cfg(not(feature = "search-worker"))]
+mod mount;
 #[cfg(feature = "search-api")]
 mod search;
 
@@ -31,7 +37,9 @@ export interface HoldSpan { client: number; startMs: number; endMs: number }
 export interface Verdict { safe: boolean; violations: { kind: "stale_write_accepted" | "overlapping_writers" | "balance_mismatch" | "lease_deleted_by_non_owner" | "two_holders"; atMs: number; clients: number[]; text: string }[]; notes: string[]; liveness: { kind: "holder_refused" | "every_debit_refused"; atMs: number; clients: number[]; text: string }[] }
 export type AcquireResult = { ok: true; fence: number | null } | { ok: false; error: "lock_held"; holder: string };
 export type DebitResult = { ok: true; balance: number; duplicate?: true } | { ok: false; error: "stale_fence" | "missing_token"; lastFence: number; token: number | null };
-export interface MountOptions { preset?: string; scenario?: Scenario | string; readonly?: boolean; compact?: boolean; share?: boolean; autosave?: boolean; theme?: "light" | "dark" | "auto" }
+export interface MountOptions { preset?: string; scenario?: Scenario | string; readonly?: boolean; compact?: boolean; share?: boolean; autosave?: boolean; theme?: "light" | "dark" | "auto"; finder?: Finder }
+/** What runs "Find a failure" (www/finder.js); without one the page shows no search panel. */
+export interface Finder { prepare(): void; search(scenario: string, spec: string, onEvent: (event: { type: "progress" | "done" | "cancelled" | "error"; [field: string]: unknown }) => void): { cancel(): void } }
 "#;
 
 /// Runs a scenario and returns its trace (verdict and narration included).
@@ -83,73 +91,4 @@ pub fn decode_link(hash: JsValue) -> Result<JsValue, JsError> {
     let hash = text_arg(&hash, "decodeLink: hash")?;
     let scenario = crate::link::decode(&hash).map_err(error)?;
     to_js(&scenario)
-}
-
-/// A mounted playground, as `mount` returns it.
-#[wasm_bindgen]
-pub struct Playground {
-    app: Option<crate::ui::Mounted>,
-}
-
-#[wasm_bindgen]
-impl Playground {
-    /// Unmounts the playground and empties its element; calling it again does nothing.
-    pub fn destroy(&mut self) {
-        if let Some(app) = self.app.take() {
-            app.destroy();
-        }
-    }
-}
-
-/// Mounts one playground into `element`. Nothing is mounted when the module loads.
-#[wasm_bindgen]
-pub fn mount(
-    element: JsValue,
-    #[wasm_bindgen(unchecked_param_type = "MountOptions | undefined")] options: JsValue,
-) -> Result<Playground, JsError> {
-    let element: web_sys::Element = element
-        .dyn_into()
-        .map_err(|_| error("mount: element: expected a DOM element"))?;
-    let opts = mount_options(&options)?;
-    let app = crate::ui::mount(element, opts).map_err(|e| error(format!("mount: {e}")))?;
-    Ok(Playground { app: Some(app) })
-}
-
-fn mount_options(options: &JsValue) -> Result<crate::ui::MountOptions, JsError> {
-    let mut out = crate::ui::MountOptions::default();
-    if options.is_undefined() || options.is_null() {
-        return Ok(out);
-    }
-    if !options.is_object() {
-        return Err(error("mount: options: expected an object"));
-    }
-    let preset = get(options, "preset");
-    if !preset.is_undefined() {
-        out.preset = Some(
-            preset
-                .as_string()
-                .ok_or_else(|| error("mount: options.preset: expected text"))?,
-        );
-    }
-    let scenario = get(options, "scenario");
-    if !scenario.is_undefined() && !scenario.is_null() {
-        out.scenario =
-            Some(scenario_arg(&scenario).map_err(|e| error(format!("mount: options.{}", msg(e))))?);
-    }
-    out.readonly = flag(options, "readonly")?;
-    out.compact = flag(options, "compact")?;
-    out.share = flag(options, "share")?;
-    out.autosave = flag(options, "autosave")?;
-    let theme = get(options, "theme");
-    if !theme.is_undefined() && !theme.is_null() {
-        match theme.as_string().as_deref() {
-            Some(t @ ("light" | "dark" | "auto")) => out.theme = Some(t.to_string()),
-            _ => {
-                return Err(error(
-                    "mount: options.theme: expected \"light\", \"dark\" or \"auto\"",
-                ))
-            }
-        }
-    }
-    Ok(out)
 }

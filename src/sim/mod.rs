@@ -2,6 +2,7 @@
 //! number without a seed: time is an argument, and `run` turns a scenario into a trace.
 
 pub mod account;
+pub mod breaks;
 pub mod checker;
 pub mod clock;
 pub mod commands;

@@ -5,6 +5,7 @@
 //! between which the browser handles input, and the page says it is computing until the
 //! trace is there.
 
+use super::controls::find::FindPanel;
 use super::controls::palette::Palette;
 use super::controls::palette_instance::InstancePalette;
 use super::controls::preset_picker::PresetPicker;
@@ -51,6 +52,8 @@ pub struct AppProps {
     pub autosave: bool,
     /// Makes the SVG ids of this mount unique on the page.
     pub uid: u32,
+    /// Runs "Find a failure"; without it there is no search panel.
+    pub finder: Option<super::finder::Finder>,
 }
 
 #[component]
@@ -270,7 +273,7 @@ pub fn App(props: &AppProps) -> Html {
                     }
                 </div>
             } else {
-                <Hint scenario={before} readonly={state.readonly} notice={hint_notice} on_action={dispatch.clone()} />
+                <Hint scenario={before.clone()} readonly={state.readonly} notice={hint_notice} on_action={dispatch.clone()} />
             }
             if !state.readonly && !props.compact {
                 <button type="button" class="fp-controls-toggle" aria-expanded={controls_open.to_string()}
@@ -319,9 +322,17 @@ pub fn App(props: &AppProps) -> Html {
                 contrast={runs.contrast.clone()} selection={state.selection} playhead_ms={state.playhead_ms}
                 frozen_axis_ms={state.drag.as_ref().map(|d| d.axis_end_ms)}
                 dragging={state.drag.is_some()} readonly={state.readonly} tool={state.tool} width_px={state.width_px}
-                uid={uid} on_action={dispatch.clone()} instance_tool={state.instance_tool} collapsed={state.collapsed} />
+                uid={uid} on_action={dispatch.clone()} instance_tool={state.instance_tool} collapsed={state.collapsed}
+                found={state.found_here().filter(|_| Rc::ptr_eq(&shown, &scenario)).map(|f| Rc::new(f.marks.clone()))} />
             if !first_run {
                 <Readout trace={runs.trace.clone()} at_ms={state.playhead_ms} on_move={on_playhead.clone()} />
+            }
+            // Under the timeline, so the story still fits the first screen; what it finds
+            // opens on the timeline above.
+            if let Some(finder) = props.finder.clone().filter(|_| !state.readonly && !props.compact) {
+                <FindPanel {finder} scenario={before.clone()} on_action={dispatch.clone()}
+                    preset_id={state.preset_id.clone().map(AttrValue::from)}
+                    found_summary={state.found_here().map(|f| AttrValue::from(f.summary.clone()))} />
             }
             <p class="fp-keys">
                 <kbd>{"Tab"}</kbd>{" moves between events · "}<kbd>{"←"}</kbd><kbd>{"→"}</kbd>

@@ -15,6 +15,8 @@ mod app;
 #[cfg(target_arch = "wasm32")]
 mod controls;
 #[cfg(target_arch = "wasm32")]
+pub mod finder;
+#[cfg(target_arch = "wasm32")]
 mod inspect;
 #[cfg(target_arch = "wasm32")]
 mod runs;
@@ -115,6 +117,16 @@ impl Mounted {
 /// but the style sheet (and, for the one mount with `share`/`autosave`, the hash and storage).
 #[cfg(target_arch = "wasm32")]
 pub fn mount(element: web_sys::Element, options: MountOptions) -> Result<Mounted, String> {
+    mount_with(element, options, None)
+}
+
+/// `mount`, with the finder that runs "Find a failure" (the panel shows only with one).
+#[cfg(target_arch = "wasm32")]
+pub fn mount_with(
+    element: web_sys::Element,
+    options: MountOptions,
+    finder: Option<finder::Finder>,
+) -> Result<Mounted, String> {
     if !element.is_connected() {
         return Err("mount the element into a document first".to_string());
     }
@@ -133,6 +145,7 @@ pub fn mount(element: web_sys::Element, options: MountOptions) -> Result<Mounted
         share: options.share,
         autosave: options.autosave,
         uid: dom::next_uid(),
+        finder,
     };
     let handle = yew::Renderer::<app::App>::with_root_and_props(element, props).render();
     Ok(Mounted(handle))

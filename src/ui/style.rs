@@ -234,6 +234,19 @@ pub const CSS: &str = concat!(
    Below 600 px the timeline comes first: the verdict, the hint, the timeline and the playhead,
    then the controls, folded under one button (the app puts `fp-folded` on the root until it is
    pressed), then the caption and the narration. Unlisted children keep the hint's place. */
+.fp-find { margin-top: 8px; border: 1px solid var(--line); border-radius: 8px; padding: 4px 10px; }
+.fp-find > summary { cursor: pointer; font-weight: 600; padding: 2px 0; }
+.fp-find-body > * { margin-top: 6px; }
+.fp-find-intro, .fp-find-detail { color: var(--muted); }
+.fp-root .fp-find input[type=number] { width: 8em; }
+.fp-find-kinds { display: flex; flex-wrap: wrap; gap: 4px 14px; border: 0; padding: 0; margin-left: 0; margin-right: 0; }
+.fp-find-kinds legend { padding: 0; margin-bottom: 2px; color: var(--muted); }
+.fp-root .fp-find-go { font-weight: 600; border-color: var(--accent); }
+.fp-find-status p { overflow-wrap: anywhere; }
+.fp-timeline .fp-found-frame { fill: none; stroke: var(--accent); stroke-width: 2px; stroke-dasharray: 5 3; }
+.fp-timeline .fp-found-label { font-size: 10px; fill: var(--accent); font-weight: 600;
+  paint-order: stroke; stroke: var(--bg); stroke-width: 3px; }
+.fp-found-marks { pointer-events: none; }
 .fp-controls-toggle { display: none; }
 @media (max-width: 600px) {
   .fp-root { padding: 10px 8px 20px; font-size: 13px; display: flex; flex-direction: column; }
@@ -247,6 +260,7 @@ pub const CSS: &str = concat!(
   .fp-root > .fp-readout { order: 6; }
   .fp-root > .fp-controls-toggle { order: 7; display: block; align-self: flex-start; margin-top: 10px; }
   .fp-root > .fp-controls { order: 8; }
+  .fp-root > .fp-find { order: 8; }
   .fp-root > .fp-caption { order: 9; margin-top: 10px; }
   .fp-root > .fp-story, .fp-root > .fp-keys { order: 10; }
   .fp-folded .fp-controls, .fp-folded .fp-toolbar { display: none; }

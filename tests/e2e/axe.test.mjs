@@ -86,6 +86,18 @@ for (const dark of [false, true]) {
   });
 }
 
+for (const phone of [false, true]) {
+  test(`axe: Find a failure, open with a counterexample found${phone ? ', 390 px phone' : ''}`, async ({ openPage }) => {
+    const rec = await openMain(openPage, { phone, preset: 'gc-pause-fenced' });
+    const { page } = rec;
+    await page.locator(`${tid('find')} > summary`).click();
+    await page.locator(tid('find-breaker')).click();
+    await page.locator(tid('found-mark')).first().waitFor({ timeout: 20_000 });
+    await expectNoViolations(page, `the Find a failure panel${phone ? ' at 390 px' : ''}`);
+    assertClean(rec);
+  });
+}
+
 test('axe: embed.html, read-only and editable', async ({ openPage, server }) => {
   for (const query of ['preset=gc-pause-fenced', 'preset=redlock-clock-jump&readonly=1&theme=dark']) {
     const rec = await openPage();

@@ -201,6 +201,36 @@ impl SearchSpec {
         Ok(spec)
     }
 
+    /// The spec as JSON text that `from_value` reads back (what the page posts to its search
+    /// workers). Written by hand: building a `serde_json::Value` would cost the page's wasm
+    /// kilobytes.
+    pub fn to_json(&self) -> String {
+        let pair = |r: Range| format!("[{},{}]", r.min, r.max);
+        let faults: Vec<String> = self
+            .faults
+            .iter()
+            .map(|k| format!("\"{}\"", k.name()))
+            .collect();
+        format!(
+            "{{\"faults\":[{}],\"pauseCause\":\"{}\",\"pauseMs\":{},\"delayMs\":{},\"jumpMs\":{},\
+             \"downMs\":{},\"partitionMs\":{},\"persistence\":\"{}\",\"maxFaults\":{},\"failure\":\"{}\",\
+             \"seed\":{},\"budget\":{},\"strategy\":\"{}\"}}",
+            faults.join(","),
+            name(&CAUSES, self.pause_cause),
+            pair(self.pause_ms),
+            pair(self.delay_ms),
+            pair(self.jump_ms),
+            pair(self.down_ms),
+            pair(self.partition_ms),
+            name(&PERSISTENCE, self.persistence),
+            self.max_faults,
+            name(&FAILURES, self.failure.clone()),
+            self.seed,
+            self.budget,
+            name(&STRATEGIES, self.strategy),
+        )
+    }
+
     /// The fault kinds in words: "client pauses, debit delays".
     pub fn kinds_text(&self) -> String {
         let words: Vec<&str> = self.faults.iter().map(|k| k.label()).collect();
@@ -244,6 +274,14 @@ const STRATEGIES: [(&str, Strategy); 2] = [
     ("exhaustive", Strategy::Exhaustive),
     ("swarm", Strategy::Swarm),
 ];
+
+/// The name `options` gives `v` (every value has one).
+fn name<T: PartialEq>(options: &[(&'static str, T)], v: T) -> &'static str {
+    options
+        .iter()
+        .find(|(_, t)| *t == v)
+        .map_or("", |(n, _)| *n)
+}
 
 fn fail<T>(path: &str, message: String) -> Result<T, ScenarioError> {
     Err(ScenarioError::new(path, message))
@@ -425,6 +463,26 @@ mod tests {
             let got = error_of(json);
             assert!(got.starts_with(want), "{json}\n got: {got}\nwant: {want}");
         }
+    }
+
+    #[test]
+    fn a_spec_reads_back_what_it_writes() {
+        let mut s = SearchSpec {
+            faults: vec![FaultKind::Pause, FaultKind::LockClockJump],
+            failure: Some(ViolationKind::TwoHolders),
+            strategy: Strategy::Swarm,
+            persistence: Persistence::Without,
+            pause_cause: PauseCause::Sigstop,
+            jump_ms: Range { min: -5, max: 60 },
+            seed: 7,
+            ..SearchSpec::default()
+        };
+        let back = |s: &SearchSpec| {
+            SearchSpec::from_value(&serde_json::from_str(&s.to_json()).unwrap()).unwrap()
+        };
+        assert_eq!(back(&s), s);
+        s = SearchSpec::default();
+        assert_eq!(back(&s), s);
     }
 
     #[test]

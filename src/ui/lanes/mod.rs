@@ -18,6 +18,8 @@ mod backdrop;
 #[cfg(target_arch = "wasm32")]
 pub(super) mod dom;
 #[cfg(target_arch = "wasm32")]
+mod found;
+#[cfg(target_arch = "wasm32")]
 mod lane_client;
 #[cfg(target_arch = "wasm32")]
 mod lane_instance;

@@ -9,6 +9,7 @@ use super::attempts::Attempts;
 use super::axis::Axis;
 use super::backdrop::backdrop;
 use super::dom;
+use super::found::FoundMarks;
 use super::geometry::{axis_end_ms, centre_ms, scroll_to_centre, Layout, Zoom, HEADER_PX};
 use super::lane_client::ClientLane;
 use super::lane_storage::StorageLane;
@@ -52,6 +53,9 @@ pub struct TimelineProps {
     pub instance_tool: InstanceTool,
     #[prop_or_default]
     pub collapsed: bool,
+    /// The faults a search injected into this scenario, marked "found by search".
+    #[prop_or_default]
+    pub found: Option<Rc<Vec<crate::ui::model::found::Mark>>>,
 }
 
 #[component]
@@ -370,6 +374,9 @@ pub fn Timeline(props: &TimelineProps) -> Html {
                 <Attempts trace={props.trace.clone()} layout={layout.clone()} />
                 <StorageLane trace={props.trace.clone()} layout={layout.clone()} ghost={false} contrast={props.contrast.clone()} />
                 <StorageLane trace={props.ghost.clone()} layout={layout.clone()} ghost={true} contrast={props.contrast.clone()} />
+                if let Some(marks) = props.found.clone() {
+                    <FoundMarks {marks} scenario={props.scenario.clone()} layout={layout.clone()} />
+                }
             </svg>
         </div>
         </div>

@@ -176,6 +176,17 @@ pub fn apply(state: &State, action: Action) -> State {
             }
             Err(e) => next.problem = Some(format!("scenario: {e}")),
         },
+        Action::LoadFound(f) => match f.scenario.validate() {
+            Ok(()) => {
+                commit(&mut next, f.scenario.clone());
+                next.preset_id = preset_of(&next.scenario).map(str::to_string);
+                next.playhead_ms = next.scenario.end_ms / 2;
+                next.selection = Selection::None;
+                next.problem = None;
+                next.found = Some(std::rc::Rc::new(*f));
+            }
+            Err(e) => next.problem = Some(format!("scenario: {e}")),
+        },
         Action::Problem(p) => next.problem = p,
         Action::Instance(a) => apply_service(&mut next, a),
         Action::SetCollapsed(on) => next.collapsed = on,

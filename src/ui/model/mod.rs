@@ -3,7 +3,7 @@
 //! natively. Client events and Redlock instance events are edited by one model: `item` is the
 //! trait both implement, `selection` addresses either and says what is selected, and `drag`,
 //! `keys` and `apply` are written once for both. Imports run one way: `fields` → `item` →
-//! `selection` → `state` (with `tools`) → `history` → `drag`, `keys`, `service` → `apply` →
+//! `selection` → `found` → `state` (with `tools`) → `history` → `drag`, `keys`, `service` → `apply` →
 //! `persist`. `heading` reads only the scenario and the presets; `apply` asks it which preset the
 //! picker shows.
 
@@ -11,6 +11,7 @@ pub mod apply;
 pub mod client_event;
 pub mod drag;
 pub mod fields;
+pub mod found;
 pub mod heading;
 pub mod history;
 pub mod instance_event;

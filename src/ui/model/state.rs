@@ -3,6 +3,7 @@
 //! `apply.rs`) turns a state and an action into the next state.
 
 use super::fields::Field;
+use super::found::Found;
 use super::item::Part;
 use super::selection::{get, EventRef, InstanceRef, ItemRef, Selection};
 use super::tools::{InstanceTool, Tool};
@@ -67,6 +68,9 @@ pub struct State {
     /// A link, saved scenario or file that could not be loaded, in words; it stays until a
     /// scenario loads or it is dismissed.
     pub problem: Option<String>,
+    /// The last counterexample a search loaded; its faults are marked "found by search" while
+    /// its scenario is the one on screen (an undo hides them, a redo shows them again).
+    pub found: Option<Rc<Found>>,
 }
 
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -126,6 +130,8 @@ pub enum Action {
     SetCollapsed(bool),
     /// A whole scenario from a link or a file, as one undo step.
     LoadScenario(Box<Scenario>),
+    /// A counterexample a search found, as one undo step.
+    LoadFound(Box<Found>),
     /// Shows (or, with `None`, dismisses) why a link, saved scenario or file was not loaded.
     Problem(Option<String>),
 }
@@ -173,6 +179,7 @@ impl State {
             instance_tool: InstanceTool::ClockJump,
             collapsed: false,
             problem: None,
+            found: None,
         }
     }
 
@@ -183,6 +190,13 @@ impl State {
 
     pub fn event(&self, r: EventRef) -> Option<&Event> {
         get(&self.scenario, r)
+    }
+
+    /// The marks of the counterexample on screen, if the scenario on screen is one.
+    pub fn found_here(&self) -> Option<&Found> {
+        self.found
+            .as_deref()
+            .filter(|f| f.scenario == self.scenario)
     }
 
     pub fn instance_event(&self, r: InstanceRef) -> Option<&InstanceEvent> {

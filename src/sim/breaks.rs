@@ -1,0 +1,187 @@
+//! "What would break this?": for each preset that is safe as written, the assumption its
+//! caption rests on, undone (fencing turned off, a monotonic clock turned back into a wall
+//! clock) or left as is, and the faults a search may inject to test it. The page offers the
+//! entry beside the preset; `tests/breaks.rs` runs every entry and checks the outcome each one
+//! promises (the failure the caption warns about, or none found by an exhaustive search).
+//! Nothing here states an outcome to the reader: the page shows what the search answers.
+
+use crate::sim::account::FenceRule;
+use crate::sim::presets::preset;
+use crate::sim::scenario::{Event, InstanceEvent, Scenario};
+use crate::sim::search::spec::Range;
+use crate::sim::search::{FaultKind, SearchSpec, Strategy};
+use crate::sim::trace::ViolationKind;
+
+/// What changes before searching.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Change {
+    /// Nothing: the search tests the preset's intent as written.
+    Nothing,
+    /// The storage stops checking fences.
+    FencingOff,
+    /// Every Redlock instance measures its TTLs with its wall clock.
+    WallClocks,
+    /// Every Redlock instance measures its TTLs with a monotonic clock.
+    MonotonicClocks,
+}
+
+/// What the entry's search is expected to answer (checked by `tests/breaks.rs`).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Expect {
+    Found(ViolationKind),
+    /// No failure in an exhaustive search of the whole grid.
+    NoneFound,
+}
+
+/// One preset's "what would break this?".
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Breaker {
+    pub preset: &'static str,
+    /// The assumption the caption rests on, in words: "if fencing were off".
+    pub question: &'static str,
+    pub change: Change,
+    pub spec: SearchSpec,
+    pub expect: Expect,
+}
+
+impl Breaker {
+    /// What the search runs on, in words: "gc-pause-fenced with fencing off, without its client
+    /// pauses (the search injects them)".
+    pub fn searched(&self) -> String {
+        let change = match self.change {
+            Change::Nothing => "as written",
+            Change::FencingOff => "with fencing off",
+            Change::WallClocks => "with wall clocks on every instance",
+            Change::MonotonicClocks => "with monotonic clocks on every instance",
+        };
+        format!(
+            "Searched {} {change}, without its {} (the search injects them).",
+            self.preset,
+            self.spec.kinds_text()
+        )
+    }
+
+    /// The scenario to search: the preset changed, without the faults of the kinds searched
+    /// (the search has to find them itself).
+    pub fn scenario(&self) -> Option<Scenario> {
+        let mut s = preset(self.preset)?;
+        change(&mut s, self.change);
+        without_faults(&mut s, &self.spec.faults);
+        Some(s)
+    }
+}
+
+/// Makes one change to `s`.
+pub fn change(s: &mut Scenario, what: Change) {
+    let clocks = |s: &mut Scenario, monotonic: bool| {
+        if let Some(r) = s.lock.redlock.as_mut() {
+            for i in &mut r.instances {
+                i.clock.monotonic = monotonic;
+            }
+        }
+    };
+    match what {
+        Change::Nothing => {}
+        Change::FencingOff => s.storage.fence_rule = FenceRule::Off,
+        Change::WallClocks => clocks(s, false),
+        Change::MonotonicClocks => clocks(s, true),
+    }
+}
+
+/// Takes out of `s` the events of the fault kinds a search will inject: client pauses, debit
+/// delays (set to none), client and lock clock jumps, instance crashes, partitions, client
+/// crashes.
+pub fn without_faults(s: &mut Scenario, kinds: &[FaultKind]) {
+    let has = |k| kinds.contains(&k);
+    for c in &mut s.clients {
+        c.events.retain(|e| match e {
+            Event::Pause { .. } => !has(FaultKind::Pause),
+            Event::ClockJump { .. } => !has(FaultKind::ClientClockJump),
+            Event::Crash { .. } => !has(FaultKind::ClientCrash),
+            _ => true,
+        });
+        if has(FaultKind::Delay) {
+            for e in &mut c.events {
+                if let Event::Debit { delay_ms, .. } | Event::CheckThenWrite { delay_ms, .. } = e {
+                    *delay_ms = 0;
+                }
+            }
+        }
+    }
+    if has(FaultKind::LockClockJump) {
+        s.lock.clock.jumps.clear();
+    }
+    if let Some(r) = s.lock.redlock.as_mut() {
+        for i in &mut r.instances {
+            i.events.retain(|e| match e {
+                InstanceEvent::ClockJump { .. } => !has(FaultKind::LockClockJump),
+                InstanceEvent::Crash { .. } => !has(FaultKind::InstanceCrash),
+                InstanceEvent::Partition { .. } => !has(FaultKind::Partition),
+            });
+        }
+    }
+}
+
+fn spec(faults: &[FaultKind], k: u32, failure: ViolationKind) -> SearchSpec {
+    SearchSpec {
+        faults: faults.to_vec(),
+        max_faults: k,
+        failure: Some(failure),
+        budget: 1_000_000,
+        strategy: Strategy::Exhaustive,
+        ..SearchSpec::default()
+    }
+}
+
+/// Fencing off, client pauses allowed: the paused holder's late write.
+fn fencing_off(id: &'static str, kinds: &[FaultKind]) -> Breaker {
+    Breaker {
+        preset: id,
+        question: "If the storage did not check fences, what would a client pause do?",
+        change: Change::FencingOff,
+        spec: spec(kinds, 1, ViolationKind::StaleWriteAccepted),
+        expect: Expect::Found(ViolationKind::StaleWriteAccepted),
+    }
+}
+
+/// Every preset's entry, in the presets' order; a preset without one is unsafe as written, or
+/// has nothing scheduled to break.
+pub fn breakers() -> Vec<Breaker> {
+    use FaultKind::*;
+    // Steps of 60 ms forward, the correction the Redlock captions speak of, at every instant
+    // of the grid: small enough a grid to search exhaustively at k ≤ 2.
+    let jumps = |k| SearchSpec {
+        jump_ms: Range { min: 60, max: 60 },
+        ..spec(&[LockClockJump], k, ViolationKind::TwoHolders)
+    };
+    vec![
+        fencing_off("contract-4-fenced", &[Pause]),
+        fencing_off("contract-6-check-then-write", &[Pause]),
+        fencing_off("gc-pause-fenced", &[Pause]),
+        fencing_off("delayed-packet", &[Delay]),
+        fencing_off("watchdog-stalls", &[Pause]),
+        Breaker {
+            preset: "redlock-monotonic",
+            question: "If the instances measured TTLs by their wall clocks, what would a 60 ms clock step do?",
+            change: Change::WallClocks,
+            spec: jumps(1),
+            expect: Expect::Found(ViolationKind::TwoHolders),
+        },
+        Breaker {
+            preset: "redlock-monotonic",
+            question: "With monotonic clocks on every instance, can one or two 60 ms clock steps give two holders?",
+            change: Change::MonotonicClocks,
+            spec: jumps(2),
+            expect: Expect::NoneFound,
+        },
+        fencing_off("redlock-order-fenced", &[Pause]),
+    ]
+}
+
+/// The entries for a preset (none, one or two).
+pub fn breakers_for(preset_id: &str) -> Vec<Breaker> {
+    breakers()
+        .into_iter()
+        .filter(|b| b.preset == preset_id)
+        .collect()
+}

@@ -1,0 +1,280 @@
+// "Find a failure" off the main thread. The page's wasm has no search in it: this module, the
+// search wasm (dist/pkg-search/, the core and the search API without the front end) and the
+// workers are loaded only when the reader opens the panel or presses Search.
+//
+// Three ways to run, tried in this order:
+//   - served page: one module worker per core (up to navigator.hardwareConcurrency, at most
+//     MAX_WORKERS) from the same-origin file www/search-worker.js (the CSP's `script-src 'self'`
+//     covers it; blob workers it would refuse), each given the wasm module compiled once here;
+//   - single file from file:// (scripts/build-single.sh): classic blob workers made of the
+//     no-modules glue and makeHandler's source, with the wasm bytes posted in (Chromium refuses
+//     module workers and wasm fetches there);
+//   - no worker can start (a cross-origin embed, workers blocked): the same handler on the
+//     main thread, in slices of at most SLICE_MS.
+//
+// The schedules are numbered (sim::search::Plan). Blocks of numbers are handed out in
+// increasing order to whichever runner is free; a block reports its first failing number.
+// Once a failure is known no block starting after it is handed out, and the answer is the
+// lowest failing number of all blocks: the same whatever the number of workers. One runner
+// then shrinks it and writes the report (SearchPlan.finish).
+
+/** The most workers, whatever the core count says. */
+export const MAX_WORKERS = 8;
+/** A block's target length in a worker, and on the main thread (slices stay under 8 ms). */
+const WORKER_BLOCK_MS = 20;
+const SLICE_MS = 4;
+/** How often progress is reported, at most. */
+const PROGRESS_MS = 100;
+
+/**
+ * The message handler a runner uses, for workers and for the main thread alike. `api` gives
+ * `init(wasm)` (a promise) and `SearchPlan`; `post` sends a reply. Self-contained (no free
+ * variables), because the file:// blob worker is built from its source text.
+ */
+export function makeHandler(api, post) {
+  const plans = new Map();
+  let queue = Promise.resolve();
+  const run = async (m) => {
+    try {
+      if (m.type === 'init') {
+        await api.init(m.wasm);
+        post({ type: 'ready' });
+      } else if (m.type === 'plan') {
+        const plan = new api.SearchPlan(m.scenario, m.spec);
+        plans.set(m.id, plan);
+        post({ type: 'planned', id: m.id, total: plan.total(), failsAsIs: plan.failsAsIs() });
+      } else if (m.type === 'scan') {
+        const t0 = performance.now();
+        const found = plans.get(m.id).scan(m.from, m.to);
+        post({ type: 'scanned', id: m.id, found: found ?? null, ms: performance.now() - t0 });
+      } else if (m.type === 'finish') {
+        const report = plans.get(m.id).finish(m.found ?? undefined, m.schedules);
+        post({ type: 'report', id: m.id, report: JSON.stringify(report) });
+      } else if (m.type === 'drop') {
+        plans.get(m.id)?.free();
+        plans.delete(m.id);
+      }
+    } catch (err) {
+      post({ type: 'error', id: m.id, message: String((err && err.message) || err) });
+    }
+  };
+  // One message at a time, in order, even while init() awaits.
+  return (m) => {
+    queue = queue.then(() => run(m));
+  };
+}
+
+/** A runner: `request(message)` resolves with its reply, in order. */
+function runner(send, kind) {
+  const waiting = [];
+  return {
+    kind,
+    receive(reply) {
+      const next = waiting.shift();
+      if (!next) return;
+      if (reply.type === 'error') next.reject(new Error(reply.message));
+      else next.resolve(reply);
+    },
+    fail(err) {
+      for (const w of waiting.splice(0)) w.reject(err);
+    },
+    request(message, transfer) {
+      return new Promise((resolve, reject) => {
+        waiting.push({ resolve, reject });
+        send(message, transfer);
+      });
+    },
+    post(message) {
+      send(message);
+    },
+  };
+}
+
+/** A worker runner, or null if the worker cannot be made. */
+function workerRunner(make) {
+  let worker;
+  try {
+    worker = make();
+  } catch {
+    return null;
+  }
+  const r = runner((m, transfer) => worker.postMessage(m, transfer ?? []), 'workers');
+  worker.onmessage = (e) => r.receive(e.data);
+  worker.onerror = (e) => {
+    e.preventDefault?.();
+    r.fail(new Error(e.message || 'the search worker failed to start'));
+  };
+  r.terminate = () => worker.terminate();
+  return r;
+}
+
+/** The main-thread runner: the handler between tasks, so the page keeps answering. */
+function mainRunner(api) {
+  let r;
+  const handle = makeHandler(api, (reply) => r.receive(reply));
+  const channel = new MessageChannel();
+  const pending = [];
+  channel.port1.onmessage = () => handle(pending.shift());
+  // Each message is handled in a task of its own (a MessageChannel task, not a 4 ms timer).
+  r = runner((m) => {
+    pending.push(m);
+    channel.port2.postMessage(0);
+  }, 'main thread');
+  r.terminate = () => channel.port1.close();
+  return r;
+}
+
+/**
+ * `source` says where the code is: `{ worker, glue, wasm }` URLs (the served page), or
+ * `{ inline: { glue, wasm, api } }` (the single file: the no-modules glue's text, a function
+ * returning the wasm bytes, and the glue's API on the main thread). `options.workers` caps the
+ * number of workers (0: the main thread only).
+ */
+export function createFinder(source, options = {}) {
+  let pool;
+  let ids = 0;
+  const wanted = () => {
+    const cores = Math.floor(Number(navigator.hardwareConcurrency)) || 1;
+    const cap = options.workers ?? MAX_WORKERS;
+    return Math.max(0, Math.min(cores, cap, MAX_WORKERS));
+  };
+
+  async function mainApi() {
+    if (source.inline) return source.inline.api();
+    const glue = await import(source.glue);
+    return { init: (wasm) => glue.default({ module_or_path: wasm }), SearchPlan: glue.SearchPlan };
+  }
+
+  async function startPool() {
+    const n = wanted();
+    let wasm;
+    let makers = [];
+    if (source.inline) {
+      wasm = source.inline.wasm();
+      const text = `${source.inline.glue}
+const handle = (${makeHandler.toString()})(
+  { init: (wasm) => fpSearch({ module_or_path: wasm }), get SearchPlan() { return fpSearch.SearchPlan; } },
+  (m) => postMessage(m));
+onmessage = (e) => handle(e.data);
+`;
+      let url;
+      makers = Array.from({ length: n }, () => () => {
+        url ??= URL.createObjectURL(new Blob([text], { type: 'text/javascript' }));
+        return new Worker(url);
+      });
+    } else {
+      const response = fetch(source.wasm);
+      wasm = await WebAssembly.compileStreaming(response).catch(async () =>
+        WebAssembly.compile(await (await fetch(source.wasm)).arrayBuffer()));
+      makers = Array.from({ length: n }, () => () => new Worker(source.worker, { type: 'module' }));
+    }
+    const runners = makers.map(workerRunner);
+    if (runners.length && runners.every(Boolean)) {
+      try {
+        // The bytes are copied to each worker (never transferred: every worker needs them).
+        await Promise.all(runners.map((r) => r.request({ type: 'init', wasm })));
+        return runners;
+      } catch {
+        // A worker that cannot start (blocked, refused by a policy): the main thread instead.
+      }
+    }
+    for (const r of runners) r?.terminate();
+    const main = mainRunner(await mainApi());
+    await main.request({ type: 'init', wasm });
+    return [main];
+  }
+
+  const getPool = () => {
+    pool ??= startPool().catch((err) => {
+      pool = undefined;
+      throw err;
+    });
+    return pool;
+  };
+
+  return {
+    /** Starts the workers (and compiles the wasm) ahead of the first search. */
+    prepare() {
+      getPool().catch(() => {});
+    },
+
+    /**
+     * Searches `scenario` (JSON text) with `spec` (JSON text). `onEvent` gets
+     * `{ type: 'progress', done, total, elapsedMs, best, mode, workers, slowestMs }` (the
+     * longest block), then one of
+     * `{ type: 'done', report, firstMs, … }`, `{ type: 'cancelled' }`, `{ type: 'error', message }`.
+     */
+    search(scenario, spec, onEvent) {
+      const id = ++ids;
+      const job = { cancelled: false };
+      const t0 = performance.now();
+      const emit = (e) => {
+        try {
+          onEvent(e);
+        } catch {
+          // The page stopped listening (a newer search, or it unmounted).
+        }
+      };
+      (async () => {
+        const runners = await getPool();
+        const mode = runners[0].kind;
+        const workers = mode === 'workers' ? runners.length : 0;
+        const planned = await Promise.all(runners.map((r) => r.request({ type: 'plan', id, scenario, spec })));
+        const { total, failsAsIs } = planned[0];
+        let next = 0;
+        let best = null;
+        let done = 0;
+        let firstMs = null;
+        let lastProgress = 0;
+        let slowestMs = 0;
+        const progress = () => ({
+          type: 'progress', done, total, elapsedMs: performance.now() - t0, best, mode, workers, slowestMs,
+        });
+        const target = mode === 'workers' ? WORKER_BLOCK_MS : SLICE_MS;
+        const scan = async (r) => {
+          // Small first blocks, so that an early failure is seen at once; then blocks of
+          // about `target` milliseconds each.
+          let size = mode === 'workers' ? 64 : 16;
+          while (!job.cancelled && next < total && (best === null || next < best)) {
+            const from = next;
+            const to = Math.min(total, from + size);
+            next = to;
+            const reply = await r.request({ type: 'scan', id, from, to });
+            slowestMs = Math.max(slowestMs, reply.ms);
+            if (reply.found !== null) {
+              best = best === null ? reply.found : Math.min(best, reply.found);
+              firstMs ??= performance.now() - t0;
+              done += reply.found - from + 1;
+            } else {
+              done += to - from;
+            }
+            // Grow slowly on the main thread, where a slice must stay short.
+            const scale = target / Math.max(reply.ms, 0.25);
+            const growth = mode === 'workers' ? 4 : 1.5;
+            size = Math.max(1, Math.min(Math.ceil(size * growth), Math.floor(size * scale), 1 << 20));
+            if (performance.now() - lastProgress >= PROGRESS_MS) {
+              lastProgress = performance.now();
+              emit(progress());
+            }
+          }
+        };
+        if (!failsAsIs) await Promise.all(runners.map(scan));
+        if (job.cancelled) {
+          for (const r of runners) r.post({ type: 'drop', id });
+          emit({ type: 'cancelled' });
+          return;
+        }
+        emit(progress());
+        const schedules = best === null ? total : best + 1;
+        const { report } = await runners[0].request({ type: 'finish', id, found: best, schedules });
+        for (const r of runners) r.post({ type: 'drop', id });
+        emit({ ...progress(), type: 'done', report, firstMs });
+      })().catch((err) => emit({ type: 'error', message: String((err && err.message) || err) }));
+      return {
+        cancel() {
+          job.cancelled = true;
+        },
+      };
+    },
+  };
+}

@@ -110,6 +110,18 @@ pub fn App(props: &AppProps) -> Html {
     };
     // Nothing finished yet: no verdict, reading or narration to show, only that it computes.
     let first_run = computing && last.borrow().is_none();
+    // The story under the timeline (narration and commands) catches up on the drop: mid-drag
+    // it keeps the run the drag began with and says it lags (dragging the playhead, the run
+    // does not change and the commands follow the playhead live).
+    let settled = use_mut_ref(|| None::<(Rc<Scenario>, Rc<Runs>)>);
+    if state.drag.is_none() || settled.borrow().is_none() {
+        *settled.borrow_mut() = Some((shown.clone(), runs.clone()));
+    }
+    let (story_scenario, story_runs) = settled
+        .borrow()
+        .clone()
+        .unwrap_or_else(|| (shown.clone(), runs.clone()));
+    let story_stale = !Rc::ptr_eq(&story_runs.trace, &runs.trace);
     let root = use_node_ref();
     // The verdict, the playhead's reading and the narration follow the run live, mid-drag too.
     // So that a verdict that grows or shrinks cannot move the lanes under the pointer, the
@@ -331,8 +343,8 @@ pub fn App(props: &AppProps) -> Html {
             </p>
             if !first_run {
                 <div class="fp-story">
-                    <Narration trace={runs.trace.clone()} />
-                    <Commands scenario={shown.clone()} trace={runs.trace.clone()}
+                    <Narration trace={story_runs.trace.clone()} stale={story_stale} />
+                    <Commands scenario={story_scenario} trace={story_runs.trace.clone()} stale={story_stale}
                         playhead_ms={state.playhead_ms} on_move={on_playhead.clone()} />
                 </div>
             }

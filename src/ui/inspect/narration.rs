@@ -5,6 +5,11 @@
 //! that moved up: after a switch from the default preset to "Redlock: a clock jump…" the list
 //! read 2, 3, … 12, and the one-line empty Redlock read "12.". An explicit `value` changes on
 //! every item that moved, so the browser has to draw its new number.
+//!
+//! Mid-drag the narration keeps the run the drag began with and catches up on the drop:
+//! telling a run in words costs more than a frame can spare on a slow phone. While it lags it
+//! says so in its heading ("updates when you let go") and is dimmed, so it never passes for
+//! the run on the timeline.
 
 use crate::sim::Trace;
 use std::rc::Rc;
@@ -13,23 +18,36 @@ use yew::prelude::*;
 #[derive(Properties)]
 pub struct NarrationProps {
     pub trace: Rc<Trace>,
+    /// The timeline shows a newer run than `trace` (mid-drag): say so.
+    #[prop_or_default]
+    pub stale: bool,
 }
 
 /// Equal when the words are: mid-drag most frames leave the narration as it was.
 impl PartialEq for NarrationProps {
     fn eq(&self, other: &Self) -> bool {
-        super::same_part(&self.trace, &other.trace, |t| &t.narration)
+        self.stale == other.stale && super::same_part(&self.trace, &other.trace, |t| &t.narration)
     }
 }
 
 #[component]
 pub fn Narration(props: &NarrationProps) -> Html {
     html! {
-        <section class="fp-narration" data-testid="narration">
-            <h3>{ "What happened" }</h3>
+        <section class={classes!("fp-narration", props.stale.then_some("fp-stale"))} data-testid="narration">
+            <h3>{ "What happened" }{ stale_note(props.stale) }</h3>
             <ol>{ for props.trace.narration.iter().enumerate().map(|(i, l)| html! {
                 <li value={(i + 1).to_string()}>{ l.clone() }</li>
             }) }</ol>
         </section>
+    }
+}
+
+/// The words a lagging story carries in its heading (the heading's line is there anyway, so
+/// nothing moves).
+pub(super) fn stale_note(stale: bool) -> Html {
+    if stale {
+        html! { <span class="fp-stale-note" data-testid="stale-note">{ " · updates when you let go" }</span> }
+    } else {
+        html! {}
     }
 }

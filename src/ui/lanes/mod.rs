@@ -20,6 +20,8 @@ pub(super) mod dom;
 #[cfg(target_arch = "wasm32")]
 mod lane_client;
 #[cfg(target_arch = "wasm32")]
+mod lane_event;
+#[cfg(target_arch = "wasm32")]
 mod lane_instance;
 #[cfg(target_arch = "wasm32")]
 mod lane_lock;

@@ -18,7 +18,7 @@ use super::inspect::commands::Commands;
 use super::inspect::hint::Hint;
 use super::inspect::instance_inspector::Inspector;
 use super::inspect::narration::Narration;
-use super::inspect::readout::Readout;
+use super::inspect::readout::{reading, Readout};
 use super::lanes::dom;
 use super::lanes::timeline::Timeline;
 use super::model::apply::apply;
@@ -333,7 +333,8 @@ pub fn App(props: &AppProps) -> Html {
                 dragging={state.drag.is_some()} readonly={state.readonly} tool={state.tool} width_px={state.width_px}
                 uid={uid} on_action={dispatch.clone()} instance_tool={state.instance_tool} collapsed={state.collapsed} />
             if !first_run {
-                <Readout trace={runs.trace.clone()} at_ms={state.playhead_ms} on_move={on_playhead.clone()} />
+                <Readout text={reading(&runs.trace, state.playhead_ms)} end_ms={runs.trace.end_ms}
+                    at_ms={state.playhead_ms} on_move={on_playhead.clone()} />
             }
             <p class="fp-keys">
                 <kbd>{"Tab"}</kbd>{" moves between events · "}<kbd>{"←"}</kbd><kbd>{"→"}</kbd>

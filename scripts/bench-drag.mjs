@@ -1,7 +1,12 @@
 #!/usr/bin/env node
 // Script time per pointer move while dragging, in headless Chromium against the release build.
 //
-//   bash scripts/build.sh && node scripts/bench-drag.mjs [moves]
+//   bash scripts/build.sh && node scripts/bench-drag.mjs [moves] [--throttle N] [--runs R] [--json]
+//
+// --throttle N slows the CPU N× through the DevTools protocol (`Emulation.setCPUThrottlingRate`,
+// as a mid-range phone; issue 14 measures at 4×; also THROTTLE=N). --runs R repeats the bench in
+// R fresh pages and reports each run and the median of their p95s, the figure the budgets are
+// set on. --json prints the figures as JSON instead of text (for scripts/bench/report.mjs).
 //
 // Mounts a 40-event scenario (four clients, ten events each), grabs the end of a pause and sends
 // pointer moves across the axis, each one to a new millisecond so every move edits the scenario,
@@ -10,14 +15,32 @@
 // (which only records the position) and the script work of the frame that applies it (the
 // runs, the render and its microtasks; not style, layout or paint). One move per frame is the
 // worst case; faster pointers share a frame's work.
-// The verdict banner, the playhead's reading and the narration are live mid-drag too (issue
-// 10), so their renders are part of each frame's work.
-// Budget (issue 10): p95 ≤ 3.0 ms, the median of 5 runs (the first target, issue 3, was 1 ms).
+// The verdict banner and the playhead's reading are live mid-drag too (issue 10), so their
+// renders are part of each frame's work; the narration and the commands catch up on the drop.
+// Budgets, each the median of 5 runs' p95: 3.0 ms unthrottled (issue 10; the first target, issue
+// 3, was 1 ms), 8 ms under 4× CPU throttling (issue 14).
+// The machine's load average is printed with the figures: on a busy machine they are worse.
 import { chromium } from 'playwright-core';
 import { fileURLToPath } from 'node:url';
+import os from 'node:os';
 import { startServer } from './serve.mjs';
 
-const MOVES = Number(process.argv[2] ?? 400);
+const argv = process.argv.slice(2);
+const option = (name, fallback) => {
+  const i = argv.indexOf(name);
+  if (i < 0) return fallback;
+  const [value] = argv.splice(i, 2).slice(1);
+  return value;
+};
+const THROTTLE = Number(option('--throttle', process.env.THROTTLE ?? 1));
+const RUNS = Number(option('--runs', 1));
+const JSON_OUT = argv.includes('--json') && argv.splice(argv.indexOf('--json'), 1).length > 0;
+const MOVES = Number(argv[0] ?? 400);
+if (!(THROTTLE >= 1) || !(RUNS >= 1) || !(MOVES >= 1)) {
+  console.error('usage: node scripts/bench-drag.mjs [moves] [--throttle N ≥ 1] [--runs R ≥ 1] [--json]');
+  process.exit(2);
+}
+const BUDGET = THROTTLE >= 4 ? 8 : 3;
 const dist = process.env.DIST ?? fileURLToPath(new URL('../dist/', import.meta.url));
 
 function scenario() {
@@ -43,10 +66,14 @@ const browser = await chromium.launch({
   args: ['--no-sandbox', '--disable-gpu', '--disable-dev-shm-usage'],
   headless: true,
 });
-try {
+async function once() {
   const page = await browser.newPage({ viewport: { width: 1280, height: 800 } });
   await page.goto(server.url);
   await page.locator('[data-testid="timeline"]').first().waitFor({ timeout: 20_000 });
+  if (THROTTLE !== 1) {
+    const cdp = await page.context().newCDPSession(page);
+    await cdp.send('Emulation.setCPUThrottlingRate', { rate: THROTTLE });
+  }
   const result = await page.evaluate(async ({ scenario, moves }) => {
     const { mount } = await import(new URL('pkg/fencing_playground.js', document.baseURI).href);
     const host = document.createElement('div');
@@ -85,22 +112,53 @@ try {
     const times = handler.map((h, i) => h + work[i]);
     return { times, handler, work, count, label, isolated: self.crossOriginIsolated };
   }, { scenario: scenario(), moves: MOVES });
-  const stats = (xs) => {
-    const sorted = [...xs].sort((a, b) => a - b);
-    const q = (p) => sorted[Math.min(sorted.length - 1, Math.floor(p * sorted.length))];
-    const mean = xs.reduce((a, b) => a + b, 0) / xs.length;
-    return { mean, median: q(0.5), p95: q(0.95), max: sorted[sorted.length - 1] };
-  };
-  const show = (name, s) =>
-    console.log(`  ${name.padEnd(34)} mean ${s.mean.toFixed(2)} ms   median ${s.median.toFixed(2)} ms   p95 ${s.p95.toFixed(2)} ms   max ${s.max.toFixed(2)} ms`);
-  console.log(`drag bench: ${result.times.length} pointer moves, one per frame, over ${result.count} draggable parts (40 events); timer ${result.isolated ? '5 µs (cross-origin isolated)' : '100 µs'}`);
-  show('pointermove handler', stats(result.handler));
-  show('frame work (2 runs + render)', stats(result.work));
-  const total = stats(result.times);
-  show('script time per move (sum)', total);
-  console.log(`  after the drag: ${result.label.split('.')[0]}`);
-  console.log(total.p95 <= 3 ? '  p95 is within the 3.0 ms budget' : '  p95 is above the 3.0 ms budget');
+  await page.close();
+  return result;
+}
+
+const stats = (xs) => {
+  const sorted = [...xs].sort((a, b) => a - b);
+  const q = (p) => sorted[Math.min(sorted.length - 1, Math.floor(p * sorted.length))];
+  const mean = xs.reduce((a, b) => a + b, 0) / xs.length;
+  return { mean, median: q(0.5), p95: q(0.95), max: sorted[sorted.length - 1] };
+};
+
+try {
+  const load = os.loadavg();
+  const runs = [];
+  for (let i = 0; i < RUNS; i++) {
+    const result = await once();
+    runs.push({ result, handler: stats(result.handler), work: stats(result.work), total: stats(result.times) });
+  }
+  const loadAfter = os.loadavg();
+  const p95s = runs.map((r) => r.total.p95);
+  const medianP95 = [...p95s].sort((a, b) => a - b)[Math.floor((p95s.length - 1) / 2)];
+  const fmt = (xs) => xs.map((x) => x.toFixed(2)).join(' / ');
+  if (JSON_OUT) {
+    console.log(JSON.stringify({
+      moves: MOVES, throttle: THROTTLE, budgetMs: BUDGET, cores: os.cpus().length,
+      load: { before: load, after: loadAfter }, medianP95,
+      runs: runs.map((r) => ({ handler: r.handler, work: r.work, total: r.total })),
+      label: runs[0].result.label.split('.')[0],
+    }));
+  } else {
+    const first = runs[0].result;
+    console.log(`drag bench: ${first.times.length} pointer moves, one per frame, over ${first.count} draggable parts (40 events); CPU ${THROTTLE === 1 ? 'unthrottled' : `throttled ${THROTTLE}×`}; timer ${first.isolated ? '5 µs (cross-origin isolated)' : '100 µs'}; load average ${fmt(load)} (1/5/15 min) on ${os.cpus().length} cores`);
+    runs.forEach((r, i) => {
+      if (RUNS > 1) console.log(`run ${i + 1}:`);
+      show('pointermove handler', r.handler);
+      show('frame work (2 runs + render)', r.work);
+      show('script time per move (sum)', r.total);
+    });
+    console.log(`  after the drag: ${first.label.split('.')[0]}`);
+    if (RUNS > 1) console.log(`  p95 of each run: ${fmt(p95s)} ms; median ${medianP95.toFixed(2)} ms; load average after ${fmt(loadAfter)}`);
+    console.log(medianP95 <= BUDGET ? `  p95 is within the ${BUDGET.toFixed(1)} ms budget` : `  p95 is above the ${BUDGET.toFixed(1)} ms budget`);
+  }
 } finally {
   await browser.close();
   await server.close();
+}
+
+function show(name, s) {
+  console.log(`  ${name.padEnd(34)} mean ${s.mean.toFixed(2)} ms   median ${s.median.toFixed(2)} ms   p95 ${s.p95.toFixed(2)} ms   max ${s.max.toFixed(2)} ms`);
 }

@@ -2,7 +2,8 @@
 # The benchmark command (not part of the test run): builds the release page, then measures what
 # a first visit downloads, first render (served and from file://), first interactive under a
 # phone profile (scripts/bench/phone.mjs: brotli and gzip), script time per pointer move
-# while dragging in a 40-event scenario, simulate() throughput natively and in wasm, and the
+# while dragging in a 40-event scenario (unthrottled and under 4× CPU throttling, 5 runs each),
+# simulate() throughput natively and in wasm, and the
 # worst cases of tests/worst/cases.rs (each ≤ 250 ms native, ≤ 1 s in wasm, trace ≤ 10 MB) with
 # the checker and narration timed on doubling numbers of debits, and the search's throughput
 # (schedules per second, native, wasm, two workers) and, in the page, the time from pressing
@@ -22,8 +23,9 @@ echo "[bench] first render (served, file://)"
 node scripts/bench/first-render.mjs 12 > "$out/render.json"
 echo "[bench] phone profile: first interactive, brotli and gzip (5 fresh contexts each)"
 node scripts/bench/phone.mjs 5 br,gzip > "$out/phone.json"
-echo "[bench] drag: script time per pointer move"
-node scripts/bench-drag.mjs 400 > "$out/drag.txt"
+echo "[bench] drag: script time per pointer move, 5 runs unthrottled, then 5 with the CPU throttled 4×"
+node scripts/bench-drag.mjs 400 --runs 5 --json > "$out/drag.json"
+node scripts/bench-drag.mjs 400 --runs 5 --throttle 4 --json > "$out/drag-4x.json"
 echo "[bench] simulate() throughput: native, then wasm"
 node scripts/bench/large-scenario.mjs 2000 > "$out/large.json"
 cargo run --quiet --release --example throughput -- "$out/large.json" 5 > "$out/native.json"

@@ -62,3 +62,35 @@ fn the_lean_run_agrees_with_the_full_run_on_thousands_of_scenarios() {
         "{unsafe_runs}"
     );
 }
+
+/// The page's runs: the one it draws keeps its step texts and leaves the narration to
+/// `narrate::narrate` (told on the drop of a drag); the comparison it draws without words is
+/// the lean run. Told afterwards, the first is the full run; the second has its verdict.
+#[test]
+fn a_run_without_narration_told_afterwards_is_the_full_run() {
+    use fencing_playground::sim::engine::{Run, Words};
+    use fencing_playground::sim::narrate::narrate;
+    let spec = SearchSpec {
+        faults: FaultKind::ALL.to_vec(),
+        strategy: Strategy::Swarm,
+        max_faults: 3,
+        ..SearchSpec::default()
+    };
+    for p in presets() {
+        let plan = Plan::new(&p.scenario, &spec);
+        for i in 0..40 {
+            let schedule = Schedule {
+                faults: plan.faults_of(i),
+                dropped: Vec::new(),
+            };
+            let s = scenario_of(&p.scenario, &schedule);
+            let full = run(&s);
+            let mut steps = Run::with_words(&s, Words::Steps).finish();
+            assert!(steps.narration.is_empty(), "{} schedule {i}", p.id);
+            steps.narration = narrate(&steps);
+            assert_eq!(steps, full, "{} schedule {i}", p.id);
+            let lean = Run::with_words(&s, Words::None).finish();
+            assert_eq!(lean, run_lean(&s), "{} schedule {i}", p.id);
+        }
+    }
+}

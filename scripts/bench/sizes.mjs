@@ -13,7 +13,7 @@ import { fileURLToPath, pathToFileURL } from 'node:url';
 export const BUDGET_BYTES = 150_000;
 export const GUARD_BYTES = Math.round(BUDGET_BYTES * 1.15);
 /**
- * 285 158 B brotli measured on 2026-11-30 (rustc 1.95.0, binaryen 132, terser 5.51), plus 2%.
+ * 287 155 B brotli measured on 2026-11-30 (rustc 1.95.0, binaryen 132, terser 5.51), plus 2%.
  * History: 294 400 B (289 326 B measured) before issue 14, which took it down: the core's sorts
  * share one merge sort (sim::sort, −14.2 KB), lookups-only sets and maps are hash-based (−4.9
  * KB), the Commands view drawn when idle costs +0.9 KB (271 137 B measured). Then raised on
@@ -21,9 +21,11 @@ export const GUARD_BYTES = Math.round(BUDGET_BYTES * 1.15);
  * measured for the panel, the bridge to the finder, the report reader, the timeline's marks and
  * the "what would break this?" table in the wasm, and the lazy loader in main.js. The search
  * itself is not in the first visit: its wasm (dist/pkg-search/, about 130 KB brotli), the
- * finder and the worker are fetched when the reader opens the panel.
+ * finder and the worker are fetched when the reader opens the panel. The drag work (issues 10
+ * and 14: each client-lane event its own component, runs that write only the words drawn)
+ * added +2.0 KB (285 158 → 287 155 B).
  */
-export const CEILING_BYTES = 290_870;
+export const CEILING_BYTES = 292_900;
 const dist = fileURLToPath(new URL('../../dist/', import.meta.url));
 
 /** The files index.html pulls in on a first visit, in the order the page requests them. */

@@ -19,7 +19,7 @@ use super::inspect::commands::Commands;
 use super::inspect::hint::Hint;
 use super::inspect::instance_inspector::Inspector;
 use super::inspect::narration::Narration;
-use super::inspect::readout::Readout;
+use super::inspect::readout::{reading, Readout};
 use super::lanes::dom;
 use super::lanes::timeline::Timeline;
 use super::model::apply::apply;
@@ -113,6 +113,18 @@ pub fn App(props: &AppProps) -> Html {
     };
     // Nothing finished yet: no verdict, reading or narration to show, only that it computes.
     let first_run = computing && last.borrow().is_none();
+    // The story under the timeline (narration and commands) catches up on the drop: mid-drag
+    // it keeps the run the drag began with and says it lags (dragging the playhead, the run
+    // does not change and the commands follow the playhead live).
+    let settled = use_mut_ref(|| None::<(Rc<Scenario>, Rc<Runs>)>);
+    if state.drag.is_none() || settled.borrow().is_none() {
+        *settled.borrow_mut() = Some((shown.clone(), runs.clone()));
+    }
+    let (story_scenario, story_runs) = settled
+        .borrow()
+        .clone()
+        .unwrap_or_else(|| (shown.clone(), runs.clone()));
+    let story_stale = !Rc::ptr_eq(&story_runs.trace, &runs.trace);
     let root = use_node_ref();
     // The verdict, the playhead's reading and the narration follow the run live, mid-drag too.
     // So that a verdict that grows or shrinks cannot move the lanes under the pointer, the
@@ -325,7 +337,8 @@ pub fn App(props: &AppProps) -> Html {
                 uid={uid} on_action={dispatch.clone()} instance_tool={state.instance_tool} collapsed={state.collapsed}
                 found={state.found_here().filter(|_| Rc::ptr_eq(&shown, &scenario)).map(|f| Rc::new(f.marks.clone()))} />
             if !first_run {
-                <Readout trace={runs.trace.clone()} at_ms={state.playhead_ms} on_move={on_playhead.clone()} />
+                <Readout text={reading(&runs.trace, state.playhead_ms)} end_ms={runs.trace.end_ms}
+                    at_ms={state.playhead_ms} on_move={on_playhead.clone()} />
             }
             // Under the timeline, so the story still fits the first screen; what it finds
             // opens on the timeline above.
@@ -342,8 +355,8 @@ pub fn App(props: &AppProps) -> Html {
             </p>
             if !first_run {
                 <div class="fp-story">
-                    <Narration trace={runs.trace.clone()} />
-                    <Commands scenario={shown.clone()} trace={runs.trace.clone()}
+                    <Narration trace={story_runs.trace.clone()} stale={story_stale} />
+                    <Commands scenario={story_scenario} trace={story_runs.trace.clone()} stale={story_stale}
                         playhead_ms={state.playhead_ms} on_move={on_playhead.clone()} />
                 </div>
             }

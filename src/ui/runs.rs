@@ -4,7 +4,7 @@
 //! which the browser handles input.
 
 use crate::sim::compare::{self, Contrast};
-use crate::sim::engine::{Progress, Run};
+use crate::sim::engine::{Progress, Run, Words};
 use crate::sim::{Scenario, Trace};
 use std::cell::{Cell, RefCell};
 use std::rc::Rc;
@@ -14,6 +14,9 @@ use yew::Callback;
 /// The run, and the comparison the core chooses for it (`sim::compare`): the same schedule
 /// with the fence check flipped, or with the fence the lock service lacks, computed once per
 /// scenario. With nothing to compare, the ghost is the run itself and `contrast` says why.
+/// The run keeps its step texts but not its narration, which the narration tells when it
+/// shows (on the drop, mid-drag); the comparison is drawn from its ledger and verdict alone,
+/// so it is the lean run, without words (`tests/lean.rs`: the same verdicts).
 #[derive(PartialEq)]
 pub struct Runs {
     pub trace: Rc<Trace>,
@@ -48,9 +51,9 @@ struct Stage {
 }
 
 impl Stage {
-    fn new(s: &Scenario) -> Stage {
+    fn new(s: &Scenario, words: Words) -> Stage {
         Stage {
-            run: Some(Run::new(s)),
+            run: Some(Run::with_words(s, words)),
             trace: None,
             chunk: 16,
         }
@@ -124,8 +127,8 @@ pub(super) enum Job {
 pub(super) fn start(s: &Scenario) -> Job {
     let other = compare::counterfactual(s);
     let mut slices = Slices {
-        trace: Stage::new(s),
-        ghost: other.scenario.as_ref().map(Stage::new),
+        trace: Stage::new(s, Words::Steps),
+        ghost: other.scenario.as_ref().map(|o| Stage::new(o, Words::None)),
         contrast: Rc::new(other.contrast),
     };
     let done = slices.trace.at_once(SYNC_STEPS)

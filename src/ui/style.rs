@@ -181,6 +181,8 @@ pub const CSS: &str = concat!(
 .fp-commands { margin-top: 14px; min-width: 0; }
 .fp-commands h3 { font-size: 1rem; margin: 0 0 4px; display: flex; gap: 8px; align-items: center; }
 .fp-commands h3 button { font-size: 12px; }
+.fp-stale > :not(h3) { opacity: .45; }
+.fp-stale-note { font-weight: 400; color: var(--muted); }
 .fp-cmd-scroll { height: 320px; overflow: auto; border: 1px solid var(--line); border-radius: 4px; }
 .fp-cmd-table { border-collapse: collapse; width: 100%; font-size: 12px; }
 .fp-cmd-table td { padding: 1px 6px; vertical-align: top; white-space: nowrap; }

@@ -1,6 +1,7 @@
 // Text that must not go stale, read off the release page with a real mouse: the heading of an
 // edited preset, the numbers of "What happened" after a preset switch, the verdict and the
-// playhead's reading in the middle of a drag, and the words that name the double-click tool.
+// playhead's reading in the middle of a drag (the narration there says it lags until the
+// drop), and the words that name the double-click tool.
 import assert from 'node:assert/strict';
 import { assertClean, tid, expectText, centre, xOf } from './helpers.mjs';
 import { test } from './fixtures.mjs';
@@ -140,6 +141,8 @@ test('mid-drag the verdict and the readout follow the run, and the lanes stay pu
   const verdictTop = () => page.locator(tid('verdict')).boundingBox().then((b) => b.y);
   const vtop = await verdictTop();
   assert.match(await text(page, 'readout'), /A is paused/);
+  await expectText(page, 'narration', 'A was paused by GC for 44 ms');
+  assert.equal(await page.locator(tid('stale-note')).count(), 0, 'nothing lags before the drag');
   // Shorten A's pause below the TTL and hold the button down: the watchdog renews in time.
   await dragPauseEndTo(page, 20, { release: false });
   await expectText(page, 'verdict-word', 'Safe');
@@ -147,6 +150,11 @@ test('mid-drag the verdict and the readout follow the run, and the lanes stay pu
   await until('the readout mid-drag', () => text(page, 'readout'), (t) => !/paused/.test(t));
   assert.equal(await laneTop(), top, 'the lanes moved under the pointer');
   assert.equal(await verdictTop(), vtop, 'the verdict moved');
+  // The narration and the commands catch up on the drop: until then they keep the run the
+  // drag began with, and say so where a reader looks first, in their headings.
+  await expectText(page, 'narration', 'What happened · updates when you let go');
+  await expectText(page, 'narration', 'A was paused by GC for 44 ms');
+  await expectText(page, 'commands', 'Commands · updates when you let go');
   // And back past the TTL, still holding: unsafe again, still in place.
   await page.mouse.move(await xOf(page, 50), (await centre(page, 'pause-A-1-end')).y);
   await expectText(page, 'verdict-word', 'Unsafe');
@@ -154,6 +162,10 @@ test('mid-drag the verdict and the readout follow the run, and the lanes stay pu
   assert.equal(await laneTop(), top, 'the lanes moved under the pointer');
   await page.mouse.up();
   await expectText(page, 'verdict-word', 'Unsafe');
+  // Let go: the narration tells the run on the timeline, and nothing says it lags.
+  await until('the narration after the drop', () => text(page, 'narration'),
+    (t) => /A was paused by GC for \d+ ms/.test(t) && !/44 ms/.test(t) && !/let go/.test(t));
+  assert.equal(await page.locator(tid('stale-note')).count(), 0, 'a note that it lags is left');
   assertClean(rec);
 });
 

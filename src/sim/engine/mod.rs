@@ -65,6 +65,8 @@ struct Sim {
     /// Actions taken so far, against the scenario's step limit.
     steps: u32,
     done: bool,
+    /// Whether `finish` tells the run in words.
+    narrate: bool,
 }
 
 /// Runs a validated scenario to completion (or to its step limit).
@@ -75,10 +77,20 @@ pub fn run(s: &Scenario) -> Trace {
 /// The same run without the words: no step texts, message labels or narration. Everything the
 /// verdict reads is computed as in `run`, so the verdict is the same; the search runs this.
 pub fn run_lean(s: &Scenario) -> Trace {
-    let mut sim = Sim::new(Rc::new(s.clone()));
-    sim.w.texts = false;
-    sim.schedule_events();
-    Run { sim }.finish()
+    Run::with_words(s, Words::None).finish()
+}
+
+/// Which words a run writes. Everything the verdict reads is computed in every case, so the
+/// verdict is the same (`tests/lean.rs`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Words {
+    /// Step texts, message labels and the narration: `run`.
+    All,
+    /// Step texts and message labels, no narration (`narrate::narrate` tells the trace
+    /// later): what a page draws while a drag moves an event.
+    Steps,
+    /// None at all: the lean run of the search and of a comparison drawn without words.
+    None,
 }
 
 /// A run that can be taken a slice at a time, so a caller with a deadline (the page, which
@@ -101,7 +113,14 @@ pub enum Progress {
 impl Run {
     /// A run of a validated scenario with nothing done yet.
     pub fn new(s: &Scenario) -> Run {
+        Run::with_words(s, Words::All)
+    }
+
+    /// A run that writes only the given words.
+    pub fn with_words(s: &Scenario, words: Words) -> Run {
         let mut sim = Sim::new(Rc::new(s.clone()));
+        sim.w.texts = words != Words::None;
+        sim.narrate = words == Words::All;
         sim.schedule_events();
         Run { sim }
     }
@@ -145,6 +164,7 @@ impl Sim {
             storage,
             steps: 0,
             done: false,
+            narrate: true,
         }
     }
 
@@ -355,15 +375,19 @@ impl Sim {
     }
 
     fn finish(self) -> Trace {
-        let Sim { w, storage, .. } = self;
-        let texts = w.texts;
+        let Sim {
+            w,
+            storage,
+            narrate: tell,
+            ..
+        } = self;
         let mut trace = w.trace;
         spans::mark_stale_beliefs(&mut trace);
         trace.majorities = spans::majority_spans(&trace);
         trace.final_balance = storage.balance();
         trace.last_fence = storage.last_fence();
         trace.verdict = checker::check(&trace);
-        if texts {
+        if tell {
             trace.narration = narrate::narrate(&trace);
         }
         trace

@@ -2,26 +2,59 @@
 //! time, amount, name and count within the table of `limits.rs` (also for scenarios the UI
 //! builds in code), names unique, slews slow enough, every list counted toward one total, and
 //! the work a run may need (`work.rs`). A valid scenario's run is bounded.
+//!
+//! A page validates the scenario on every frame of a drag, so a field's path
+//! ("clients[0].events[2].atMs") is a `Path` that is written out only when a check fails:
+//! formatting every path of every event cost more than the checks themselves.
 
 use super::error::ScenarioError;
 use super::limits::*;
 use super::types::{Client, Event, InstanceEvent, Redlock, Scenario};
 use super::work::work;
 use crate::sim::clock::{ClockJump, ClockSpec};
+use std::fmt;
 
 type Result = std::result::Result<(), ScenarioError>;
 
+/// Where a field is, as the error names it; written out only for an error.
+#[derive(Clone, Copy)]
+enum Path<'a> {
+    Top(&'static str),
+    Field(&'a Path<'a>, &'static str),
+    Item(&'a Path<'a>, usize),
+}
+
+impl<'a> Path<'a> {
+    fn field(&'a self, name: &'static str) -> Path<'a> {
+        Path::Field(self, name)
+    }
+
+    fn item(&'a self, i: usize) -> Path<'a> {
+        Path::Item(self, i)
+    }
+}
+
+impl fmt::Display for Path<'_> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Path::Top(name) => f.write_str(name),
+            Path::Field(p, name) => write!(f, "{p}.{name}"),
+            Path::Item(p, i) => write!(f, "{p}[{i}]"),
+        }
+    }
+}
+
 /// A whole number within a limit, or the limit's message at `path`.
-fn check(path: &str, limit: &Limit, n: impl Into<i128>) -> Result {
+fn check(path: Path, limit: &Limit, n: impl Into<i128>) -> Result {
     within(path, limit, n.into())
 }
 
 /// `check` without the generic part, so its code is in the wasm once.
-fn within(path: &str, limit: &Limit, n: i128) -> Result {
+fn within(path: Path, limit: &Limit, n: i128) -> Result {
     if limit.allows(n) {
         Ok(())
     } else {
-        Err(ScenarioError::new(path, limit.refuse(n)))
+        Err(ScenarioError::new(path.to_string(), limit.refuse(n)))
     }
 }
 
@@ -35,31 +68,37 @@ impl Scenario {
                 format!("expected {SCENARIO_VERSION}, got {}", self.version),
             ));
         }
-        text_limit("name", &self.name, &NAME)?;
-        text_limit("caption", &self.caption, &CAPTION)?;
-        text_limit("key", &self.key, &KEY)?;
-        check("endMs", &END_MS, self.end_ms)?;
-        check("stepLimit", &STEP_LIMIT, self.step_limit)?;
-        check("lock.ttlMs", &TTL_MS, self.lock.ttl_ms)?;
-        check("lock.firstFence", &FIRST_FENCE, self.lock.first_fence)?;
-        validate_clock("lock.clock", &self.lock.clock)?;
+        text_limit(Path::Top("name"), &self.name, &NAME)?;
+        text_limit(Path::Top("caption"), &self.caption, &CAPTION)?;
+        text_limit(Path::Top("key"), &self.key, &KEY)?;
+        check(Path::Top("endMs"), &END_MS, self.end_ms)?;
+        check(Path::Top("stepLimit"), &STEP_LIMIT, self.step_limit)?;
+        check(Path::Top("lock.ttlMs"), &TTL_MS, self.lock.ttl_ms)?;
+        check(
+            Path::Top("lock.firstFence"),
+            &FIRST_FENCE,
+            self.lock.first_fence,
+        )?;
+        validate_clock(Path::Top("lock.clock"), &self.lock.clock)?;
         if let Some(r) = &self.lock.redlock {
             validate_redlock(r, &self.clients)?;
         }
-        check("storage.balance", &BALANCE, self.storage.balance)?;
-        check("clients", &CLIENTS, self.clients.len() as u64)?;
+        check(Path::Top("storage.balance"), &BALANCE, self.storage.balance)?;
+        let clients = Path::Top("clients");
+        check(clients, &CLIENTS, self.clients.len() as u64)?;
         for (i, c) in self.clients.iter().enumerate() {
-            let at = format!("clients[{i}]");
-            name_limit(&format!("{at}.name"), &c.name, &CLIENT_NAME)?;
+            let at = clients.item(i);
+            name_limit(at.field("name"), &c.name, &CLIENT_NAME)?;
             if self.clients[..i].iter().any(|o| o.name == c.name) {
                 return Err(ScenarioError::new(
-                    format!("{at}.name"),
+                    at.field("name").to_string(),
                     format!("another client is already named {:?}", c.name),
                 ));
             }
-            validate_clock(&format!("{at}.clock"), &c.clock)?;
+            validate_clock(at.field("clock"), &c.clock)?;
+            let events = at.field("events");
             for (j, e) in c.events.iter().enumerate() {
-                validate_event(&format!("{at}.events[{j}]"), e)?;
+                validate_event(events.item(j), e)?;
             }
         }
         self.validate_totals()
@@ -127,61 +166,67 @@ impl Scenario {
     }
 }
 
-fn text_limit(path: &str, text: &str, limit: &Limit) -> Result {
+fn text_limit(path: Path, text: &str, limit: &Limit) -> Result {
     let n = text.chars().count();
     check(path, limit, n as u64)
 }
 
 /// A name: non-blank and within its length.
-fn name_limit(path: &str, name: &str, limit: &Limit) -> Result {
+fn name_limit(path: Path, name: &str, limit: &Limit) -> Result {
     if name.trim().is_empty() {
-        return Err(ScenarioError::new(path, "expected a non-empty name"));
+        return Err(ScenarioError::new(
+            path.to_string(),
+            "expected a non-empty name",
+        ));
     }
     text_limit(path, name, limit)
 }
 
-fn validate_clock(path: &str, c: &ClockSpec) -> Result {
-    check(&format!("{path}.offsetMs"), &OFFSET_MS, c.offset_ms)?;
-    check(&format!("{path}.driftPpm"), &DRIFT_PPM, c.drift_ppm)?;
+fn validate_clock(path: Path, c: &ClockSpec) -> Result {
+    check(path.field("offsetMs"), &OFFSET_MS, c.offset_ms)?;
+    check(path.field("driftPpm"), &DRIFT_PPM, c.drift_ppm)?;
+    let jumps = path.field("jumps");
     for (k, j) in c.jumps.iter().enumerate() {
-        validate_jump(&format!("{path}.jumps[{k}]"), j)?;
+        validate_jump(jumps.item(k), j)?;
     }
     Ok(())
 }
 
 fn validate_redlock(r: &Redlock, clients: &[Client]) -> Result {
+    let instances = Path::Top("lock.redlock.instances");
+    check(instances, &INSTANCES, r.instances.len() as u64)?;
     check(
-        "lock.redlock.instances",
-        &INSTANCES,
-        r.instances.len() as u64,
+        Path::Top("lock.redlock.timeoutMs"),
+        &TIMEOUT_MS,
+        r.timeout_ms,
     )?;
-    check("lock.redlock.timeoutMs", &TIMEOUT_MS, r.timeout_ms)?;
     check(
-        "lock.redlock.retryDelayMs",
+        Path::Top("lock.redlock.retryDelayMs"),
         &RETRY_DELAY_MS,
         r.retry_delay_ms,
     )?;
     check(
-        "lock.redlock.driftFactorPpm",
+        Path::Top("lock.redlock.driftFactorPpm"),
         &DRIFT_FACTOR_PPM,
         r.drift_factor_ppm,
     )?;
-    check("lock.redlock.retries", &RETRIES, r.retries)?;
+    check(Path::Top("lock.redlock.retries"), &RETRIES, r.retries)?;
     for (i, inst) in r.instances.iter().enumerate() {
-        let at = format!("lock.redlock.instances[{i}]");
-        name_limit(&format!("{at}.name"), &inst.name, &INSTANCE_NAME)?;
-        validate_clock(&format!("{at}.clock"), &inst.clock)?;
-        check(&format!("{at}.latencyMs"), &LATENCY_MS, inst.latency_ms)?;
+        let at = instances.item(i);
+        name_limit(at.field("name"), &inst.name, &INSTANCE_NAME)?;
+        validate_clock(at.field("clock"), &inst.clock)?;
+        check(at.field("latencyMs"), &LATENCY_MS, inst.latency_ms)?;
+        let events = at.field("events");
         for (j, e) in inst.events.iter().enumerate() {
-            let path = format!("{at}.events[{j}]");
-            check(&format!("{path}.atMs"), &AT_MS, e.at_ms())?;
+            let path = events.item(j);
+            check(path.field("atMs"), &AT_MS, e.at_ms())?;
             match e {
                 InstanceEvent::ClockJump {
                     at_ms,
                     by_ms,
                     over_ms,
                 } => validate_jump(
-                    &path,
+                    path,
                     &ClockJump {
                         at_ms: *at_ms,
                         by_ms: *by_ms,
@@ -189,18 +234,18 @@ fn validate_redlock(r: &Redlock, clients: &[Client]) -> Result {
                     },
                 )?,
                 InstanceEvent::Crash { down_ms, .. } => {
-                    check(&format!("{path}.downMs"), &DOWN_MS, *down_ms)?
+                    check(path.field("downMs"), &DOWN_MS, *down_ms)?
                 }
                 InstanceEvent::Partition {
                     duration_ms,
                     client,
                     ..
                 } => {
-                    check(&format!("{path}.durationMs"), &PARTITION_MS, *duration_ms)?;
+                    check(path.field("durationMs"), &PARTITION_MS, *duration_ms)?;
                     if let Some(c) = client {
                         if !clients.iter().any(|k| &k.name == c) {
                             return Err(ScenarioError::new(
-                                format!("{path}.client"),
+                                path.field("client").to_string(),
                                 format!("no client is named {c:?}"),
                             ));
                         }
@@ -212,13 +257,13 @@ fn validate_redlock(r: &Redlock, clients: &[Client]) -> Result {
     Ok(())
 }
 
-fn validate_jump(path: &str, j: &ClockJump) -> Result {
-    check(&format!("{path}.atMs"), &AT_MS, j.at_ms)?;
-    check(&format!("{path}.byMs"), &BY_MS, j.by_ms)?;
-    check(&format!("{path}.overMs"), &OVER_MS, j.over_ms)?;
+fn validate_jump(path: Path, j: &ClockJump) -> Result {
+    check(path.field("atMs"), &AT_MS, j.at_ms)?;
+    check(path.field("byMs"), &BY_MS, j.by_ms)?;
+    check(path.field("overMs"), &OVER_MS, j.over_ms)?;
     if j.over_ms > 0 && j.by_ms.unsigned_abs().saturating_mul(2) > j.over_ms {
         return Err(ScenarioError::new(
-            format!("{path}.overMs"),
+            path.field("overMs").to_string(),
             format!(
                 "a slew of {} ms needs at least {} ms (half a millisecond per millisecond)",
                 j.by_ms,
@@ -229,15 +274,15 @@ fn validate_jump(path: &str, j: &ClockJump) -> Result {
     Ok(())
 }
 
-fn validate_key(path: &str, key: &Option<String>) -> Result {
+fn validate_key(path: Path, key: &Option<String>) -> Result {
     match key {
-        Some(k) => text_limit(&format!("{path}.idempotencyKey"), k, &IDEMPOTENCY_KEY),
+        Some(k) => text_limit(path.field("idempotencyKey"), k, &IDEMPOTENCY_KEY),
         None => Ok(()),
     }
 }
 
-fn validate_event(path: &str, e: &Event) -> Result {
-    check(&format!("{path}.atMs"), &AT_MS, e.at_ms())?;
+fn validate_event(path: Path, e: &Event) -> Result {
+    check(path.field("atMs"), &AT_MS, e.at_ms())?;
     match e {
         Event::Debit {
             amount,
@@ -245,9 +290,9 @@ fn validate_event(path: &str, e: &Event) -> Result {
             delay_ms,
             ..
         } => {
-            check(&format!("{path}.amount"), &AMOUNT, *amount)?;
+            check(path.field("amount"), &AMOUNT, *amount)?;
             validate_key(path, idempotency_key)?;
-            check(&format!("{path}.delayMs"), &DELAY_MS, *delay_ms)
+            check(path.field("delayMs"), &DELAY_MS, *delay_ms)
         }
         Event::CheckThenWrite {
             amount,
@@ -256,15 +301,15 @@ fn validate_event(path: &str, e: &Event) -> Result {
             gap_ms,
             ..
         } => {
-            check(&format!("{path}.amount"), &AMOUNT, *amount)?;
+            check(path.field("amount"), &AMOUNT, *amount)?;
             validate_key(path, idempotency_key)?;
-            check(&format!("{path}.delayMs"), &DELAY_MS, *delay_ms)?;
-            check(&format!("{path}.gapMs"), &GAP_MS, *gap_ms)
+            check(path.field("delayMs"), &DELAY_MS, *delay_ms)?;
+            check(path.field("gapMs"), &GAP_MS, *gap_ms)
         }
         Event::Pause { duration_ms, .. } => {
-            check(&format!("{path}.durationMs"), &PAUSE_MS, *duration_ms)
+            check(path.field("durationMs"), &PAUSE_MS, *duration_ms)
         }
-        Event::ClockJump { by_ms, .. } => check(&format!("{path}.byMs"), &BY_MS, *by_ms),
+        Event::ClockJump { by_ms, .. } => check(path.field("byMs"), &BY_MS, *by_ms),
         _ => Ok(()),
     }
 }

@@ -20,6 +20,9 @@ pub struct CommandsProps {
     pub trace: Rc<Trace>,
     pub playhead_ms: u64,
     pub on_move: Callback<u64>,
+    /// The timeline shows a newer run than `trace` (mid-drag): say so, as the narration does.
+    #[prop_or_default]
+    pub stale: bool,
 }
 
 /// "7.0.15" → "7.0"; "15.18" → "15": how the mark names the servers.
@@ -205,8 +208,8 @@ pub fn Commands(props: &CommandsProps) -> Html {
         })
     };
     html! {
-        <section class="fp-commands" data-testid="commands">
-            <h3>{ "Commands" }
+        <section class={classes!("fp-commands", props.stale.then_some("fp-stale"))} data-testid="commands">
+            <h3>{ "Commands" }{ super::narration::stale_note(props.stale) }
                 <button type="button" data-testid="copy-commands" onclick={on_copy}>{ "Copy as script" }</button>
                 if let Some(Ok(())) = *copied {
                     <span class="fp-hint" role="status">{ " copied" }</span>

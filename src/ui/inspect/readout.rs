@@ -3,20 +3,27 @@
 
 use crate::sim::Trace;
 use crate::ui::lanes::describe::{instant, instant_text};
-use std::rc::Rc;
 use wasm_bindgen::JsCast;
 use yew::prelude::*;
 
+/// The reading is worked out by the caller (`reading`), so that mid-drag, while the run
+/// changes but not what it says at the playhead, the readout compares equal and is skipped.
 #[derive(Properties, PartialEq)]
 pub struct ReadoutProps {
-    pub trace: Rc<Trace>,
+    pub text: AttrValue,
+    pub end_ms: u64,
     pub at_ms: u64,
     pub on_move: Callback<u64>,
 }
 
+/// What the readout says about `trace` at `at_ms`.
+pub fn reading(trace: &Trace, at_ms: u64) -> AttrValue {
+    instant_text(trace, &instant(trace, at_ms)).into()
+}
+
 #[component]
 pub fn Readout(props: &ReadoutProps) -> Html {
-    let text = instant_text(&props.trace, &instant(&props.trace, props.at_ms));
+    let text = props.text.clone();
     let oninput = {
         let on_move = props.on_move.clone();
         Callback::from(move |e: InputEvent| {
@@ -34,7 +41,7 @@ pub fn Readout(props: &ReadoutProps) -> Html {
         <div class="fp-readout">
             <p class="fp-readout-text" aria-live="polite" data-testid="readout">{ text }</p>
             <span aria-hidden="true">{ "Playhead" }</span>
-            <input type="range" min="0" max={props.trace.end_ms.to_string()} value={props.at_ms.to_string()}
+            <input type="range" min="0" max={props.end_ms.to_string()} value={props.at_ms.to_string()}
                 aria-label="Playhead time in ms" data-testid="playhead-slider" {oninput} />
         </div>
     }

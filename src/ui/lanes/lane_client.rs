@@ -7,9 +7,10 @@ use super::describe::{aria_label, badge_step, event_label, mark};
 use super::geometry::{
     fit_label, order_of, place_rows, small_text_width_px, text_width_px, LaneKind, Layout,
 };
-use super::hits::{client_hits, rects_of, Rect, MARK_Y, PAUSE_H, PAUSE_Y};
+use super::hits::{client_hits, rects_of, MARK_Y, PAUSE_Y};
+use super::lane_event::EventMark;
 use crate::sim::trace::{BeliefSpan, Step};
-use crate::sim::{Event, ReleaseKind, Scenario, Trace};
+use crate::sim::{Event, Scenario, Trace};
 use crate::ui::model::item::Part;
 use std::rc::Rc;
 use yew::prelude::*;
@@ -53,25 +54,6 @@ const BELIEF_Y: i32 = 4;
 const BELIEF_H: i32 = 14;
 const BADGE_Y: [i32; 2] = [80, 95];
 
-/// A marker's outline, centred on the origin: never colour alone, each kind has a shape.
-fn shape(e: &Event) -> &'static str {
-    match e {
-        Event::Acquire { .. } => "M0,-8 L8,6 L-8,6 Z",
-        Event::Debit { .. } => "M0,-8 L8,0 L0,8 L-8,0 Z",
-        Event::CheckThenWrite { .. } => "M-7,-7 H7 V7 H-7 Z",
-        Event::Release {
-            mode: ReleaseKind::BareDel,
-            ..
-        } => "M-8,-6 L8,-6 L0,8 Z M-3,-3 L3,-3 L0,2 Z",
-        Event::Release { .. } => "M-8,-6 L8,-6 L0,8 Z",
-        Event::Crash { .. } => {
-            "M-7,-5 L-5,-7 L0,-2 L5,-7 L7,-5 L2,0 L7,5 L5,7 L0,2 L-5,7 L-7,5 L-2,0 Z"
-        }
-        Event::ClockJump { .. } => "M-7,-7 H7 L-7,7 H7 Z",
-        _ => "M-7,0 a7,7 0 1,0 14,0 a7,7 0 1,0 -14,0 Z",
-    }
-}
-
 /// When the event actually ran: a step due during a pause runs when the client wakes.
 fn ran_at(steps: &[Step], client: usize, event: usize, at_ms: u64) -> u64 {
     steps
@@ -112,18 +94,6 @@ pub fn ClientLane(props: &ClientLaneProps) -> Html {
 
     // Where each part is grabbed: the only elements of the lane that take the pointer.
     let hits = client_hits(l, top, events, !props.readonly);
-    let hit_rects = |i: usize, part: Part, (dx, dy): (i32, i32)| -> Html {
-        rects_of(&hits, i, part)
-            .iter()
-            .map(|r: &Rect| {
-                html! {
-                    <rect class="hit" x={(r.x - dx).to_string()} y={(r.y - dy).to_string()}
-                        width={r.w.to_string()} height={r.h.to_string()} />
-                }
-            })
-            .collect()
-    };
-
     let beliefs = props.trace.beliefs.iter().filter(|b| b.client == c).enumerate().map(|(i, b)| {
         let x0 = l.axis.x(b.start_ms);
         let x_end = l.axis.x(b.end_ms).max(x0 + 2);
@@ -154,110 +124,47 @@ pub fn ClientLane(props: &ClientLaneProps) -> Html {
         }
     });
 
+    let axis_end_ms = l.axis.end_ms;
+    let name_attr = AttrValue::from(name.to_string());
     let items = order.iter().map(|&i| {
         let e = &events[i];
-        let selected = props.selected == Some(i);
-        let ev_attr = format!("{c}-{i}");
         let step = badge_step(t, c, i);
         let aria = aria_label(name, e, step.map(|s| s.text.as_str()));
         let x = l.axis.x(e.at_ms());
-        match e {
+        let hits = [Part::Body, Part::Start, Part::End].map(|part| rects_of(&hits, i, part).to_vec());
+        let (y, x_end, label, label_dx, x_ran, flight) = match e {
             Event::Pause { cause, .. } => {
                 let x1 = l.axis.x(e.end_ms()).max(x + 2);
-                let y = top + PAUSE_Y;
                 let full = event_label(e);
                 let label = [full.as_str(), cause.label()]
                     .into_iter()
                     .find(|s| small_text_width_px(s) + 12 < x1 - x)
-                    .map(str::to_string);
-                let handle = |part: &'static str, hx: i32, at: u64| html! {
-                    <g class={classes!("fp-handle", colour.clone(), selected.then_some("selected"))}
-                        data-ev={ev_attr.clone()} data-part={part} tabindex="0" role="slider"
-                        aria-label={format!("{} of {name}'s {} pause", if part == "start" { "Start" } else { "End" }, cause.label())}
-                        aria-valuemin="0" aria-valuemax={l.axis.end_ms.to_string()} aria-valuenow={at.to_string()}
-                        aria-valuetext={format!("{at} ms")}
-                        data-testid={format!("pause-{name}-{i}-{part}")}>
-                        { hit_rects(i, if part == "start" { Part::Start } else { Part::End }, (0, 0)) }
-                        <rect class="ring" x={(hx - 6).to_string()} y={(y - 5).to_string()} width="12" height={(PAUSE_H + 10).to_string()} rx="3" />
-                        <rect class="grip" x={(hx - 3).to_string()} y={(y - 3).to_string()} width="6" height={(PAUSE_H + 6).to_string()} rx="2" />
-                    </g>
-                };
-                html! {
-                    <g key={format!("p{i}")}>
-                        <g class={classes!("fp-ev", "fp-pause", colour.clone(), selected.then_some("selected"))}
-                            data-ev={ev_attr.clone()} data-part="body" tabindex="0" role="button"
-                            aria-label={aria} data-testid={format!("pause-{name}-{i}")}>
-                            { hit_rects(i, Part::Body, (0, 0)) }
-                            <rect class="ring" x={(x - 3).to_string()} y={(y - 3).to_string()} width={(x1 - x + 6).to_string()}
-                                height={(PAUSE_H + 6).to_string()} rx="4" />
-                            <rect class="bar" x={x.to_string()} y={y.to_string()} width={(x1 - x).to_string()}
-                                height={PAUSE_H.to_string()} rx="3" fill={format!("url(#{}-hatch-pause)", props.uid)} />
-                            if let Some(text) = label {
-                                <text class="small halo" x={(x + 8).to_string()} y={(y + 13).to_string()}>{ text }</text>
-                            }
-                        </g>
-                        if !props.readonly {
-                            { handle("start", x, e.at_ms()) }
-                            { handle("end", x1, e.end_ms()) }
-                        }
-                    </g>
-                }
+                    .map(|s| AttrValue::from(s.to_string()));
+                (top + PAUSE_Y, x1, label, 0, x, None)
             }
             _ => {
-                let y = top + MARK_Y;
                 let next_x = points
                     .iter()
                     .skip_while(|(j, _)| *j != i)
                     .nth(1)
                     .map_or(l.axis.right_px + 40, |(_, nx)| *nx);
                 let label = event_label(e);
-                let ran = ran_at(t, c, i, e.at_ms());
-                let x_ran = l.axis.x(ran);
+                let x_ran = l.axis.x(ran_at(t, c, i, e.at_ms()));
                 // An event that waited (its client was paused) has a dotted line to when it
                 // ran; its label goes after that line, not over it.
                 let label_dx = if x_ran > x + 8 { x_ran - x + 6 } else { 11 };
-                let show_label = small_text_width_px(&label) + label_dx + 3 < next_x - x;
+                let show = small_text_width_px(&label) + label_dx + 3 < next_x - x;
                 let flight = match e {
                     Event::Debit { delay_ms, .. } if *delay_ms > 0 => Some(l.axis.x(e.end_ms())),
                     _ => None,
                 };
-                html! {
-                    <g key={format!("m{i}")}>
-                        if x_ran > x + 8 {
-                            <line class="fp-wait" x1={(x + 8).to_string()} x2={x_ran.to_string()}
-                                y1={y.to_string()} y2={y.to_string()} />
-                            <circle class="fp-wait" cx={x_ran.to_string()} cy={y.to_string()} r="3" fill="none" />
-                        }
-                        if let Some(fx) = flight {
-                            <line class={classes!("fp-flight", colour.clone())} x1={x.to_string()} x2={fx.to_string()}
-                                y1={(y + 10).to_string()} y2={(y + 10).to_string()} />
-                        }
-                        <g class={classes!("fp-ev", colour.clone(), selected.then_some("selected"))}
-                            data-ev={ev_attr.clone()} data-part="body" tabindex="0" role="button"
-                            aria-label={aria} data-testid={format!("event-{name}-{i}")}
-                            transform={format!("translate({x},{y})")}>
-                            { hit_rects(i, Part::Body, (x, y)) }
-                            <rect class="ring" x="-11" y="-11" width="22" height="22" rx="4" />
-                            <path class="shape" d={shape(e)} />
-                            if show_label {
-                                <text class="small muted" x={label_dx.to_string()} y="4">{ label }</text>
-                            }
-                        </g>
-                        if let (Some(fx), false) = (flight, props.readonly) {
-                            <g class={classes!("fp-handle", colour.clone(), selected.then_some("selected"))}
-                                data-ev={ev_attr.clone()} data-part="end" tabindex="0" role="slider"
-                                aria-label={format!("Arrival of {name}'s debit")} aria-valuemin="0"
-                                aria-valuemax={l.axis.end_ms.to_string()} aria-valuenow={e.end_ms().to_string()}
-                                aria-valuetext={format!("{} ms", e.end_ms())}
-                                data-testid={format!("debit-{name}-{i}-end")}>
-                                { hit_rects(i, Part::End, (0, 0)) }
-                                <rect class="ring" x={(fx - 7).to_string()} y={(y + 3).to_string()} width="14" height="14" rx="3" />
-                                <circle class="grip" cx={fx.to_string()} cy={(y + 10).to_string()} r="4" />
-                            </g>
-                        }
-                    </g>
-                }
+                (top + MARK_Y, x, show.then(|| AttrValue::from(label)), label_dx, x_ran, flight)
             }
+        };
+        html! {
+            <EventMark key={i} event={e.clone()} index={i} client={c} name={name_attr.clone()} uid={props.uid.clone()}
+                selected={props.selected == Some(i)} readonly={props.readonly} aria={AttrValue::from(aria)}
+                {axis_end_ms} {x} {y} {x_end} {label} {label_dx} {x_ran} {flight} {hits} />
         }
     });
 

@@ -1,6 +1,6 @@
 // Writes a large, deterministic scenario for the throughput benchmark: many clients taking
 // turns at one lock, with pauses, renewals, releases and debits. Usage: node large-scenario.mjs N
-const perClient = Number(process.argv[2] ?? 2000);
+const perClient = Number(process.argv[2] ?? 1000);
 const clients = [];
 for (let c = 0; c < 10; c++) {
   const events = [];

@@ -34,7 +34,7 @@ bash scripts/wasm-opt.sh "$tmp/${crate}_bg.wasm" "$tmp/${crate}_bg.opt.wasm"
 # classic blob workers (and the main thread, should no worker start).
 mkdir -p "$tmp/search"
 wasm-bindgen --target no-modules --no-modules-global fpSearch --no-typescript --out-dir "$tmp/search" --out-name search "$search_in"
-bash scripts/wasm-opt.sh "$tmp/search/search_bg.wasm" "$tmp/search/search_bg.opt.wasm"
+WASM_OPT_LEVEL=-O3 bash scripts/wasm-opt.sh "$tmp/search/search_bg.wasm" "$tmp/search/search_bg.opt.wasm"
 
 echo "[build-single] writing $out"
 mkdir -p dist

@@ -32,11 +32,14 @@ mv "dist/pkg/${crate}_bg.wasm.opt" "dist/pkg/${crate}_bg.wasm"
 # so the page's first download does not carry it. Its own target directory keeps the page's
 # build from being redone on every switch of features (the first build of it compiles the
 # dependencies once more: about 2 minutes on 2 cores; then about 40 s for the crate).
-echo "[build] cargo build (release, wasm32, feature search-worker) for the search workers"
+# The search is optimised for speed (opt-level 3, wasm-opt -O3), not size like the page: it is
+# loaded late, and its throughput is what the reader waits on.
+echo "[build] cargo build (release at opt-level 3, wasm32, feature search-worker) for the search workers"
 search_wasm="target/search-wasm/wasm32-unknown-unknown/release/$crate.wasm"
-cargo build --release --target wasm32-unknown-unknown --lib --features search-worker --target-dir target/search-wasm
+cargo build --release --config 'profile.release.opt-level=3' --target wasm32-unknown-unknown --lib \
+  --features search-worker --target-dir target/search-wasm
 wasm-bindgen --target web --no-typescript --out-dir dist/pkg-search --out-name search "$search_wasm"
-bash scripts/wasm-opt.sh dist/pkg-search/search_bg.wasm dist/pkg-search/search_bg.wasm.opt
+WASM_OPT_LEVEL=-O3 bash scripts/wasm-opt.sh dist/pkg-search/search_bg.wasm dist/pkg-search/search_bg.wasm.opt
 mv dist/pkg-search/search_bg.wasm.opt dist/pkg-search/search_bg.wasm
 rm -f dist/pkg-search/.gitignore
 

@@ -20,7 +20,7 @@ export const GUARD_BYTES = Math.round(BUDGET_BYTES * 1.15);
  * purpose with "Find a failure" (issue 11, which allows the page +15 KB brotli): +13 722 B
  * measured for the panel, the bridge to the finder, the report reader, the timeline's marks and
  * the "what would break this?" table in the wasm, and the lazy loader in main.js. The search
- * itself is not in the first visit: its wasm (dist/pkg-search/, about 130 KB brotli), the
+ * itself is not in the first visit: its wasm (dist/pkg-search/, about 140 KB brotli at opt-level 3), the
  * finder and the worker are fetched when the reader opens the panel. The drag work (issues 10
  * and 14: each client-lane event its own component, runs that write only the words drawn)
  * added +2.0 KB (285 158 → 287 155 B).

@@ -58,7 +58,7 @@ fn shape(e: &Event) -> &'static str {
 }
 
 /// The hit rectangles, moved by `(dx, dy)` (a marker's are drawn inside its translation).
-fn hit_rects(rects: &[Rect], (dx, dy): (i32, i32)) -> Html {
+pub(super) fn hit_rects(rects: &[Rect], (dx, dy): (i32, i32)) -> Html {
     rects
         .iter()
         .map(|r| {

@@ -8,6 +8,7 @@ use super::geometry::{small_text_width_px, LaneKind, Layout};
 use super::hits::{
     instance_hits, rects_of, INSTANCE_EVENT_H as EVENT_H, INSTANCE_EVENT_Y as EVENT_Y,
 };
+use super::lane_event::hit_rects;
 use super::redlock_view::{clock_text, instance_event_labels};
 use crate::sim::scenario::{Instance, InstanceEvent};
 use crate::sim::trace::{LeaseSpan, SpanEnd};
@@ -85,16 +86,8 @@ pub fn InstanceLane(props: &InstanceLaneProps) -> Html {
 
     // Where each part is grabbed: the only elements of the lane that take the pointer.
     let hits = instance_hits(l, top, &inst.events, !props.readonly);
-    let hit_rects = |e: usize, part: Part, (dx, dy): (i32, i32)| -> Html {
-        rects_of(&hits, e, part)
-            .iter()
-            .map(|r| {
-                html! {
-                    <rect class="hit" x={(r.x - dx).to_string()} y={(r.y - dy).to_string()}
-                        width={r.w.to_string()} height={r.h.to_string()} />
-                }
-            })
-            .collect()
+    let hits_of = |e: usize, part: Part, offset: (i32, i32)| -> Html {
+        hit_rects(rects_of(&hits, e, part), offset)
     };
 
     let mut order: Vec<usize> = (0..inst.events.len()).collect();
@@ -130,7 +123,7 @@ pub fn InstanceLane(props: &InstanceLaneProps) -> Html {
                 aria-label={format!("{} of {name}'s {}", if part == "start" { "Start" } else { "End" }, labels[0])}
                 aria-valuemin="0" aria-valuemax={l.axis.end_ms.to_string()} aria-valuenow={at.to_string()}
                 aria-valuetext={format!("{at} ms")} data-testid={format!("iev-{name}-{e}-{part}")}>
-                { hit_rects(e, if part == "start" { Part::Start } else { Part::End }, (0, 0)) }
+                { hits_of(e, if part == "start" { Part::Start } else { Part::End }, (0, 0)) }
                 <rect class="ring" x={(hx - 5).to_string()} y={(y - 3).to_string()} width="10" height={(EVENT_H + 6).to_string()} rx="3" />
                 <rect class="grip" x={(hx - 2).to_string()} y={(y - 1).to_string()} width="4" height={(EVENT_H + 2).to_string()} rx="1" />
             </g>
@@ -150,7 +143,7 @@ pub fn InstanceLane(props: &InstanceLaneProps) -> Html {
                             aria-label={aria} data-testid={format!("iev-{name}-{e}")}
                             data-at-ms={ev.at_ms().to_string()}
                             transform={format!("translate({x},{})", y + EVENT_H / 2)}>
-                            { hit_rects(e, Part::Body, (x, y + EVENT_H / 2)) }
+                            { hits_of(e, Part::Body, (x, y + EVENT_H / 2)) }
                             <rect class="ring" x="-10" y="-10" width="20" height="20" rx="4" />
                             <path class="shape" d="M-6,-7 H6 L-6,7 H6" />
                             if let Some(text) = label {
@@ -175,7 +168,7 @@ pub fn InstanceLane(props: &InstanceLaneProps) -> Html {
                         <g {class} data-iev={iev.clone()} data-part="body" tabindex="0" role="button"
                             aria-label={aria} data-testid={format!("iev-{name}-{e}")}
                             data-at-ms={ev.at_ms().to_string()}>
-                            { hit_rects(e, Part::Body, (0, 0)) }
+                            { hits_of(e, Part::Body, (0, 0)) }
                             <rect class="ring" x={(x - 3).to_string()} y={(y - 3).to_string()} width={(x1 - x + 6).to_string()}
                                 height={(EVENT_H + 6).to_string()} rx="4" />
                             <rect class="bar" x={x.to_string()} y={y.to_string()} width={(x1 - x).to_string()}

@@ -53,6 +53,11 @@ pub fn counterfactual(s: &Scenario) -> Counterfactual {
     }
     let mut other = s.clone();
     let redlock = s.lock.redlock.is_some();
+    let fenced_name = if redlock {
+        "fenced Redlock"
+    } else {
+        "fenced lock"
+    };
     // Whether the lock service hands out a number the storage could compare.
     let mints = match &s.lock.redlock {
         Some(r) => r.fence,
@@ -89,11 +94,7 @@ pub fn counterfactual(s: &Scenario) -> Counterfactual {
             other.storage.fence_rule = FenceRule::Strict;
             (
                 format!("{source}, strict storage"),
-                if redlock {
-                    "fenced Redlock"
-                } else {
-                    "fenced lock"
-                },
+                fenced_name,
                 if redlock {
                     "non-standard fence"
                 } else {
@@ -113,11 +114,7 @@ pub fn counterfactual(s: &Scenario) -> Counterfactual {
             add_fence(&mut other);
             (
                 source.to_string(),
-                if redlock {
-                    "fenced Redlock"
-                } else {
-                    "fenced lock"
-                },
+                fenced_name,
                 if redlock {
                     "non-standard fence"
                 } else {

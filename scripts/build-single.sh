@@ -29,6 +29,7 @@ wasm-bindgen --target no-modules --no-typescript --out-dir "$tmp" "$wasm_in"
 
 echo "[build-single] wasm-opt -Oz"
 bash scripts/wasm-opt.sh "$tmp/${crate}_bg.wasm" "$tmp/${crate}_bg.opt.wasm"
+node scripts/short-imports.mjs "$tmp/$crate.js" "$tmp/${crate}_bg.opt.wasm"
 
 # "Find a failure": the search wasm with no-modules glue under its own global (fpSearch), for
 # classic blob workers (and the main thread, should no worker start).

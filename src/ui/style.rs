@@ -14,7 +14,9 @@ macro_rules! dark_vars {
     };
 }
 
-pub const CSS: &str = concat!(
+/// The sheet as it is written, with its comments and layout; `CSS`, what ships, is this
+/// minified when the crate compiles.
+const SOURCE: &str = concat!(
     r#"
 .fp-root {
   --bg: #ffffff; --fg: #1d232b; --muted: #5b6573; --faint: #e7eaee; --lane: #f6f7f9;
@@ -290,6 +292,75 @@ pub const CSS: &str = concat!(
 "#
 );
 
+/// The sheet the page adopts: `SOURCE` without its comments and layout (about 2.6 KB of the
+/// wasm), computed by the compiler, so the source keeps its notes and the wasm does not.
+pub const CSS: &str = {
+    const LEN: usize = minify(SOURCE.as_bytes(), &mut []);
+    const BYTES: [u8; LEN] = {
+        let mut out = [0; LEN];
+        minify(SOURCE.as_bytes(), &mut out);
+        out
+    };
+    match std::str::from_utf8(&BYTES) {
+        Ok(css) => css,
+        Err(_) => panic!("the minified CSS is not UTF-8"),
+    }
+};
+
+/// Writes `css` into `out` without comments, with each run of whitespace (and comment) cut to
+/// one space, and with none after `{ } ; , :` or before `{ } ; ,`; text in quotes is kept as
+/// it is. Returns the length of the result, of which it writes what fits in `out` (call it
+/// with an empty `out` to size the buffer). A space before `:` stays: `a :hover` is not
+/// `a:hover`.
+const fn minify(css: &[u8], out: &mut [u8]) -> usize {
+    const fn put(out: &mut [u8], n: usize, c: u8) -> usize {
+        if n < out.len() {
+            out[n] = c;
+        }
+        n + 1
+    }
+    let (mut i, mut n) = (0, 0);
+    let (mut space, mut quote, mut last) = (false, 0u8, 0u8);
+    while i < css.len() {
+        let c = css[i];
+        i += 1;
+        if quote != 0 {
+            n = put(out, n, c);
+            if c == b'\\' && i < css.len() {
+                n = put(out, n, css[i]);
+                i += 1;
+            } else if c == quote {
+                quote = 0;
+            }
+            continue;
+        }
+        if c == b'/' && i < css.len() && css[i] == b'*' {
+            i += 1;
+            while i < css.len() && !(css[i - 1] == b'*' && css[i] == b'/') {
+                i += 1;
+            }
+            i += 1;
+            space = true;
+            continue;
+        }
+        if matches!(c, b' ' | b'\n' | b'\t' | b'\r') {
+            space = true;
+            continue;
+        }
+        let tight_after = matches!(last, 0 | b'{' | b'}' | b';' | b',' | b':');
+        if space && !tight_after && !matches!(c, b'{' | b'}' | b';' | b',') {
+            n = put(out, n, b' ');
+        }
+        space = false;
+        if c == b'"' || c == b'\'' {
+            quote = c;
+        }
+        n = put(out, n, c);
+        last = c;
+    }
+    n
+}
+
 #[cfg(target_arch = "wasm32")]
 mod adopt {
     use js_sys::{Array, Reflect};
@@ -331,3 +402,43 @@ mod adopt {
 
 #[cfg(target_arch = "wasm32")]
 pub use adopt::adopt;
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn min(css: &str) -> String {
+        let mut out = vec![0; minify(css.as_bytes(), &mut [])];
+        minify(css.as_bytes(), &mut out);
+        String::from_utf8(out).unwrap()
+    }
+
+    #[test]
+    fn minify_drops_comments_and_layout_only() {
+        assert_eq!(
+            min("/* a note */\n.a > :not(.b), .c :hover {\n  color: red; /* why */ margin: 0 auto;\n}\n"),
+            ".a > :not(.b),.c :hover{color:red;margin:0 auto;}"
+        );
+        assert_eq!(
+            min(".t::after { content: \" ▸ /* kept */\"; }\n@media (pointer: coarse) { .x { width: calc(100vw - 120px); } }"),
+            ".t::after{content:\" ▸ /* kept */\";}@media (pointer:coarse){.x{width:calc(100vw - 120px);}}"
+        );
+    }
+
+    #[test]
+    fn the_shipped_sheet_is_the_source_minified() {
+        assert_eq!(CSS, min(SOURCE));
+        assert!(
+            CSS.len() < SOURCE.len() * 9 / 10,
+            "{} of {}",
+            CSS.len(),
+            SOURCE.len()
+        );
+        for gone in ["/*", "\n", "  ", "{ ", " }"] {
+            assert!(!CSS.contains(gone), "{gone:?} left in the sheet");
+        }
+        let rules = |s: &str| (s.matches('{').count(), s.matches('}').count());
+        assert_eq!(rules(CSS), rules(SOURCE));
+        assert!(CSS.contains("content:\" ▸\""));
+    }
+}

@@ -6,20 +6,24 @@
 //! trace is there.
 
 use super::controls::find::FindPanel;
-use super::controls::head::Head;
-use super::controls::panel::ControlsPanel;
-use super::controls::toolbar::import_file;
+use super::controls::palette::Palette;
+use super::controls::palette_instance::InstancePalette;
+use super::controls::preset_picker::PresetPicker;
+use super::controls::redlock_options::RedlockOptions;
+use super::controls::settings::Settings;
+use super::controls::settings_service::ServiceSettings;
+use super::controls::toolbar::{import_file, Toolbar};
 use super::inspect::banner::Banner;
 use super::inspect::client_inspector::ClientInspector;
 use super::inspect::commands::Commands;
 use super::inspect::hint::Hint;
-use super::inspect::key_help::KeyHelp;
+use super::inspect::instance_inspector::Inspector;
 use super::inspect::narration::Narration;
 use super::inspect::readout::{reading, Readout};
 use super::lanes::dom;
 use super::lanes::timeline::Timeline;
 use super::model::apply::apply;
-use super::model::heading::heading;
+use super::model::heading::{heading, Heading, EDITED_CAPTION};
 use super::model::keys::key_action;
 use super::model::selection::{Selection, Slot};
 use super::model::state::{Action, State};
@@ -212,10 +216,6 @@ pub fn App(props: &AppProps) -> Html {
     // On a narrow screen the controls fold away under one button so the timeline comes first
     // (style.rs lays that out; wide screens ignore `fp-folded`). View state, never an edit.
     let controls_open = use_state(|| false);
-    let on_toggle = {
-        let open = controls_open.clone();
-        use_callback(*controls_open, move |(), now| open.set(!*now))
-    };
     let class = classes!(
         "fp-root",
         props.compact.then_some("fp-compact"),
@@ -226,25 +226,35 @@ pub fn App(props: &AppProps) -> Html {
     // Like the hint, the heading above the timeline changes on the drop, not under the pointer.
     let heading = use_memo(before.clone(), |s| heading(s));
     // The selected instance event, when its inspector shows: a refusal then shows beside it.
-    let inspected = !state.readonly
-        && !props.compact
-        && state.selection.instance().is_some_and(|r| {
-            let inst = scenario.lock.redlock.as_ref();
-            inst.and_then(|l| l.instances.get(r.instance)?.events.get(r.event))
-                .is_some()
+    let inspected = state
+        .selection
+        .instance()
+        .filter(|_| !state.readonly && !props.compact)
+        .and_then(|r| {
+            let inst = scenario.lock.redlock.as_ref()?.instances.get(r.instance)?;
+            Some((r, inst.name.clone(), inst.events.get(r.event)?.clone()))
         });
     let hint_notice = state
         .notice
         .clone()
-        .filter(|_| !inspected)
+        .filter(|_| inspected.is_none())
         .map(AttrValue::from);
     html! {
         <div {class} ref={root.clone()} {onkeydown} {ondragover} {ondrop} data-testid="playground">
-            <Head heading={heading.clone()} before={before.clone()} readonly={state.readonly} share={props.share}
-                root={root.clone()} history={(!props.compact).then_some((!state.undo.is_empty(), !state.redo.is_empty()))}
-                preset_id={state.preset_id.clone().map(AttrValue::from)}
-                instances={scenario.lock.redlock.as_ref().map_or(0, |r| r.instances.len())}
-                on_action={dispatch.clone()} {on_pick} />
+            <div class="fp-head">
+                <h2 data-testid="title">{ heading.title() }</h2>
+                if !state.readonly {
+                    <Toolbar scenario={before.clone()} share={props.share} root={root.clone()} on_action={dispatch.clone()}
+                        history={(!props.compact).then_some((!state.undo.is_empty(), !state.redo.is_empty()))} />
+                    <span class="fp-group">
+                        <PresetPicker current={state.preset_id.clone().map(AttrValue::from)}
+                            {on_pick} />
+                        <ServiceSettings instances={scenario.lock.redlock.as_ref().map_or(0, |r| r.instances.len())}
+                            on_change={dispatch.clone()} />
+                    </span>
+                }
+            </div>
+            { caption(&heading) }
             if let Some(p) = state.problem.clone() {
                 <p class="fp-problem" role="alert"><span data-testid="problem">{ p }</span>
                     <button type="button" aria-label="Dismiss" data-testid="dismiss-problem"
@@ -278,10 +288,47 @@ pub fn App(props: &AppProps) -> Html {
                 <Hint scenario={before.clone()} readonly={state.readonly} notice={hint_notice} on_action={dispatch.clone()} />
             }
             if !state.readonly && !props.compact {
-                <ControlsPanel scenario={scenario.clone()} uid={uid.clone()} open={*controls_open} {on_toggle}
-                    tool={state.tool} instance_tool={state.instance_tool} selection={state.selection}
-                    playhead_ms={state.playhead_ms} collapsed={state.collapsed}
-                    notice={state.notice.clone().map(AttrValue::from)} on_action={dispatch.clone()} />
+                <button type="button" class="fp-controls-toggle" aria-expanded={controls_open.to_string()}
+                    aria-controls={format!("{uid}-controls")} data-testid="controls-toggle"
+                    onclick={let open = controls_open.clone(); move |_| open.set(!*open)}>{ "Add events and settings" }</button>
+                <div class="fp-controls" id={format!("{uid}-controls")}>
+                <div class="fp-row">
+                    <Palette tool={state.tool} selected={state.selection.event()} clients={scenario.clients.len()}
+                        playhead_ms={state.playhead_ms} on_add={dispatch.clone()} />
+                </div>
+                <div class="fp-row">
+                    <Settings lock={Rc::new(scenario.lock.clone())} fence_rule={scenario.storage.fence_rule}
+                        clients={Rc::new(scenario.clients.iter().map(|c| c.name.clone()).collect::<Vec<_>>())}
+                        uid={uid.clone()} on_change={dispatch.clone()} />
+                </div>
+                if let Some(r) = &scenario.lock.redlock {
+                    <div class="fp-row">
+                        <InstancePalette names={Rc::new(r.instances.iter().map(|i| i.name.clone()).collect::<Vec<_>>())}
+                            tool={state.instance_tool} playhead_ms={state.playhead_ms} on_add={dispatch.clone()}
+                            clocks={Rc::new(r.instances.iter().map(|i| (i.clock.monotonic, i.latency_ms)).collect::<Vec<_>>())} />
+                        <RedlockOptions parallel={r.parallel} fence={r.fence} collapsed={state.collapsed}
+                            on_change={dispatch.clone()} />
+                    </div>
+                }
+                </div>
+                // Always there for Redlock, so selecting or deselecting never moves the timeline.
+                if scenario.lock.redlock.is_some() {
+                    <div class="fp-row fp-inspector-row">
+                        if let Some((target, name, event)) = inspected {
+                            <Inspector key={u8::from(state.notice.is_some())} {target} name={AttrValue::from(name)}
+                                event={Rc::new(event)}
+                                clients={Rc::new(scenario.clients.iter().map(|c| c.name.clone()).collect::<Vec<_>>())}
+                                on_change={dispatch.clone()} />
+                            if let Some(n) = state.notice.clone() {
+                                <span class="fp-notice" role="status" data-testid="notice">{ n }</span>
+                            }
+                        } else {
+                            <span class="fp-hint" data-testid="inspector-hint">
+                                { "Select a clock jump, crash or partition to set how far, whether keys survive, or whom it cuts off. Double-click an instance lane to add one." }
+                            </span>
+                        }
+                    </div>
+                }
             }
             <Timeline scenario={shown.clone()} trace={runs.trace.clone()} ghost={runs.ghost.clone()}
                 contrast={runs.contrast.clone()} selection={state.selection} playhead_ms={state.playhead_ms}
@@ -300,7 +347,12 @@ pub fn App(props: &AppProps) -> Html {
                     preset_id={state.preset_id.clone().map(AttrValue::from)}
                     found_summary={state.found_here().map(|f| AttrValue::from(f.summary.clone()))} />
             }
-            <KeyHelp />
+            <p class="fp-keys">
+                <kbd>{"Tab"}</kbd>{" moves between events · "}<kbd>{"←"}</kbd><kbd>{"→"}</kbd>
+                {" move the focused event or pause edge (with "}<kbd>{"Shift"}</kbd>{": 10 ms) · "}
+                <kbd>{"↑"}</kbd><kbd>{"↓"}</kbd>{" change client · "}<kbd>{"Delete"}</kbd>{" removes · "}
+                <kbd>{"Ctrl+Z"}</kbd>{" / "}<kbd>{"Ctrl+Shift+Z"}</kbd>{" undo / redo · drag a palette button onto a lane, or double-click a lane, to add an event"}
+            </p>
             if !first_run {
                 <div class="fp-story">
                     <Narration trace={story_runs.trace.clone()} stale={story_stale} />
@@ -309,6 +361,25 @@ pub fn App(props: &AppProps) -> Html {
                 </div>
             }
         </div>
+    }
+}
+
+/// The preset's caption, or, once the scenario is edited, a line that says so, with the
+/// preset's own words one click away.
+fn caption(h: &Heading) -> Html {
+    match h {
+        Heading::AsWritten { caption, .. } => {
+            html! { <p class="fp-caption" data-testid="caption">{ caption.clone() }</p> }
+        }
+        Heading::Edited { original, .. } => html! {
+            <div class="fp-caption fp-edited" data-testid="caption">
+                <p data-testid="edited">{ EDITED_CAPTION }</p>
+                <details>
+                    <summary>{ "The preset's description" }</summary>
+                    <p data-testid="original-caption">{ original.clone() }</p>
+                </details>
+            </div>
+        },
     }
 }
 

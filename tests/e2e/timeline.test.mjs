@@ -222,3 +222,40 @@ test('at 390 px wide the timeline fits and an event can still be dragged', async
   await expectLongPause(page);
   assertClean(rec);
 });
+
+test('mouse: Delete mid-drag removes the dragged pause and ends the drag; the mouse then moves nothing', async ({ rec }) => {
+  const { page } = rec;
+  await boot(rec);
+  const from = await centre(page, 'pause-A-1-end');
+  const toX = await xOf(page, 20);
+  await page.mouse.move(from.x, from.y);
+  await page.mouse.down();
+  for (let i = 1; i <= 6; i++) await page.mouse.move(from.x + ((toX - from.x) * i) / 12, from.y);
+  await expectText(page, 'narration', 'updates when you let go');
+  await page.keyboard.press('Delete');
+  await page.locator(tid('pause-A-1-end')).waitFor({ state: 'detached', timeout: 5_000 });
+  // The drag is over: the story under the timeline has caught up while the button is still down.
+  await page.locator(tid('stale-note')).waitFor({ state: 'detached', timeout: 5_000 });
+  const events = () => page.locator('[data-ev][role="button"]').evaluateAll((els) =>
+    els.map((e) => `${e.dataset.ev} ${e.getAttribute('aria-label')}`).join('\n'));
+  const afterDelete = await events();
+  // The same pointer goes on moving, over A's next events, and lets go: nothing else moves.
+  for (let i = 7; i <= 12; i++) await page.mouse.move(from.x + ((toX - from.x) * i) / 12, from.y + 30 * (i % 2));
+  await page.mouse.up();
+  // A move waiting for its frame is applied in that frame, and Yew renders right after it.
+  await page.evaluate(() => new Promise((r) => requestAnimationFrame(() => requestAnimationFrame(r))));
+  assert.equal(await events(), afterDelete, 'the events moved after the drag ended');
+  assert.equal(await page.locator(tid('stale-note')).count(), 0, 'a note that the story lags is left');
+  // The drag and the removal are two undo steps: the pause comes back where the drag left it,
+  // then where it was; and a new drag of it works.
+  await page.locator(tid('undo')).click();
+  await page.locator(tid('pause-A-1-end')).waitFor({ timeout: 5_000 });
+  const moved = Number(await page.locator(tid('pause-A-1-end')).getAttribute('aria-valuenow'));
+  assert.ok(moved < 45, `the undone removal brings back the dragged pause, ending at ${moved} ms`);
+  await page.locator(tid('undo')).click();
+  await expectValueNow(page, 'pause-A-1-end', '45');
+  await dragPauseEndTo(page, 20);
+  await expectEndNear(page, 20);
+  await expectShortPause(page, { watchdog: true });
+  assertClean(rec);
+});

@@ -9,6 +9,7 @@ use super::geometry::{
 };
 use super::hits::{client_hits, rects_of, MARK_Y, PAUSE_Y};
 use super::lane_event::EventMark;
+use crate::sim::sort::sort_by_key;
 use crate::sim::trace::{BeliefSpan, Step};
 use crate::sim::{Event, Scenario, Trace};
 use crate::ui::model::item::Part;
@@ -179,7 +180,7 @@ pub fn ClientLane(props: &ClientLaneProps) -> Html {
             Some((x - 6, i, format!("{} {}", m.glyph(), s.text), m.class()))
         })
         .collect();
-    badges.sort_by_key(|b| b.0);
+    sort_by_key(&mut badges, |b| b.0);
     let spans: Vec<(i32, i32)> = badges
         .iter()
         .map(|(x, _, text, _)| {

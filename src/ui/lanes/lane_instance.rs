@@ -11,6 +11,7 @@ use super::hits::{
 use super::lane_event::hit_rects;
 use super::redlock_view::{clock_text, instance_event_labels};
 use crate::sim::scenario::{Instance, InstanceEvent};
+use crate::sim::sort::sort_by_key;
 use crate::sim::trace::{LeaseSpan, SpanEnd};
 use crate::sim::words::span_end_words;
 use crate::ui::model::item::Part;
@@ -91,7 +92,8 @@ pub fn InstanceLane(props: &InstanceLaneProps) -> Html {
     };
 
     let mut order: Vec<usize> = (0..inst.events.len()).collect();
-    order.sort_by_key(|&e| (inst.events[e].at_ms(), e));
+    // Stable: events at the same instant keep their order.
+    sort_by_key(&mut order, |&e| inst.events[e].at_ms());
     let events = order.iter().enumerate().map(|(pos, &e)| {
         let ev = &inst.events[e];
         let selected = props.selected == Some(e);

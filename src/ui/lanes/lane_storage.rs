@@ -7,6 +7,7 @@
 use super::describe::{mark, Mark};
 use super::geometry::{fit_label, place_rows, text_width_px, LaneKind, Layout};
 use crate::sim::compare::Contrast;
+use crate::sim::sort::sort_by_key;
 use crate::sim::words::{verdict_text, ONE_WRITE_PER_GRANT, STRICT_RULE_WHY};
 use crate::sim::Trace;
 use std::rc::Rc;
@@ -82,7 +83,7 @@ pub fn StorageLane(props: &StorageLaneProps) -> Html {
             Some((l.axis.x(w.arrived_ms), text, m, id))
         })
         .collect();
-    writes.sort_by_key(|w| w.0);
+    sort_by_key(&mut writes, |w| w.0);
     let spans: Vec<(i32, i32)> = writes
         .iter()
         .map(|(x, text, _, _)| {

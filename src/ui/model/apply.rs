@@ -36,6 +36,13 @@ pub fn apply(state: &State, action: Action) -> State {
     if state.readonly && !looks_only {
         return next;
     }
+    // An edit by other means (a key, the inspector, a button) ends a drag in progress as the
+    // drop would, so the drag's grip never outlives the event it holds: after Delete, the
+    // event at the removed one's index must not follow the pointer in its place. (Undo and
+    // redo wait for the drop.)
+    if !looks_only && !matches!(action, Action::Undo | Action::Redo) {
+        end_drag(&mut next);
+    }
     let selection = state.selection;
     match action {
         Action::LoadPreset(id) => match preset(&id) {
@@ -59,13 +66,7 @@ pub fn apply(state: &State, action: Action) -> State {
             client,
             instance,
         } => drag::follow(&mut next, pointer_ms, client, instance),
-        Action::DragEnd => {
-            if let Some(drag) = next.drag.take() {
-                if *drag.before != next.scenario {
-                    push_undo(&mut next, (*drag.before).clone());
-                }
-            }
-        }
+        Action::DragEnd => end_drag(&mut next),
         Action::DragCancel => {
             if let Some(drag) = next.drag.take() {
                 if next.scenario != *drag.before {
@@ -201,6 +202,15 @@ pub fn apply(state: &State, action: Action) -> State {
     // after an undo).
     next.selection = next.selection.existing(&next.scenario);
     next
+}
+
+/// The drop: a drag that changed the scenario becomes one undo step.
+fn end_drag(next: &mut State) {
+    if let Some(drag) = next.drag.take() {
+        if *drag.before != next.scenario {
+            push_undo(next, (*drag.before).clone());
+        }
+    }
 }
 
 /// A key press moved a part of `r` by `delta_ms`.
@@ -453,6 +463,50 @@ mod tests {
         s = apply(&s, Action::DragCancel);
         assert_eq!(pause_of(&s), (1, 44));
         assert!(s.drag.is_none() && s.undo.is_empty());
+    }
+
+    #[test]
+    fn delete_mid_drag_ends_the_drag_and_later_moves_change_nothing() {
+        let mut s = apply(
+            &fenced(),
+            Action::DragStart {
+                target: DragTarget::Item(A_PAUSE.into(), Part::End),
+                pointer_ms: 45,
+                axis_end_ms: 80,
+            },
+        );
+        let mv = |s: &State, pointer_ms| {
+            apply(
+                s,
+                Action::DragMove {
+                    pointer_ms,
+                    client: Some(0),
+                    instance: None,
+                },
+            )
+        };
+        s = mv(&s, 30);
+        assert_eq!(pause_of(&s), (1, 29));
+        s = apply(&s, Action::Remove(A_PAUSE.into()));
+        assert!(s.drag.is_none(), "the removal ends the drag");
+        let removed = s.scenario.clone();
+        assert_eq!(
+            removed.clients[0].events.len(),
+            fenced().scenario.clients[0].events.len() - 1
+        );
+        // The pointer is still down: its moves and its release change nothing (the event now
+        // at the pause's index is not dragged in its place).
+        for t in [20, 70, 5] {
+            s = mv(&s, t);
+        }
+        s = apply(&s, Action::DragEnd);
+        assert_eq!(s.scenario, removed);
+        assert!(s.drag.is_none());
+        // Two undo steps: the drag, then the removal.
+        s = apply(&s, Action::Undo);
+        assert_eq!(pause_of(&s), (1, 29));
+        s = apply(&s, Action::Undo);
+        assert_eq!(s.scenario, fenced().scenario);
     }
 
     #[test]

@@ -23,8 +23,9 @@ pub use report::{Counterexample, Outcome, SearchReport, Stats};
 pub use shrink::ShrinkStep;
 pub use spec::{FaultKind, SearchSpec, Strategy};
 
-use crate::sim::engine::run;
+use crate::sim::engine::{run, Progress, Run};
 use crate::sim::scenario::Scenario;
+use crate::sim::trace::Trace;
 use grid::{Combos, GridSize};
 use swarm::Swarm;
 
@@ -46,9 +47,13 @@ pub struct Plan {
 
 impl Plan {
     pub fn new(base: &Scenario, spec: &SearchSpec) -> Plan {
-        let trace = run(base);
-        let fails_as_is = !probe::counted(&trace, spec.failure.as_ref()).is_empty();
-        let instants = grid::instants(base, &trace);
+        Plan::from_trace(base, spec, &run(base))
+    }
+
+    /// The plan of `base`, whose full run is `trace`.
+    fn from_trace(base: &Scenario, spec: &SearchSpec, trace: &Trace) -> Plan {
+        let fails_as_is = !probe::counted(trace, spec.failure.as_ref()).is_empty();
+        let instants = grid::instants(base, trace);
         let (options, grid) = grid::options(base, spec, &instants);
         let counts = grid::counts(options.len(), spec.max_faults);
         let end_ms = trace.end_ms.max(base.horizon_ms());
@@ -134,7 +139,17 @@ impl Plan {
     /// The report once scanning is over: `found` is the lowest failing number, if any, and
     /// `schedules` how many numbers were scanned. A failure is shrunk and replayed first.
     pub fn finish(&self, found: Option<u64>, schedules: u64) -> SearchReport {
-        let mut stats = Stats {
+        let mut f = self.finishing(found, schedules);
+        f.advance(self, u64::MAX);
+        self.report(f)
+    }
+
+    /// The report taken a slice at a time: this starts it (one run, to check `found`), then
+    /// `Finishing::advance` shrinks in slices of runs, and `report` replays and writes the
+    /// answer (three runs). What `finish` does in one call, in steps the main thread can take
+    /// between frames.
+    pub fn finishing(&self, found: Option<u64>, schedules: u64) -> Finishing {
+        let stats = Stats {
             strategy: self.spec.strategy,
             fault_kinds: self.spec.faults.clone(),
             max_faults: self.spec.max_faults,
@@ -164,7 +179,32 @@ impl Plan {
             Outcome::Found => found.map(|i| self.faults_of(i)),
             Outcome::NoneFound => None,
         };
-        let Some(found_faults) = start else {
+        let shrinker = start.map(|faults| {
+            let first = Schedule {
+                faults,
+                dropped: Vec::new(),
+            };
+            let s = shrink::Shrinker::new(&self.base, &self.spec, first.clone(), SHRINK_RUNS);
+            (first, s)
+        });
+        Finishing {
+            stats,
+            outcome,
+            found,
+            shrinker,
+        }
+    }
+
+    /// The answer once `f` has finished shrinking (or at once, shrinking what is left).
+    pub fn report(&self, mut f: Finishing) -> SearchReport {
+        f.advance(self, u64::MAX);
+        let Finishing {
+            mut stats,
+            outcome,
+            found,
+            shrinker,
+        } = f;
+        let Some((first, shrinker)) = shrinker else {
             let statement = report::statement(outcome, &self.spec, &stats, "");
             return SearchReport {
                 outcome,
@@ -174,13 +214,10 @@ impl Plan {
                 shrink_steps: Vec::new(),
             };
         };
-        let first = Schedule {
-            faults: found_faults.clone(),
-            dropped: Vec::new(),
-        };
-        let shrunk = shrink::shrink(&self.base, &self.spec, first.clone(), SHRINK_RUNS);
+        let shrunk = shrinker.finish();
         stats.shrink_runs = shrunk.runs;
         stats.shrink_cut_short = shrunk.cut_short;
+        let found_faults = first.faults.clone();
         // Every reported counterexample is replayed; should the shrunk one not fail (it must),
         // the schedule as found is reported instead.
         let (schedule, steps) = match self.replay(&shrunk.schedule) {
@@ -213,6 +250,78 @@ impl Plan {
     fn replay(&self, schedule: &Schedule) -> Option<()> {
         let s = fault::scenario_of(&self.base, schedule);
         probe::fails(&s, self.spec.failure.as_ref()).then_some(())
+    }
+}
+
+/// A plan made a slice at a time, for the main thread: `advance(steps)` runs the scenario at
+/// most that many actions further (then, in a call of its own, judges the run), and `plan`
+/// builds the grid. The first search of a page also compiles the wasm functions it calls
+/// (Chromium compiles each on its first call): in slices, that cost is spread too. The plan
+/// is the one `Plan::new` makes.
+pub struct Planning {
+    base: Scenario,
+    spec: SearchSpec,
+    run: Option<(Run, bool)>,
+    trace: Option<Trace>,
+}
+
+impl Planning {
+    pub fn new(base: &Scenario, spec: &SearchSpec) -> Planning {
+        Planning {
+            base: base.clone(),
+            spec: spec.clone(),
+            run: Some((Run::new(base), false)),
+            trace: None,
+        }
+    }
+
+    /// Takes at most `steps` actions of the run, or judges it once they are all taken; true
+    /// once only `plan` is left.
+    pub fn advance(&mut self, steps: u32) -> bool {
+        match self.run.take() {
+            None => {}
+            Some((run, true)) => self.trace = Some(run.finish()),
+            Some((mut run, false)) => {
+                let ended = run.advance(steps) == Progress::Done;
+                self.run = Some((run, ended));
+            }
+        }
+        self.trace.is_some()
+    }
+
+    /// The plan (whatever is left of the run is done first).
+    pub fn plan(self) -> Plan {
+        let trace = match (self.trace, self.run) {
+            (Some(t), _) => t,
+            (None, Some((run, _))) => run.finish(),
+            (None, None) => run(&self.base),
+        };
+        Plan::from_trace(&self.base, &self.spec, &trace)
+    }
+}
+
+/// A report on its way (`Plan::finishing`): the numbers so far and, when there is a failure to
+/// show, the schedule as found and its shrinker.
+pub struct Finishing {
+    stats: Stats,
+    outcome: Outcome,
+    found: Option<u64>,
+    shrinker: Option<(Schedule, shrink::Shrinker)>,
+}
+
+impl Finishing {
+    /// Shrinks for at most `runs` runs; true once nothing is left but `Plan::report`. `plan` is
+    /// the one that made this.
+    pub fn advance(&mut self, plan: &Plan, runs: u64) -> bool {
+        match &mut self.shrinker {
+            Some((_, s)) => s.advance(&plan.base, &plan.spec, runs),
+            None => true,
+        }
+    }
+
+    /// The shrinker's runs so far.
+    pub fn shrink_runs(&self) -> u64 {
+        self.shrinker.as_ref().map_or(0, |(_, s)| s.runs())
     }
 }
 

@@ -328,6 +328,9 @@ pub fn FindPanel(props: &FindProps) -> Html {
                 first_ms.map(tenths),
                 tenths(progress.elapsed_ms),
                 progress.mode.clone(),
+                // How long the search held its runner at most: on the main thread, the
+                // longest task (the e2e tests read it).
+                tenths(progress.slowest_task_ms.unwrap_or(progress.slowest_ms)),
             )),
         ),
     };
@@ -342,9 +345,9 @@ pub fn FindPanel(props: &FindProps) -> Html {
         Status::Cancelled(_) => "cancelled",
         Status::Failed(_) => "failed",
     };
-    let (first_ms, done_ms, mode) = match times {
-        Some((f, d, m)) => (f, Some(d), Some(m)),
-        None => (None, None, None),
+    let (first_ms, done_ms, mode, slowest_ms) = match times {
+        Some((f, d, m, s)) => (f, Some(d), Some(m), Some(s)),
+        None => (None, None, None, None),
     };
     html! {
         <details class="fp-find" data-testid="find" {onclick}>
@@ -385,7 +388,8 @@ pub fn FindPanel(props: &FindProps) -> Html {
                     </div>
                 }
                 <div class="fp-find-status" role="status" aria-live="polite" data-testid="find-status"
-                    data-state={state} data-first-ms={first_ms} data-done-ms={done_ms} data-mode={mode}>
+                    data-state={state} data-first-ms={first_ms} data-done-ms={done_ms} data-mode={mode}
+                    data-slowest-ms={slowest_ms}>
                     <p data-testid="find-line">{ line }</p>
                     if !detail.is_empty() { <p class="fp-find-detail">{ detail }</p> }
                     if let Some(s) = (*searched).clone() { <p class="fp-find-detail" data-testid="find-searched">{ s }</p> }

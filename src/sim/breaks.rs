@@ -28,7 +28,8 @@ pub enum Change {
 /// What the entry's search is expected to answer (checked by `tests/breaks.rs`).
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum Expect {
-    Found(ViolationKind),
+    /// This failure, shrunk to this many faults.
+    Found(ViolationKind, usize),
     /// No failure in an exhaustive search of the whole grid.
     NoneFound,
 }
@@ -140,7 +141,7 @@ fn fencing_off(id: &'static str, kinds: &[FaultKind]) -> Breaker {
         question: "If the storage did not check fences, what would a client pause do?",
         change: Change::FencingOff,
         spec: spec(kinds, 1, ViolationKind::StaleWriteAccepted),
-        expect: Expect::Found(ViolationKind::StaleWriteAccepted),
+        expect: Expect::Found(ViolationKind::StaleWriteAccepted, 1),
     }
 }
 
@@ -165,7 +166,7 @@ pub fn breakers() -> Vec<Breaker> {
             question: "If the instances measured TTLs by their wall clocks, what would a 60 ms clock step do?",
             change: Change::WallClocks,
             spec: jumps(1),
-            expect: Expect::Found(ViolationKind::TwoHolders),
+            expect: Expect::Found(ViolationKind::TwoHolders, 1),
         },
         Breaker {
             preset: "redlock-monotonic",
@@ -174,8 +175,31 @@ pub fn breakers() -> Vec<Breaker> {
             spec: jumps(2),
             expect: Expect::NoneFound,
         },
+        // The caption's "while clocks run at about the same rate": A holds all five, so B
+        // needs three instances to let A's key go early: three clock steps.
+        Breaker {
+            preset: "redlock-happy",
+            question: "If the instances' clocks could step 60 ms forward (up to three of them), could two clients hold the lock?",
+            change: Change::Nothing,
+            spec: jumps(3),
+            expect: Expect::Found(ViolationKind::TwoHolders, 3),
+        },
         fencing_off("redlock-order-fenced", &[Pause]),
     ]
+}
+
+/// Why a preset that is safe as written has no "what would break this?" entry, where the page
+/// would otherwise show nothing; `tests/breaks.rs` checks what each reason claims.
+pub fn no_breaker(preset_id: &str) -> Option<&'static str> {
+    match preset_id {
+        "watchdog-saves" => Some(
+            "Nothing a search could inject breaks safety here: B only asks for the lock and \
+             never writes, so a pause that stops A and its watchdog together (the \
+             watchdog-stalls preset) leaves A's write the only one, even with fencing off. \
+             Give B a debit and search again.",
+        ),
+        _ => None,
+    }
 }
 
 /// The entries for a preset (none, one or two).

@@ -10,7 +10,7 @@
 //! Search is pressed and one listener serves every button: the panel costs the page's wasm
 //! little.
 
-use crate::sim::breaks::breakers_for;
+use crate::sim::breaks::{breakers_for, no_breaker};
 use crate::sim::search::spec::MAX_BUDGET;
 use crate::sim::search::{FaultKind, SearchSpec};
 use crate::sim::Scenario;
@@ -299,6 +299,8 @@ pub fn FindPanel(props: &FindProps) -> Html {
             }
         })
     };
+    // A safe preset without an entry says why, rather than showing nothing.
+    let no_entry = props.preset_id.as_deref().and_then(no_breaker);
     let busy = matches!(*status, Status::Running(_));
     let redlock = props.scenario.lock.redlock.is_some();
     let kinds = FaultKind::ALL
@@ -386,6 +388,9 @@ pub fn FindPanel(props: &FindProps) -> Html {
                             <button type="button" disabled={busy} data-act={format!("b{i}")} data-testid="find-breaker">{ b.question }</button>
                         }) }
                     </div>
+                }
+                if let Some(why) = no_entry {
+                    <p class="fp-find-detail" data-testid="find-no-breaker"><span class="fp-group-name">{ "What would break this? " }</span>{ why }</p>
                 }
                 <div class="fp-find-status" role="status" aria-live="polite" data-testid="find-status"
                     data-state={state} data-first-ms={first_ms} data-done-ms={done_ms} data-mode={mode}

@@ -148,8 +148,9 @@ function mainRunner(api) {
   let taskStart = null;
   channel.port1.onmessage = () => {
     const m = pending.shift();
-    // Every message but init is handled within its task (init awaits the wasm's instantiation).
-    taskStart = m.type === 'init' ? null : performance.now();
+    // Timed from here to the next message sent: every message but init (which awaits the wasm's
+    // instantiation) and drop (which sends nothing after it) sends the next within its task.
+    taskStart = m.type === 'init' || m.type === 'drop' ? null : performance.now();
     handle(m);
   };
   r = runner((m) => {
@@ -278,6 +279,13 @@ onmessage = (e) => handle(e.data);
     /** Starts the workers (and compiles the wasm) ahead of the first search. */
     prepare() {
       getPool().catch(() => {});
+    },
+
+    /** Stops the workers (or the main thread's channel); a later search starts them again. */
+    close() {
+      const closing = pool;
+      pool = undefined;
+      closing?.then((runners) => runners.forEach((r) => r.terminate()), () => {});
     },
 
     /**

@@ -489,7 +489,7 @@ test('find: a cross-origin embed cannot start a worker; the main thread finds it
   }
 });
 
-test('find: what would break this? fencing off finds the paused holder; monotonic clocks hold; three clock steps break the happy path; watchdog-saves says why it has none', async ({ openPage }) => {
+test('find: what would break this? fencing off finds the paused holder; monotonic clocks hold; three clock steps break the happy path; an early restart without keys breaks the delayed one; blank-single and watchdog-saves say why they have none', async ({ openPage }) => {
   const rec = await openPage();
   const { page } = rec;
   await boot(page);
@@ -521,7 +521,21 @@ test('find: what would break this? fencing off finds the paused holder; monotoni
   await expectText(page, 'verdict-word', '✗ Unsafe');
   await rec.screenshot('find-breaker-redlock-happy');
 
+  // A restart delayed past the TTL holds; the search restarts an instance sooner, without
+  // its keys, and B gets a majority while A's lock is still valid.
+  await loadPreset(page, 'redlock-delayed-restart');
+  assert.match(await page.locator(tid('find-breaker')).innerText(), /^If an instance came back without its keys before the 60 ms TTL had passed/);
+  await click(page, tid('find-breaker'));
+  await page.locator(tid('found-mark')).first().waitFor({ timeout: 30_000 });
+  assert.equal(await page.locator(tid('found-mark')).count(), 1);
+  assert.match(await page.locator(tid('find-summary')).innerText(), /^Found by search: 1 fault: R\d crashed at \d+ ms for \d+ ms \(keys lost\)/);
+  await expectText(page, 'verdict-word', '✗ Unsafe');
+  await rec.screenshot('find-breaker-redlock-delayed-restart');
+
   // A preset with nothing to break says why instead of showing nothing.
+  await loadPreset(page, 'blank-single');
+  assert.equal(await page.locator(tid('find-breaker')).count(), 0);
+  assert.match(await page.locator(tid('find-no-breaker')).textContent(), /^What would break this\? Nothing is scheduled/);
   await loadPreset(page, 'watchdog-saves');
   assert.equal(await page.locator(tid('find-breaker')).count(), 0);
   assert.match(await page.locator(tid('find-no-breaker')).textContent(), /^What would break this\? .*B only asks for the lock and never writes/);

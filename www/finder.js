@@ -53,10 +53,11 @@ export function makeHandler(api, post) {
         plans.set(m.id, new api.SearchPlanning(m.scenario, m.spec));
         reply({ type: 'plan-started' });
       } else if (m.type === 'plan-step') {
-        // ... the scenario run at most `steps` actions at a time, then judged, ...
+        // ... the scenario run at most `steps` actions at a time, then judged, its instants
+        // found, and the grid built about `steps` faults at a time, ...
         reply({ type: 'plan-stepped', done: plans.get(m.id).advance(m.steps) });
       } else if (m.type === 'plan-end') {
-        // ... and the grid built.
+        // ... and the plan put together.
         const plan = plans.get(m.id).plan();
         plans.set(m.id, plan);
         reply({ type: 'planned', total: plan.total(), failsAsIs: plan.failsAsIs() });
@@ -169,7 +170,8 @@ const fitted = (n, ms) => Math.max(1, Math.min(Math.ceil(n * 1.5), Math.floor((n
 
 /**
  * Plans on the main thread in slices: the scenario read, its run a few actions at a time (its
- * first calls also compile the wasm code they reach), the grid. `onReply` sees every reply.
+ * first calls also compile the wasm code they reach), its judgement, the grid's instants, the
+ * grid a few faults at a time. `onReply` sees every reply.
  */
 async function planInSlices(r, id, scenario, spec, onReply) {
   onReply(await r.request({ type: 'plan-start', id, scenario, spec }));

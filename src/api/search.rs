@@ -145,8 +145,9 @@ impl SearchPlanning {
         })
     }
 
-    /// Runs the scenario at most `steps` actions further (or judges the run); true once only
-    /// `plan()` is left.
+    /// Runs the scenario at most `steps` actions further (or judges the run, or finds the
+    /// grid's instants, or builds about `steps` faults of the grid); true once only `plan()`
+    /// is left.
     pub fn advance(&mut self, steps: f64) -> bool {
         self.planning
             .advance(whole(steps).min(u64::from(u32::MAX)) as u32)

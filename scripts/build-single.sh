@@ -102,7 +102,7 @@ const inlinedFinder = async () => ({
   createFinder: (_urls, options) => createFinder({ inline: {
     glue: document.getElementById('fp-search-glue').textContent,
     wasm: () => base64Bytes('fp-search-wasm'),
-    api: async () => ({ init: (wasm) => fpSearch({ module_or_path: wasm }), SearchPlan: fpSearch.SearchPlan }),
+    api: async () => ({ init: (wasm) => fpSearch({ module_or_path: wasm }), SearchPlan: fpSearch.SearchPlan, SearchPlanning: fpSearch.SearchPlanning }),
   } }, options),
 });
 ${main.replace(/^(\/\/.*\n)+\n?/, '').replace(importGlue, 'inlinedGlue()').replace(importFinder, 'inlinedFinder()')}`;

@@ -9,6 +9,8 @@
 //
 // import { startServer } from './serve.mjs'; const { url, close } = await startServer({ root, port: 0 });
 // startServer({ encodings: ['gzip'] }) offers only gzip; `encodings: []` sends everything as is.
+// startServer({ cors: true }) answers every origin (`Access-Control-Allow-Origin: *`), as a CDN
+// does: another origin's page can then embed the playground from here (tests/e2e/find.test.mjs).
 import { createServer } from 'node:http';
 import { createReadStream } from 'node:fs';
 import { readFile, stat } from 'node:fs/promises';
@@ -149,10 +151,11 @@ async function handle(root, encodings, req, res) {
   createReadStream(file).on('error', () => res.destroy()).pipe(res);
 }
 
-export function startServer({ root = 'dist', port = 8080, host = '127.0.0.1', quiet = true, isolated = false, encodings = Object.keys(ENCODINGS) } = {}) {
+export function startServer({ root = 'dist', port = 8080, host = '127.0.0.1', quiet = true, isolated = false, encodings = Object.keys(ENCODINGS), cors = false } = {}) {
   const rootDir = resolve(root);
   const server = createServer((req, res) => {
     if (isolated) for (const [k, v] of Object.entries(ISOLATION)) res.setHeader(k, v);
+    if (cors) res.setHeader('Access-Control-Allow-Origin', '*');
     if (!quiet) res.on('close', () => console.log(`${res.statusCode} ${req.method} ${req.url}`));
     handle(rootDir, encodings, req, res).catch((err) => {
       console.error(err);

@@ -11,7 +11,8 @@ wasm_bindgen_test::wasm_bindgen_test_configure!(run_in_browser);
 use fencing_playground::sim::presets::preset;
 use fencing_playground::sim::search::fault::{self, scenario_of};
 use fencing_playground::sim::search::{
-    probe, search, Fault, FaultKind, Outcome, Plan, Schedule, SearchReport, SearchSpec, Strategy,
+    probe, search, Fault, FaultKind, Outcome, Plan, Planning, Schedule, SearchReport, SearchSpec,
+    Strategy,
 };
 use fencing_playground::sim::{run, Scenario, ViolationKind};
 
@@ -284,4 +285,88 @@ fn same_seed_same_counterexample() {
         found.iter().any(|f| *f != first),
         "other seeds draw other schedules"
     );
+}
+
+/// The report taken in slices (`finishing`, `advance`, `report`: the main thread's way) is the
+/// report of one `finish` call, for a failure found, one that fails as is, and none found.
+#[test]
+fn the_report_in_slices_is_the_report_in_one_call() {
+    let found = without("gc-pause-unfenced", At::Client(0, 1));
+    let cases = [
+        (found.clone(), spec(&[FaultKind::Pause, FaultKind::Delay])),
+        (
+            preset("gc-pause-unfenced").expect("preset"),
+            spec(&[FaultKind::Pause]),
+        ),
+        (
+            preset("gc-pause-fenced").expect("preset"),
+            spec(&[FaultKind::Delay]),
+        ),
+    ];
+    for (scenario, spec) in cases {
+        let plan = Plan::new(&scenario, &spec);
+        let total = plan.total();
+        let hit = if plan.fails_as_is() {
+            None
+        } else {
+            plan.scan(0, total)
+        };
+        let schedules = hit.map_or(total, |i| i + 1);
+        let whole = plan.finish(hit, schedules);
+        let mut f = plan.finishing(hit, schedules);
+        let mut slices = 0;
+        while !f.advance(&plan, 1) {
+            slices += 1;
+        }
+        assert_eq!(f.shrink_runs(), whole.stats.shrink_runs);
+        if whole.counterexample.is_some() {
+            assert!(
+                slices > 1,
+                "{}: shrinking took {slices} slices",
+                whole.statement
+            );
+        }
+        assert_eq!(plan.report(f), whole);
+    }
+}
+
+/// A plan made in slices of a few actions (the main thread's way) is the plan made at once:
+/// the same space, the same verdict before faults, the same report.
+#[test]
+fn a_plan_made_in_slices_is_the_plan_made_at_once() {
+    let cases = [
+        (
+            without("gc-pause-unfenced", At::Client(0, 1)),
+            spec(&[FaultKind::Pause]),
+        ),
+        (
+            preset("gc-pause-unfenced").expect("preset"),
+            spec(&[FaultKind::Pause]),
+        ),
+        (
+            preset("redlock-monotonic").expect("preset"),
+            spec(&[FaultKind::LockClockJump]),
+        ),
+    ];
+    for (scenario, spec) in cases {
+        let whole = Plan::new(&scenario, &spec);
+        let mut p = Planning::new(&scenario, &spec);
+        let mut slices = 0;
+        while !p.advance(2) {
+            slices += 1;
+        }
+        assert!(slices > 2, "{}: planned in {slices} slices", scenario.name);
+        let sliced = p.plan();
+        assert_eq!(sliced.total(), whole.total());
+        assert_eq!(sliced.fails_as_is(), whole.fails_as_is());
+        let total = whole.total();
+        assert_eq!(sliced.scan(0, total), whole.scan(0, total));
+        let hit = if whole.fails_as_is() {
+            None
+        } else {
+            whole.scan(0, total)
+        };
+        let n = hit.map_or(total, |i| i + 1);
+        assert_eq!(sliced.finish(hit, n), whole.finish(hit, n));
+    }
 }

@@ -10,7 +10,9 @@
 //     no-modules glue and makeHandler's source, with the wasm bytes posted in (Chromium refuses
 //     module workers and wasm fetches there);
 //   - no worker can start (a cross-origin embed, workers blocked): the same handler on the
-//     main thread, in slices of at most SLICE_MS.
+//     main thread, every step in slices of about SLICE_MS (the 8 ms the issue allows, halved):
+//     the plan (the scenario's first run, which also compiles the wasm code it reaches),
+//     the scan, the shrink and the report, each message a task of its own.
 //
 // The schedules are numbered (sim::search::Plan). Blocks of numbers are handed out in
 // increasing order to whichever runner is free; a block reports its first failing number.
@@ -28,13 +30,16 @@ const PROGRESS_MS = 100;
 
 /**
  * The message handler a runner uses, for workers and for the main thread alike. `api` gives
- * `init(wasm)` (a promise) and `SearchPlan`; `post` sends a reply. Self-contained (no free
+ * `init(wasm)` (a promise), `SearchPlan` and (on the main thread) `SearchPlanning`; `post` sends a reply. Self-contained (no free
  * variables), because the file:// blob worker is built from its source text.
  */
 export function makeHandler(api, post) {
   const plans = new Map();
   let queue = Promise.resolve();
   const run = async (m) => {
+    const t0 = performance.now();
+    // Every reply says how long its message took (`ms`): the main thread keeps its slices short.
+    const reply = (r) => post({ ...r, id: m.id, ms: performance.now() - t0 });
     try {
       if (m.type === 'init') {
         await api.init(m.wasm);
@@ -42,14 +47,36 @@ export function makeHandler(api, post) {
       } else if (m.type === 'plan') {
         const plan = new api.SearchPlan(m.scenario, m.spec);
         plans.set(m.id, plan);
-        post({ type: 'planned', id: m.id, total: plan.total(), failsAsIs: plan.failsAsIs() });
+        reply({ type: 'planned', total: plan.total(), failsAsIs: plan.failsAsIs() });
+      } else if (m.type === 'plan-start') {
+        // The same plan in steps (the main thread's way): the scenario and spec read, ...
+        plans.set(m.id, new api.SearchPlanning(m.scenario, m.spec));
+        reply({ type: 'plan-started' });
+      } else if (m.type === 'plan-step') {
+        // ... the scenario run at most `steps` actions at a time, then judged, its instants
+        // found, and the grid built about `steps` faults at a time, ...
+        reply({ type: 'plan-stepped', done: plans.get(m.id).advance(m.steps) });
+      } else if (m.type === 'plan-end') {
+        // ... and the plan put together.
+        const plan = plans.get(m.id).plan();
+        plans.set(m.id, plan);
+        reply({ type: 'planned', total: plan.total(), failsAsIs: plan.failsAsIs() });
       } else if (m.type === 'scan') {
-        const t0 = performance.now();
         const found = plans.get(m.id).scan(m.from, m.to);
-        post({ type: 'scanned', id: m.id, found: found ?? null, ms: performance.now() - t0 });
+        reply({ type: 'scanned', found: found ?? null });
       } else if (m.type === 'finish') {
         const report = plans.get(m.id).finish(m.found ?? undefined, m.schedules);
-        post({ type: 'report', id: m.id, report: JSON.stringify(report) });
+        reply({ type: 'report', report: JSON.stringify(report) });
+      } else if (m.type === 'finish-start') {
+        // The same report in steps: a check of the failure found (one run), ...
+        plans.get(m.id).startFinish(m.found ?? undefined, m.schedules);
+        reply({ type: 'started' });
+      } else if (m.type === 'shrink') {
+        // ... shrinking, at most `runs` runs at a time, ...
+        reply({ type: 'shrunk', done: plans.get(m.id).shrink(m.runs) });
+      } else if (m.type === 'report') {
+        // ... and the replay and the words (three runs).
+        reply({ type: 'report', report: JSON.stringify(plans.get(m.id).report()) });
       } else if (m.type === 'drop') {
         plans.get(m.id)?.free();
         plans.delete(m.id);
@@ -108,20 +135,74 @@ function workerRunner(make) {
   return r;
 }
 
-/** The main-thread runner: the handler between tasks, so the page keeps answering. */
+/**
+ * The main-thread runner: the handler between tasks, so the page keeps answering. Each message
+ * is handled in a task of its own (a MessageChannel task, not a 4 ms timer); `slowestTaskMs`
+ * is the longest of them, from the task's start to the next message sent (the handler's work
+ * and what the search did with its reply: progress, the next block).
+ */
 function mainRunner(api) {
   let r;
   const handle = makeHandler(api, (reply) => r.receive(reply));
   const channel = new MessageChannel();
   const pending = [];
-  channel.port1.onmessage = () => handle(pending.shift());
-  // Each message is handled in a task of its own (a MessageChannel task, not a 4 ms timer).
+  let taskStart = null;
+  channel.port1.onmessage = () => {
+    const m = pending.shift();
+    // Timed from here to the next message sent: every message but init (which awaits the wasm's
+    // instantiation) and drop (which sends nothing after it) sends the next within its task.
+    taskStart = m.type === 'init' || m.type === 'drop' ? null : performance.now();
+    handle(m);
+  };
   r = runner((m) => {
+    if (taskStart !== null) r.slowestTaskMs = Math.max(r.slowestTaskMs, performance.now() - taskStart);
+    taskStart = null;
     pending.push(m);
     channel.port2.postMessage(0);
   }, 'main thread');
+  r.slowestTaskMs = 0;
   r.terminate = () => channel.port1.close();
   return r;
+}
+
+/** A number of steps fitted to SLICE_MS from the last slice's `ms`, growing by half at most. */
+const fitted = (n, ms) => Math.max(1, Math.min(Math.ceil(n * 1.5), Math.floor((n * SLICE_MS) / Math.max(ms, 0.25))));
+
+/**
+ * Plans on the main thread in slices: the scenario read, its run a few actions at a time (its
+ * first calls also compile the wasm code they reach), its judgement, the grid's instants, the
+ * grid a few faults at a time. `onReply` sees every reply.
+ */
+async function planInSlices(r, id, scenario, spec, onReply) {
+  onReply(await r.request({ type: 'plan-start', id, scenario, spec }));
+  let steps = 4;
+  for (;;) {
+    const reply = await r.request({ type: 'plan-step', id, steps });
+    onReply(reply);
+    if (reply.done) break;
+    steps = fitted(steps, reply.ms);
+  }
+  return r.request({ type: 'plan-end', id });
+}
+
+/**
+ * Shrinks and reports on the main thread in slices of about SLICE_MS: `finish-start`, then
+ * `shrink` with a number of runs fitted to the time the last slice took, then `report`. The
+ * report is the one `finish` gives in one call (tests/search.rs). Null when cancelled.
+ */
+async function finishInSlices(r, id, found, schedules, job, onReply) {
+  onReply(await r.request({ type: 'finish-start', id, found, schedules }));
+  let runs = 4;
+  for (;;) {
+    if (job.cancelled) return null;
+    const reply = await r.request({ type: 'shrink', id, runs });
+    onReply(reply);
+    if (reply.done) break;
+    runs = fitted(runs, reply.ms);
+  }
+  const reply = await r.request({ type: 'report', id });
+  onReply(reply);
+  return reply.report;
 }
 
 /**
@@ -142,7 +223,11 @@ export function createFinder(source, options = {}) {
   async function mainApi() {
     if (source.inline) return source.inline.api();
     const glue = await import(source.glue);
-    return { init: (wasm) => glue.default({ module_or_path: wasm }), SearchPlan: glue.SearchPlan };
+    return {
+      init: (wasm) => glue.default({ module_or_path: wasm }),
+      SearchPlan: glue.SearchPlan,
+      SearchPlanning: glue.SearchPlanning,
+    };
   }
 
   async function startPool() {
@@ -198,10 +283,17 @@ onmessage = (e) => handle(e.data);
       getPool().catch(() => {});
     },
 
+    /** Stops the workers (or the main thread's channel); a later search starts them again. */
+    close() {
+      const closing = pool;
+      pool = undefined;
+      closing?.then((runners) => runners.forEach((r) => r.terminate()), () => {});
+    },
+
     /**
      * Searches `scenario` (JSON text) with `spec` (JSON text). `onEvent` gets
-     * `{ type: 'progress', done, total, elapsedMs, best, mode, workers, slowestMs }` (the
-     * longest block), then one of
+     * `{ type: 'progress', done, total, elapsedMs, best, mode, workers, slowestMs,
+     * slowestTaskMs }` (the longest block or step; on the main thread, the longest task), then one of
      * `{ type: 'done', report, firstMs, … }`, `{ type: 'cancelled' }`, `{ type: 'error', message }`.
      */
     search(scenario, spec, onEvent) {
@@ -218,17 +310,26 @@ onmessage = (e) => handle(e.data);
       (async () => {
         const runners = await getPool();
         const mode = runners[0].kind;
+        if (mode !== 'workers') runners[0].slowestTaskMs = 0;
         const workers = mode === 'workers' ? runners.length : 0;
-        const planned = await Promise.all(runners.map((r) => r.request({ type: 'plan', id, scenario, spec })));
+        let slowestMs = 0;
+        const seen = (reply) => {
+          slowestMs = Math.max(slowestMs, reply.ms);
+        };
+        const planned = mode === 'workers'
+          ? await Promise.all(runners.map((r) => r.request({ type: 'plan', id, scenario, spec })))
+          : [await planInSlices(runners[0], id, scenario, spec, seen)];
+        planned.forEach(seen);
         const { total, failsAsIs } = planned[0];
         let next = 0;
         let best = null;
         let done = 0;
         let firstMs = null;
         let lastProgress = 0;
-        let slowestMs = 0;
         const progress = () => ({
           type: 'progress', done, total, elapsedMs: performance.now() - t0, best, mode, workers, slowestMs,
+          // On the main thread: the longest task of this search, the finder's own work included.
+          slowestTaskMs: mode === 'workers' ? null : runners[0].slowestTaskMs,
         });
         const target = mode === 'workers' ? WORKER_BLOCK_MS : SLICE_MS;
         const scan = async (r) => {
@@ -259,14 +360,21 @@ onmessage = (e) => handle(e.data);
           }
         };
         if (!failsAsIs) await Promise.all(runners.map(scan));
-        if (job.cancelled) {
+        const cancelled = () => {
           for (const r of runners) r.post({ type: 'drop', id });
           emit({ type: 'cancelled' });
-          return;
-        }
+        };
+        if (job.cancelled) return cancelled();
         emit(progress());
         const schedules = best === null ? total : best + 1;
-        const { report } = await runners[0].request({ type: 'finish', id, found: best, schedules });
+        let report;
+        if (mode === 'workers') {
+          ({ report } = await runners[0].request({ type: 'finish', id, found: best, schedules }));
+        } else {
+          // One call could take hundreds of runs (tens of ms): the main thread shrinks in slices.
+          report = await finishInSlices(runners[0], id, best, schedules, job, seen);
+          if (report === null) return cancelled();
+        }
         for (const r of runners) r.post({ type: 'drop', id });
         emit({ ...progress(), type: 'done', report, firstMs });
       })().catch((err) => emit({ type: 'error', message: String((err && err.message) || err) }));

@@ -4,7 +4,7 @@
 //! naming the field (`spec.maxFaults: …`); nothing a caller passes can panic.
 
 use super::args::{error, json_text, scenario_arg, to_js};
-use crate::sim::search::{self, Plan, SearchSpec};
+use crate::sim::search::{self, Finishing, Plan, Planning, SearchSpec};
 use wasm_bindgen::prelude::*;
 
 #[wasm_bindgen(typescript_custom_section)]
@@ -43,10 +43,22 @@ pub fn search(
 }
 
 /// A search to run in slices: `total()` schedules, `scan(from, to)` returns the first failing
-/// number in the slice (or undefined), and `finish(found, schedules)` shrinks and reports.
+/// number in the slice (or undefined), and `finish(found, schedules)` shrinks and reports. The
+/// main thread, which must not run long, says `startFinish(found, schedules)`, then
+/// `shrink(runs)` until it returns true, then `report()`: the same report in short steps.
 #[wasm_bindgen]
 pub struct SearchPlan {
     plan: Plan,
+    finishing: Option<Finishing>,
+}
+
+/// A count from JavaScript: whole and non-negative, anything else 0.
+fn whole(x: f64) -> u64 {
+    if x.is_finite() && x > 0.0 {
+        x as u64
+    } else {
+        0
+    }
 }
 
 #[wasm_bindgen]
@@ -60,6 +72,7 @@ impl SearchPlan {
         let spec = spec_arg(&spec)?;
         Ok(SearchPlan {
             plan: Plan::new(&scenario, &spec),
+            finishing: None,
         })
     }
 
@@ -76,13 +89,6 @@ impl SearchPlan {
 
     /// The first failing schedule number in `from..to`, if any.
     pub fn scan(&self, from: f64, to: f64) -> Option<f64> {
-        let whole = |x: f64| {
-            if x.is_finite() && x > 0.0 {
-                x as u64
-            } else {
-                0
-            }
-        };
         self.plan.scan(whole(from), whole(to)).map(|i| i as f64)
     }
 
@@ -90,13 +96,68 @@ impl SearchPlan {
     /// were scanned.
     #[wasm_bindgen(unchecked_return_type = "SearchReport")]
     pub fn finish(&self, found: Option<f64>, schedules: f64) -> Result<JsValue, JsError> {
-        let whole = |x: f64| {
-            if x.is_finite() && x > 0.0 {
-                x as u64
-            } else {
-                0
-            }
-        };
         to_js(&self.plan.finish(found.map(whole), whole(schedules)))
+    }
+
+    /// Starts the report in steps (one run): `found` and `schedules` as for `finish`.
+    #[wasm_bindgen(js_name = startFinish)]
+    pub fn start_finish(&mut self, found: Option<f64>, schedules: f64) {
+        self.finishing = Some(self.plan.finishing(found.map(whole), whole(schedules)));
+    }
+
+    /// Shrinks for at most `runs` runs; true when only `report()` is left. False before
+    /// `startFinish`.
+    pub fn shrink(&mut self, runs: f64) -> bool {
+        match &mut self.finishing {
+            Some(f) => f.advance(&self.plan, whole(runs)),
+            None => false,
+        }
+    }
+
+    /// The report started by `startFinish` (whatever shrinking is left is done first).
+    #[wasm_bindgen(unchecked_return_type = "SearchReport")]
+    pub fn report(&mut self) -> Result<JsValue, JsError> {
+        match self.finishing.take() {
+            Some(f) => to_js(&self.plan.report(f)),
+            None => Err(error("report: call startFinish first")),
+        }
+    }
+}
+
+/// A `SearchPlan` made in slices, for the main thread: `advance(steps)` until it returns true,
+/// then `plan()`. The plan is the one `new SearchPlan(scenario, spec)` makes.
+#[wasm_bindgen]
+pub struct SearchPlanning {
+    planning: Planning,
+}
+
+#[wasm_bindgen]
+impl SearchPlanning {
+    #[wasm_bindgen(constructor)]
+    pub fn new(
+        #[wasm_bindgen(unchecked_param_type = "Scenario | string")] scenario: JsValue,
+        #[wasm_bindgen(unchecked_param_type = "SearchSpec | undefined")] spec: JsValue,
+    ) -> Result<SearchPlanning, JsError> {
+        let scenario = scenario_arg(&scenario)?;
+        let spec = spec_arg(&spec)?;
+        Ok(SearchPlanning {
+            planning: Planning::new(&scenario, &spec),
+        })
+    }
+
+    /// Runs the scenario at most `steps` actions further (or judges the run, or finds the
+    /// grid's instants, or builds about `steps` faults of the grid); true once only `plan()`
+    /// is left.
+    pub fn advance(&mut self, steps: f64) -> bool {
+        self.planning
+            .advance(whole(steps).min(u64::from(u32::MAX)) as u32)
+    }
+
+    /// The plan; this object is used up.
+    pub fn plan(self) -> SearchPlan {
+        SearchPlan {
+            plan: self.planning.plan(),
+            finishing: None,
+        }
     }
 }

@@ -1,14 +1,18 @@
 //! "What would break this?": for each preset that is safe as written, the assumption its
 //! caption rests on, undone (fencing turned off, a monotonic clock turned back into a wall
-//! clock) or left as is, and the faults a search may inject to test it. The page offers the
-//! entry beside the preset; `tests/breaks.rs` runs every entry and checks the outcome each one
-//! promises (the failure the caption warns about, or none found by an exhaustive search).
-//! Nothing here states an outcome to the reader: the page shows what the search answers.
+//! clock) or left as is, and the faults a search may inject to test it, bounded so that they
+//! undo the assumption themselves where it is about faults (a restart sooner than the TTL
+//! without its keys, a clock step instead of a slew, a client clock stepping back). The page
+//! offers the entry beside the preset; `tests/breaks.rs` runs every entry and checks the
+//! outcome each one promises (the failure the caption warns about, or none found by an
+//! exhaustive search). A safe preset with nothing a search could break says why
+//! (`no_breaker`), and the tests check each reason's claim. Nothing here states an outcome to
+//! the reader: the page shows what the search answers.
 
 use crate::sim::account::FenceRule;
 use crate::sim::presets::preset;
 use crate::sim::scenario::{Event, InstanceEvent, Scenario};
-use crate::sim::search::spec::Range;
+use crate::sim::search::spec::{Persistence, Range};
 use crate::sim::search::{FaultKind, SearchSpec, Strategy};
 use crate::sim::trace::ViolationKind;
 
@@ -28,7 +32,8 @@ pub enum Change {
 /// What the entry's search is expected to answer (checked by `tests/breaks.rs`).
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum Expect {
-    Found(ViolationKind),
+    /// This failure, shrunk to this many faults.
+    Found(ViolationKind, usize),
     /// No failure in an exhaustive search of the whole grid.
     NoneFound,
 }
@@ -140,32 +145,85 @@ fn fencing_off(id: &'static str, kinds: &[FaultKind]) -> Breaker {
         question: "If the storage did not check fences, what would a client pause do?",
         change: Change::FencingOff,
         spec: spec(kinds, 1, ViolationKind::StaleWriteAccepted),
-        expect: Expect::Found(ViolationKind::StaleWriteAccepted),
+        expect: Expect::Found(ViolationKind::StaleWriteAccepted, 1),
     }
 }
 
 /// Every preset's entry, in the presets' order; a preset without one is unsafe as written, or
-/// has nothing scheduled to break.
+/// says in `no_breaker` why nothing a search injects could break it.
 pub fn breakers() -> Vec<Breaker> {
     use FaultKind::*;
+    use ViolationKind::{StaleWriteAccepted, TwoHolders};
     // Steps of 60 ms forward, the correction the Redlock captions speak of, at every instant
     // of the grid: small enough a grid to search exhaustively at k ≤ 2.
     let jumps = |k| SearchSpec {
         jump_ms: Range { min: 60, max: 60 },
-        ..spec(&[LockClockJump], k, ViolationKind::TwoHolders)
+        ..spec(&[LockClockJump], k, TwoHolders)
     };
+    let swarm_jumps = |k| SearchSpec {
+        strategy: Strategy::Swarm,
+        budget: 20_000,
+        ..jumps(k)
+    };
+    // Clock steps one way only, so the question's "forward" or "back" is what the search tries.
+    let steps = |kind, min, max| SearchSpec {
+        jump_ms: Range { min, max },
+        ..spec(&[kind], 1, TwoHolders)
+    };
+    let found = |kind, faults| Expect::Found(kind, faults);
     vec![
+        Breaker {
+            preset: "contract-1-nx",
+            question: "If the lock server's clock stepped forward, could B get the lock while A still believes it holds it?",
+            change: Change::Nothing,
+            spec: steps(LockClockJump, 1, 100),
+            expect: found(TwoHolders, 1),
+        },
+        // The TTL frees the lock by the server's clock; A counts it down by its own.
+        Breaker {
+            preset: "contract-2-ttl",
+            question: "If A's clock stepped back, would A still believe it held the lock once the TTL had freed it for B?",
+            change: Change::Nothing,
+            spec: steps(ClientClockJump, -100, -1),
+            expect: found(TwoHolders, 1),
+        },
         fencing_off("contract-4-fenced", &[Pause]),
         fencing_off("contract-6-check-then-write", &[Pause]),
         fencing_off("gc-pause-fenced", &[Pause]),
         fencing_off("delayed-packet", &[Delay]),
         fencing_off("watchdog-stalls", &[Pause]),
+        // Plain Redis mints no fence, so strict storage refuses every debit: "storage that
+        // does not insist is back to the unfenced story".
+        Breaker {
+            question: "If the storage did not insist on a fence (plain Redis mints none), what would a client pause do?",
+            ..fencing_off("plain-redis", &[Pause])
+        },
+        // The caption's "while clocks run at about the same rate": A holds all five, so B
+        // needs three instances to let A's key go early: three clock steps. Random schedules
+        // (from the seed) find them in about 1 500 runs, where the exhaustive order takes
+        // 60 000.
+        Breaker {
+            preset: "redlock-happy",
+            question: "If the instances' clocks could step 60 ms forward (up to three of them), could two clients hold the lock?",
+            change: Change::Nothing,
+            spec: swarm_jumps(3),
+            expect: found(TwoHolders, 3),
+        },
+        // R3 down leaves A four keys, three of which B needs: random schedules find three
+        // steps in under 1 000 runs, where the exhaustive order takes 50 000.
+        Breaker {
+            preset: "redlock-one-down",
+            question: "With R3 down, could 60 ms clock steps on three of the other instances give two clients the lock?",
+            change: Change::Nothing,
+            spec: swarm_jumps(3),
+            expect: found(TwoHolders, 3),
+        },
         Breaker {
             preset: "redlock-monotonic",
             question: "If the instances measured TTLs by their wall clocks, what would a 60 ms clock step do?",
             change: Change::WallClocks,
             spec: jumps(1),
-            expect: Expect::Found(ViolationKind::TwoHolders),
+            expect: found(TwoHolders, 1),
         },
         Breaker {
             preset: "redlock-monotonic",
@@ -174,8 +232,89 @@ pub fn breakers() -> Vec<Breaker> {
             spec: jumps(2),
             expect: Expect::NoneFound,
         },
+        // The slew is taken out with the other clock jumps; the search steps instead.
+        Breaker {
+            preset: "redlock-slew",
+            question: "If an instance's clock stepped the 60 ms at once instead of slewing, could two clients hold the lock?",
+            change: Change::Nothing,
+            spec: jumps(1),
+            expect: found(TwoHolders, 1),
+        },
+        // R3's 70 ms crash is taken out; the search restarts an instance sooner than the TTL.
+        Breaker {
+            preset: "redlock-delayed-restart",
+            question: "If an instance came back without its keys before the 60 ms TTL had passed, could two clients hold the lock?",
+            change: Change::Nothing,
+            spec: SearchSpec {
+                down_ms: Range { min: 1, max: 59 },
+                persistence: Persistence::Without,
+                ..spec(&[InstanceCrash], 1, TwoHolders)
+            },
+            expect: found(TwoHolders, 1),
+        },
+        // "It assumes the client's clock measures the pause."
+        Breaker {
+            preset: "redlock-gc-during-acquire",
+            question: "If A's clock stepped back, so that A measured less time than had passed, could two clients hold the lock?",
+            change: Change::Nothing,
+            spec: steps(ClientClockJump, -100, -1),
+            expect: found(TwoHolders, 1),
+        },
         fencing_off("redlock-order-fenced", &[Pause]),
+        // "A claim that lands before the holder's lease can run out": a pause holds A back.
+        Breaker {
+            preset: "redlock-cas",
+            question: "If a GC pause held A back until after B's claim, could A's late write still be accepted?",
+            change: Change::Nothing,
+            spec: spec(&[Pause], 1, StaleWriteAccepted),
+            expect: found(StaleWriteAccepted, 1),
+        },
     ]
+}
+
+/// Why a preset that is safe as written has no "what would break this?" entry, where the page
+/// would otherwise show nothing; `tests/breaks.rs` checks what each reason claims.
+pub fn no_breaker(preset_id: &str) -> Option<&'static str> {
+    Some(match preset_id {
+        "contract-5-equal-is-stale" | "strict-vs-non-decreasing" => {
+            "Nothing a search could inject breaks safety here: A is the only client and holds \
+             one grant, so no fault brings in a second holder whose writes the fence must keep \
+             apart, under the strict rule or the non-decreasing one. What differs is whether \
+             A's second write under the same fence is accepted, which the timeline shows as \
+             written."
+        }
+        "crash-ttl" => {
+            "Nothing a search could inject breaks safety here: A dies at 10 ms and never \
+             writes, so B is the only writer, and one pause, delay or clock step (even with \
+             fencing off) only changes when B gets the lock or writes. Give A a debit before \
+             its crash and search again."
+        }
+        "idempotent-retry" => {
+            "Nothing a search could inject breaks safety here: A is the only client and holds \
+             one grant, so whichever copy of pay-7 arrives second is refused, as a duplicate by \
+             its key or, with keys off, as stale by the strict fence (33 is not above 33); \
+             with fencing off the key alone refuses it. Only with both off does the payment run \
+             twice, and then it fails as written, with no fault to find."
+        }
+        "efficiency-tier" => {
+            "Nothing a search could inject breaks safety here: the caption accepts doing the \
+             work twice, so in the efficiency tier a stale write or two holders is noted as \
+             harmless double work, and the writes are of 0, so the balance cannot go wrong. \
+             In the correctness tier the same schedule is unsafe as written."
+        }
+        "watchdog-saves" => {
+            "Nothing a search could inject breaks safety here: B only asks for the lock and \
+             never writes, so a pause that stops A and its watchdog together (the \
+             watchdog-stalls preset) leaves A's write the only one, even with fencing off. \
+             Give B a debit and search again."
+        }
+        "blank-single" | "redlock-empty" => {
+            "Nothing is scheduled: the clients never ask for the lock or write, so there is \
+             nothing for a fault to break. Add an acquire and a debit to each client and \
+             search again."
+        }
+        _ => return None,
+    })
 }
 
 /// The entries for a preset (none, one or two).

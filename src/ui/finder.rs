@@ -30,6 +30,10 @@ pub struct Progress {
     /// "workers" or "main thread".
     pub mode: String,
     pub workers: f64,
+    /// The longest block or step of the search, in its runner.
+    pub slowest_ms: f64,
+    /// On the main thread, the longest task of the search (the finder's own work included).
+    pub slowest_task_ms: Option<f64>,
 }
 
 /// One event from the finder.
@@ -63,6 +67,8 @@ fn progress(v: &JsValue) -> Progress {
         best: number(v, "best"),
         mode: text(v, "mode").unwrap_or_default(),
         workers: number(v, "workers").unwrap_or(0.0),
+        slowest_ms: number(v, "slowestMs").unwrap_or(0.0),
+        slowest_task_ms: number(v, "slowestTaskMs"),
     }
 }
 

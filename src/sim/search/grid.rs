@@ -50,16 +50,24 @@ pub fn instants(s: &Scenario, trace: &Trace) -> Vec<u64> {
     out.into_iter().collect()
 }
 
+/// The instants in `t + from ..= t + to` (`instants` is sorted): a window found by halving,
+/// so a row costs what it yields, not the whole list.
+fn window(t: u64, instants: &[u64], from: i64, to: i64) -> &[u64] {
+    if to < from || to < 1 {
+        return &[];
+    }
+    let lo = t.saturating_add(from.max(1) as u64);
+    let hi = t.saturating_add(to as u64);
+    let a = instants.partition_point(|&e| e < lo);
+    let b = instants.partition_point(|&e| e <= hi);
+    &instants[a..b.max(a)]
+}
+
 /// Lengths from `t` to each later instant, inside `r`, plus `r`'s ends.
 fn lengths(t: u64, instants: &[u64], r: Range) -> Vec<u64> {
     let mut out: BTreeSet<u64> = [r.min.max(0) as u64, r.max.max(0) as u64].into();
-    for &e in instants {
-        if e > t {
-            let d = (e - t) as i64;
-            if (r.min..=r.max).contains(&d) {
-                out.insert(d as u64);
-            }
-        }
+    for &e in window(t, instants, r.min, r.max) {
+        out.insert(e - t);
     }
     out.into_iter().filter(|d| *d > 0).collect()
 }
@@ -67,12 +75,11 @@ fn lengths(t: u64, instants: &[u64], r: Range) -> Vec<u64> {
 /// Signed jumps from `t`: to each later instant forward and back, inside `r`, plus its ends.
 fn jumps(t: u64, instants: &[u64], r: Range) -> Vec<i64> {
     let mut out: BTreeSet<i64> = [r.min, r.max].into();
-    for &e in instants {
-        if e > t {
-            for d in [(e - t) as i64, -((e - t) as i64)] {
-                if (r.min..=r.max).contains(&d) {
-                    out.insert(d);
-                }
+    let reach = r.max.max(r.min.saturating_neg());
+    for &e in window(t, instants, 1, reach) {
+        for d in [(e - t) as i64, -((e - t) as i64)] {
+            if (r.min..=r.max).contains(&d) {
+                out.insert(d);
             }
         }
     }
@@ -89,32 +96,49 @@ pub struct GridSize {
     pub single_faults: usize,
 }
 
-/// Every single fault the grid holds, in a fixed order.
+/// Where a row of the grid's faults comes from: a client, the single lock, or one instance.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Target {
+    Client(usize),
+    Lock,
+    Instance(usize),
+}
+
+/// The targets of `kind`, in the grid's order: every client, then the single lock (its clock
+/// jumps) or every instance.
+pub fn targets(s: &Scenario, kind: FaultKind) -> Vec<Target> {
+    let instances = s.lock.redlock.as_ref().map_or(0, |r| r.instances.len());
+    let mut out: Vec<Target> = (0..s.clients.len()).map(Target::Client).collect();
+    match kind {
+        FaultKind::LockClockJump if instances == 0 => out.push(Target::Lock),
+        _ => out.extend((0..instances).map(Target::Instance)),
+    }
+    out
+}
+
+/// How many rows `target` has for `kind`: one per instant, one per event for a debit delay,
+/// none when the kind does not apply to it.
+pub fn rows(s: &Scenario, kind: FaultKind, target: Target, instants: usize) -> usize {
+    use FaultKind::*;
+    match (target, kind) {
+        (Target::Client(c), Delay) => s.clients.get(c).map_or(0, |c| c.events.len()),
+        (Target::Client(_), Pause | ClientClockJump | ClientCrash)
+        | (Target::Lock, LockClockJump)
+        | (Target::Instance(_), LockClockJump | InstanceCrash | Partition) => instants,
+        _ => 0,
+    }
+}
+
+/// Every single fault the grid holds, in a fixed order: by kind (the spec's order), target
+/// and row. `building::GridBuild` makes the same list a slice of rows at a time.
 pub fn options(s: &Scenario, spec: &SearchSpec, instants: &[u64]) -> (Vec<Fault>, GridSize) {
     let mut out = Vec::new();
     let mut per_kind = Vec::new();
-    let instances = s.lock.redlock.as_ref().map_or(0, |r| r.instances.len());
     for kind in &spec.faults {
         let before = out.len();
-        for c in 0..s.clients.len() {
-            client_faults(s, spec, instants, *kind, c, &mut out);
-        }
-        match kind {
-            FaultKind::LockClockJump if instances == 0 => {
-                for &t in instants {
-                    for by_ms in jumps(t, instants, spec.jump_ms) {
-                        out.push(Fault::LockClockJump {
-                            instance: None,
-                            at_ms: t,
-                            by_ms,
-                        });
-                    }
-                }
-            }
-            _ => {
-                for i in 0..instances {
-                    instance_faults(s, spec, instants, *kind, i, &mut out);
-                }
+        for target in targets(s, *kind) {
+            for p in 0..rows(s, *kind, target, instants.len()) {
+                row(s, spec, instants, *kind, target, p, &mut out);
             }
         }
         per_kind.push((kind.name().to_string(), out.len() - before));
@@ -127,57 +151,64 @@ pub fn options(s: &Scenario, spec: &SearchSpec, instants: &[u64]) -> (Vec<Fault>
     (out, size)
 }
 
-fn client_faults(
+/// The faults of row `p` of `target` for `kind` (an instant's index, or a delay's event),
+/// appended to `out`.
+pub fn row(
     s: &Scenario,
     spec: &SearchSpec,
     instants: &[u64],
     kind: FaultKind,
-    client: usize,
+    target: Target,
+    p: usize,
     out: &mut Vec<Fault>,
 ) {
-    match kind {
-        FaultKind::Pause => {
-            for &t in instants {
-                for d in lengths(t, instants, spec.pause_ms) {
-                    out.push(Fault::Pause {
+    let t = instants.get(p).copied().unwrap_or(0);
+    match (target, kind) {
+        (Target::Client(client), FaultKind::Delay) => {
+            let event = s.clients.get(client).and_then(|c| c.events.get(p));
+            if let Some(Event::Debit { at_ms, .. } | Event::CheckThenWrite { at_ms, .. }) = event {
+                for d in lengths(*at_ms, instants, spec.delay_ms) {
+                    out.push(Fault::Delay {
                         client,
-                        at_ms: t,
-                        duration_ms: d,
-                        cause: spec.pause_cause,
+                        event: p,
+                        delay_ms: d,
                     });
                 }
             }
         }
-        FaultKind::Delay => {
-            for (event, e) in s.clients[client].events.iter().enumerate() {
-                if let Event::Debit { at_ms, .. } | Event::CheckThenWrite { at_ms, .. } = e {
-                    for d in lengths(*at_ms, instants, spec.delay_ms) {
-                        out.push(Fault::Delay {
-                            client,
-                            event,
-                            delay_ms: d,
-                        });
-                    }
-                }
+        (Target::Client(client), FaultKind::Pause) => {
+            for d in lengths(t, instants, spec.pause_ms) {
+                out.push(Fault::Pause {
+                    client,
+                    at_ms: t,
+                    duration_ms: d,
+                    cause: spec.pause_cause,
+                });
             }
         }
-        FaultKind::ClientClockJump => {
-            for &t in instants {
-                for by_ms in jumps(t, instants, spec.jump_ms) {
-                    out.push(Fault::ClientClockJump {
-                        client,
-                        at_ms: t,
-                        by_ms,
-                    });
-                }
+        (Target::Client(client), FaultKind::ClientClockJump) => {
+            for by_ms in jumps(t, instants, spec.jump_ms) {
+                out.push(Fault::ClientClockJump {
+                    client,
+                    at_ms: t,
+                    by_ms,
+                });
             }
         }
-        FaultKind::ClientCrash => {
-            for &t in instants {
-                out.push(Fault::ClientCrash { client, at_ms: t });
+        (Target::Client(client), FaultKind::ClientCrash) => {
+            out.push(Fault::ClientCrash { client, at_ms: t });
+        }
+        (Target::Lock, FaultKind::LockClockJump) => {
+            for by_ms in jumps(t, instants, spec.jump_ms) {
+                out.push(Fault::LockClockJump {
+                    instance: None,
+                    at_ms: t,
+                    by_ms,
+                });
             }
         }
-        FaultKind::LockClockJump | FaultKind::InstanceCrash | FaultKind::Partition => {}
+        (Target::Instance(i), kind) => instance_faults(s, spec, instants, kind, i, t, out),
+        _ => {}
     }
 }
 
@@ -187,6 +218,7 @@ fn instance_faults(
     instants: &[u64],
     kind: FaultKind,
     instance: usize,
+    t: u64,
     out: &mut Vec<Fault>,
 ) {
     let persist: &[bool] = match spec.persistence {
@@ -194,44 +226,42 @@ fn instance_faults(
         Persistence::Without => &[false],
         Persistence::Both => &[false, true],
     };
-    for &t in instants {
-        match kind {
-            FaultKind::LockClockJump => {
-                for by_ms in jumps(t, instants, spec.jump_ms) {
-                    out.push(Fault::LockClockJump {
-                        instance: Some(instance),
+    match kind {
+        FaultKind::LockClockJump => {
+            for by_ms in jumps(t, instants, spec.jump_ms) {
+                out.push(Fault::LockClockJump {
+                    instance: Some(instance),
+                    at_ms: t,
+                    by_ms,
+                });
+            }
+        }
+        FaultKind::InstanceCrash => {
+            for d in lengths(t, instants, spec.down_ms) {
+                for &persistent in persist {
+                    out.push(Fault::InstanceCrash {
+                        instance,
                         at_ms: t,
-                        by_ms,
+                        down_ms: d,
+                        persistent,
                     });
                 }
             }
-            FaultKind::InstanceCrash => {
-                for d in lengths(t, instants, spec.down_ms) {
-                    for &persistent in persist {
-                        out.push(Fault::InstanceCrash {
-                            instance,
-                            at_ms: t,
-                            down_ms: d,
-                            persistent,
-                        });
-                    }
-                }
-            }
-            FaultKind::Partition => {
-                for d in lengths(t, instants, spec.partition_ms) {
-                    let whom = std::iter::once(None).chain((0..s.clients.len()).map(Some));
-                    for client in whom {
-                        out.push(Fault::Partition {
-                            instance,
-                            at_ms: t,
-                            duration_ms: d,
-                            client,
-                        });
-                    }
-                }
-            }
-            _ => {}
         }
+        FaultKind::Partition => {
+            for d in lengths(t, instants, spec.partition_ms) {
+                let whom = std::iter::once(None).chain((0..s.clients.len()).map(Some));
+                for client in whom {
+                    out.push(Fault::Partition {
+                        instance,
+                        at_ms: t,
+                        duration_ms: d,
+                        client,
+                    });
+                }
+            }
+        }
+        _ => {}
     }
 }
 
@@ -342,6 +372,57 @@ fn unrank(n: usize, j: usize, mut rank: u64) -> Vec<usize> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// The windowed lengths and jumps are the ones a scan of every later instant gives.
+    #[test]
+    fn windows_give_what_a_scan_of_every_instant_gives() {
+        let scan_lengths = |t: u64, instants: &[u64], r: Range| -> Vec<u64> {
+            let mut out: BTreeSet<u64> = [r.min.max(0) as u64, r.max.max(0) as u64].into();
+            for &e in instants.iter().filter(|e| **e > t) {
+                let d = (e - t) as i64;
+                if (r.min..=r.max).contains(&d) {
+                    out.insert(d as u64);
+                }
+            }
+            out.into_iter().filter(|d| *d > 0).collect()
+        };
+        let scan_jumps = |t: u64, instants: &[u64], r: Range| -> Vec<i64> {
+            let mut out: BTreeSet<i64> = [r.min, r.max].into();
+            for &e in instants.iter().filter(|e| **e > t) {
+                for d in [(e - t) as i64, -((e - t) as i64)] {
+                    if (r.min..=r.max).contains(&d) {
+                        out.insert(d);
+                    }
+                }
+            }
+            out.into_iter().filter(|d| *d != 0).collect()
+        };
+        let instants = [0, 1, 2, 9, 10, 11, 29, 30, 31, 44, 45, 46, 79, 80];
+        let ranges = [
+            (1, 100),
+            (0, 0),
+            (5, 5),
+            (-100, 100),
+            (-100, -1),
+            (60, 60),
+            (-30, 10),
+        ];
+        for (min, max) in ranges {
+            let r = Range { min, max };
+            for t in [0, 1, 10, 30, 45, 79, 80, 200] {
+                assert_eq!(
+                    lengths(t, &instants, r),
+                    scan_lengths(t, &instants, r),
+                    "{t} {r:?}"
+                );
+                assert_eq!(
+                    jumps(t, &instants, r),
+                    scan_jumps(t, &instants, r),
+                    "{t} {r:?}"
+                );
+            }
+        }
+    }
 
     #[test]
     fn combos_number_every_subset_once_in_order_from_any_start() {

@@ -6,10 +6,13 @@
 //!
 //! The children never import this file: `spec` (what may be searched), `fault` (a schedule and
 //! the scenario it makes), `probe` (does it fail), `grid` (the instants that matter and the
-//! numbered exhaustive space), `swarm` (numbered random schedules), `shrink`, `report`. This
+//! numbered exhaustive space), `building` (the same grid in slices, kept in `chunks`), `swarm`
+//! (numbered random schedules), `shrink`, `report`. This
 //! file composes them into a `Plan`, which the page's workers can scan in slices: the result
 //! is the lowest failing schedule number however the numbers are split.
 
+pub mod building;
+pub mod chunks;
 pub mod fault;
 pub mod grid;
 pub mod probe;
@@ -23,8 +26,11 @@ pub use report::{Counterexample, Outcome, SearchReport, Stats};
 pub use shrink::ShrinkStep;
 pub use spec::{FaultKind, SearchSpec, Strategy};
 
-use crate::sim::engine::run;
+use crate::sim::engine::{run, Progress, Run};
 use crate::sim::scenario::Scenario;
+use crate::sim::trace::Trace;
+use building::GridBuild;
+use chunks::Chunks;
 use grid::{Combos, GridSize};
 use swarm::Swarm;
 
@@ -37,7 +43,7 @@ pub struct Plan {
     /// The base without its name and caption, which no run reads: cheaper to copy per schedule.
     lean: Scenario,
     spec: SearchSpec,
-    options: Vec<fault::Fault>,
+    options: Chunks,
     counts: Vec<u64>,
     swarm: Swarm,
     grid: GridSize,
@@ -46,17 +52,40 @@ pub struct Plan {
 
 impl Plan {
     pub fn new(base: &Scenario, spec: &SearchSpec) -> Plan {
-        let trace = run(base);
-        let fails_as_is = !probe::counted(&trace, spec.failure.as_ref()).is_empty();
-        let instants = grid::instants(base, &trace);
+        Plan::from_trace(base, spec, &run(base))
+    }
+
+    /// The plan of `base`, whose full run is `trace`.
+    fn from_trace(base: &Scenario, spec: &SearchSpec, trace: &Trace) -> Plan {
+        let instants = grid::instants(base, trace);
         let (options, grid) = grid::options(base, spec, &instants);
+        let swarm = Swarm::new(&options, end_of(base, trace));
+        Plan::from_grid(
+            base,
+            spec,
+            trace,
+            options.into_iter().collect(),
+            grid,
+            swarm,
+        )
+    }
+
+    /// The plan of `base`, whose full run is `trace`, with its grid built.
+    fn from_grid(
+        base: &Scenario,
+        spec: &SearchSpec,
+        trace: &Trace,
+        options: Chunks,
+        grid: GridSize,
+        swarm: Swarm,
+    ) -> Plan {
+        let fails_as_is = !probe::counted(trace, spec.failure.as_ref()).is_empty();
         let counts = grid::counts(options.len(), spec.max_faults);
-        let end_ms = trace.end_ms.max(base.horizon_ms());
         let mut lean = base.clone();
         lean.name.clear();
         lean.caption.clear();
         Plan {
-            swarm: Swarm::new(&options, end_ms),
+            swarm,
             lean,
             base: base.clone(),
             spec: spec.clone(),
@@ -134,7 +163,17 @@ impl Plan {
     /// The report once scanning is over: `found` is the lowest failing number, if any, and
     /// `schedules` how many numbers were scanned. A failure is shrunk and replayed first.
     pub fn finish(&self, found: Option<u64>, schedules: u64) -> SearchReport {
-        let mut stats = Stats {
+        let mut f = self.finishing(found, schedules);
+        f.advance(self, u64::MAX);
+        self.report(f)
+    }
+
+    /// The report taken a slice at a time: this starts it (one run, to check `found`), then
+    /// `Finishing::advance` shrinks in slices of runs, and `report` replays and writes the
+    /// answer (three runs). What `finish` does in one call, in steps the main thread can take
+    /// between frames.
+    pub fn finishing(&self, found: Option<u64>, schedules: u64) -> Finishing {
+        let stats = Stats {
             strategy: self.spec.strategy,
             fault_kinds: self.spec.faults.clone(),
             max_faults: self.spec.max_faults,
@@ -164,7 +203,32 @@ impl Plan {
             Outcome::Found => found.map(|i| self.faults_of(i)),
             Outcome::NoneFound => None,
         };
-        let Some(found_faults) = start else {
+        let shrinker = start.map(|faults| {
+            let first = Schedule {
+                faults,
+                dropped: Vec::new(),
+            };
+            let s = shrink::Shrinker::new(&self.base, &self.spec, first.clone(), SHRINK_RUNS);
+            (first, s)
+        });
+        Finishing {
+            stats,
+            outcome,
+            found,
+            shrinker,
+        }
+    }
+
+    /// The answer once `f` has finished shrinking (or at once, shrinking what is left).
+    pub fn report(&self, mut f: Finishing) -> SearchReport {
+        f.advance(self, u64::MAX);
+        let Finishing {
+            mut stats,
+            outcome,
+            found,
+            shrinker,
+        } = f;
+        let Some((first, shrinker)) = shrinker else {
             let statement = report::statement(outcome, &self.spec, &stats, "");
             return SearchReport {
                 outcome,
@@ -174,13 +238,10 @@ impl Plan {
                 shrink_steps: Vec::new(),
             };
         };
-        let first = Schedule {
-            faults: found_faults.clone(),
-            dropped: Vec::new(),
-        };
-        let shrunk = shrink::shrink(&self.base, &self.spec, first.clone(), SHRINK_RUNS);
+        let shrunk = shrinker.finish();
         stats.shrink_runs = shrunk.runs;
         stats.shrink_cut_short = shrunk.cut_short;
+        let found_faults = first.faults.clone();
         // Every reported counterexample is replayed; should the shrunk one not fail (it must),
         // the schedule as found is reported instead.
         let (schedule, steps) = match self.replay(&shrunk.schedule) {
@@ -213,6 +274,106 @@ impl Plan {
     fn replay(&self, schedule: &Schedule) -> Option<()> {
         let s = fault::scenario_of(&self.base, schedule);
         probe::fails(&s, self.spec.failure.as_ref()).then_some(())
+    }
+}
+
+/// A plan made a slice at a time, for the main thread: `advance(steps)` runs the scenario at
+/// most that many actions further (then, in a call of its own, judges the run, then finds the
+/// grid's instants), then builds the grid about `steps × GRID_WORK_PER_STEP` faults at a time
+/// (`building::GridBuild`), and `plan` puts the plan together. The first search of a page also
+/// compiles the wasm functions it calls (Chromium compiles each on its first call): in slices,
+/// that cost is spread too. The plan is the one `Plan::new` makes.
+pub struct Planning {
+    base: Scenario,
+    spec: SearchSpec,
+    run: Option<(Run, bool)>,
+    trace: Option<Trace>,
+    grid: Option<GridBuild>,
+}
+
+/// Grid work (a fault found, a row walked) per step the caller asks for. A unit of grid work
+/// (tens of nanoseconds) is cheaper than an action of the run, so the first grid slice is no
+/// longer than the last slice of the run, and the finder, which fits its step counts to the
+/// time each slice took, grows them from there.
+pub const GRID_WORK_PER_STEP: u64 = 1;
+
+/// The run's end for the swarm: the trace's or the scenario's horizon, whichever is later.
+fn end_of(base: &Scenario, trace: &Trace) -> u64 {
+    trace.end_ms.max(base.horizon_ms())
+}
+
+impl Planning {
+    pub fn new(base: &Scenario, spec: &SearchSpec) -> Planning {
+        Planning {
+            base: base.clone(),
+            spec: spec.clone(),
+            run: Some((Run::new(base), false)),
+            trace: None,
+            grid: None,
+        }
+    }
+
+    /// Takes one slice: at most `steps` actions of the run, or judges it once they are all
+    /// taken, or finds the grid's instants, or builds a slice of the grid; true once only
+    /// `plan` is left.
+    pub fn advance(&mut self, steps: u32) -> bool {
+        match (self.run.take(), &self.trace, &mut self.grid) {
+            (Some((run, true)), _, _) => self.trace = Some(run.finish()),
+            (Some((mut run, false)), _, _) => {
+                let ended = run.advance(steps) == Progress::Done;
+                self.run = Some((run, ended));
+            }
+            (None, Some(trace), None) => {
+                let instants = grid::instants(&self.base, trace);
+                self.grid = Some(GridBuild::new(&self.base, &self.spec, instants));
+            }
+            (None, _, Some(g)) => {
+                let work = u64::from(steps.max(1)).saturating_mul(GRID_WORK_PER_STEP);
+                return g.advance(&self.base, &self.spec, work);
+            }
+            (None, None, None) => return true,
+        }
+        false
+    }
+
+    /// The plan (whatever is left of the run and the grid is done first).
+    pub fn plan(self) -> Plan {
+        let trace = match (self.trace, self.run) {
+            (Some(t), _) => t,
+            (None, Some((run, _))) => run.finish(),
+            (None, None) => run(&self.base),
+        };
+        let build = self.grid.unwrap_or_else(|| {
+            GridBuild::new(&self.base, &self.spec, grid::instants(&self.base, &trace))
+        });
+        let (options, size, swarm) =
+            build.finish(&self.base, &self.spec, end_of(&self.base, &trace));
+        Plan::from_grid(&self.base, &self.spec, &trace, options, size, swarm)
+    }
+}
+
+/// A report on its way (`Plan::finishing`): the numbers so far and, when there is a failure to
+/// show, the schedule as found and its shrinker.
+pub struct Finishing {
+    stats: Stats,
+    outcome: Outcome,
+    found: Option<u64>,
+    shrinker: Option<(Schedule, shrink::Shrinker)>,
+}
+
+impl Finishing {
+    /// Shrinks for at most `runs` runs; true once nothing is left but `Plan::report`. `plan` is
+    /// the one that made this.
+    pub fn advance(&mut self, plan: &Plan, runs: u64) -> bool {
+        match &mut self.shrinker {
+            Some((_, s)) => s.advance(&plan.base, &plan.spec, runs),
+            None => true,
+        }
+    }
+
+    /// The shrinker's runs so far.
+    pub fn shrink_runs(&self) -> u64 {
+        self.shrinker.as_ref().map_or(0, |(_, s)| s.runs())
     }
 }
 

@@ -180,38 +180,234 @@ fn candidates(base: &Scenario, spec: &SearchSpec, cur: &Schedule) -> Vec<(Schedu
     out
 }
 
-/// Shrinks a failing schedule; `max_runs` bounds the work.
-pub fn shrink(base: &Scenario, spec: &SearchSpec, start: Schedule, max_runs: u64) -> Shrunk {
-    let failure = spec.failure.as_ref();
-    let mut cur = start;
-    let mut steps = Vec::new();
-    let mut runs = 0;
-    'outer: loop {
-        for (cand, text) in candidates(base, spec, &cur) {
-            if runs >= max_runs {
-                return Shrunk {
-                    schedule: cur,
-                    steps,
-                    runs,
-                    cut_short: true,
-                };
+/// A shrink taken a slice at a time, so the main thread can run it between frames:
+/// `advance(runs)` spends at most that many runs and says whether shrinking is over, `finish`
+/// gives the result. Any split of the runs gives what one `advance(u64::MAX)` gives, because
+/// the state between slices is exactly the loop's: the schedule so far and the position in its
+/// list of candidates.
+pub struct Shrinker {
+    cur: Schedule,
+    steps: Vec<ShrinkStep>,
+    runs: u64,
+    max_runs: u64,
+    /// The current schedule's candidates, the next one to try at `next`.
+    candidates: Vec<(Schedule, String)>,
+    next: usize,
+    done: bool,
+    cut_short: bool,
+}
+
+impl Shrinker {
+    pub fn new(base: &Scenario, spec: &SearchSpec, start: Schedule, max_runs: u64) -> Shrinker {
+        let candidates = candidates(base, spec, &start);
+        Shrinker {
+            cur: start,
+            steps: Vec::new(),
+            runs: 0,
+            max_runs,
+            candidates,
+            next: 0,
+            done: false,
+            cut_short: false,
+        }
+    }
+
+    /// Runs at most `budget` candidates; true once shrinking is over (no step applies, or the
+    /// run bound is spent). `base` and `spec` must be the ones given to `new`.
+    pub fn advance(&mut self, base: &Scenario, spec: &SearchSpec, budget: u64) -> bool {
+        let failure = spec.failure.as_ref();
+        let mut spent = 0;
+        while !self.done && spent < budget {
+            let Some((cand, _)) = self.candidates.get(self.next) else {
+                self.done = true;
+                break;
+            };
+            if self.runs >= self.max_runs {
+                self.done = true;
+                self.cut_short = true;
+                break;
             }
-            runs += 1;
-            if fails(&scenario_of(base, &cand), failure) {
-                steps.push(ShrinkStep {
+            self.runs += 1;
+            spent += 1;
+            if fails(&scenario_of(base, cand), failure) {
+                let (cand, text) = self.candidates.swap_remove(self.next);
+                self.steps.push(ShrinkStep {
                     text,
                     faults: cand.faults.len(),
                     own_events: own_events(base, &cand.dropped).len(),
                 });
-                cur = cand;
-                continue 'outer;
+                self.candidates = candidates(base, spec, &cand);
+                self.next = 0;
+                self.cur = cand;
+            } else {
+                self.next += 1;
             }
         }
-        return Shrunk {
-            schedule: cur,
-            steps,
-            runs,
-            cut_short: false,
+        self.done
+    }
+
+    /// Runs spent so far.
+    pub fn runs(&self) -> u64 {
+        self.runs
+    }
+
+    /// The result: the smallest schedule reached and the steps kept.
+    pub fn finish(self) -> Shrunk {
+        Shrunk {
+            schedule: self.cur,
+            steps: self.steps,
+            runs: self.runs,
+            cut_short: self.cut_short,
+        }
+    }
+}
+
+/// Shrinks a failing schedule in one call; `max_runs` bounds the work.
+pub fn shrink(base: &Scenario, spec: &SearchSpec, start: Schedule, max_runs: u64) -> Shrunk {
+    let mut s = Shrinker::new(base, spec, start, max_runs);
+    s.advance(base, spec, u64::MAX);
+    s.finish()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::sim::breaks::without_faults;
+    use crate::sim::presets::presets;
+    use crate::sim::search::spec::{FaultKind, Strategy};
+    use crate::sim::search::Plan;
+    use crate::sim::trace::ViolationKind;
+
+    /// The shrinker as it was written before it could be taken in slices: one loop, one call.
+    /// The resumable one must give exactly this.
+    fn one_shot(base: &Scenario, spec: &SearchSpec, start: Schedule, max_runs: u64) -> Shrunk {
+        let failure = spec.failure.as_ref();
+        let mut cur = start;
+        let mut steps = Vec::new();
+        let mut runs = 0;
+        'outer: loop {
+            for (cand, text) in candidates(base, spec, &cur) {
+                if runs >= max_runs {
+                    return Shrunk {
+                        schedule: cur,
+                        steps,
+                        runs,
+                        cut_short: true,
+                    };
+                }
+                runs += 1;
+                if fails(&scenario_of(base, &cand), failure) {
+                    steps.push(ShrinkStep {
+                        text,
+                        faults: cand.faults.len(),
+                        own_events: own_events(base, &cand.dropped).len(),
+                    });
+                    cur = cand;
+                    continue 'outer;
+                }
+            }
+            return Shrunk {
+                schedule: cur,
+                steps,
+                runs,
+                cut_short: false,
+            };
+        }
+    }
+
+    /// Failing schedules to shrink: from every preset, with the faults of a few kinds taken
+    /// out, the first failing schedules of random searches of up to three faults (and the
+    /// empty schedule of a preset that fails as is).
+    fn cases() -> Vec<(Scenario, SearchSpec, Schedule)> {
+        use FaultKind::*;
+        let kinds: [&[FaultKind]; 3] = [
+            &[Pause, Delay, ClientCrash],
+            &[Pause, ClientClockJump, LockClockJump],
+            &[InstanceCrash, Partition, Pause],
+        ];
+        let mut out = Vec::new();
+        for p in presets() {
+            for (n, kinds) in kinds.iter().enumerate() {
+                let mut base = p.scenario.clone();
+                without_faults(&mut base, kinds);
+                let spec = SearchSpec {
+                    faults: kinds.to_vec(),
+                    max_faults: 3,
+                    strategy: Strategy::Swarm,
+                    seed: n as u64 + 7,
+                    budget: 400,
+                    failure: (n == 1).then_some(ViolationKind::StaleWriteAccepted),
+                    ..SearchSpec::default()
+                };
+                let plan = Plan::new(&base, &spec);
+                let faults = if plan.fails_as_is() {
+                    Some(Vec::new())
+                } else {
+                    plan.scan(0, plan.total()).map(|i| plan.faults_of(i))
+                };
+                if let Some(faults) = faults {
+                    let start = Schedule {
+                        faults,
+                        dropped: Vec::new(),
+                    };
+                    out.push((base, spec, start));
+                }
+            }
+        }
+        out
+    }
+
+    fn same(a: &Shrunk, b: &Shrunk) -> bool {
+        a.schedule == b.schedule
+            && a.steps == b.steps
+            && a.runs == b.runs
+            && a.cut_short == b.cut_short
+    }
+
+    #[test]
+    fn in_slices_it_shrinks_exactly_as_in_one_call() {
+        let cases = cases();
+        assert!(cases.len() >= 20, "only {} cases", cases.len());
+        let mut kept = 0;
+        let mut cut = 0;
+        for (base, spec, start) in &cases {
+            for max_runs in [super::super::SHRINK_RUNS, 9] {
+                let want = one_shot(base, spec, start.clone(), max_runs);
+                kept += want.steps.len();
+                cut += usize::from(want.cut_short);
+                assert!(same(&shrink(base, spec, start.clone(), max_runs), &want));
+                for budget in [1, 2, 3, 7] {
+                    let mut s = Shrinker::new(base, spec, start.clone(), max_runs);
+                    let mut slices = 0;
+                    while !s.advance(base, spec, budget) {
+                        slices += 1;
+                        assert!(s.runs() <= slices * budget, "a slice ran over its budget");
+                    }
+                    let got = s.finish();
+                    assert!(
+                        same(&got, &want),
+                        "{}: in slices of {budget} runs: {:?} / {:?}, one call: {:?} / {:?}",
+                        base.name,
+                        got.schedule,
+                        got.steps,
+                        want.schedule,
+                        want.steps
+                    );
+                }
+            }
+        }
+        // The cases exercise kept steps and the run bound, not only schedules that cannot shrink.
+        assert!(kept >= 40, "only {kept} kept steps");
+        assert!(cut >= 5, "only {cut} shrinks cut short");
+    }
+
+    #[test]
+    fn a_slice_of_zero_runs_runs_nothing() {
+        let Some((base, spec, start)) = cases().into_iter().find(|c| !c.2.faults.is_empty()) else {
+            panic!("no case with faults");
         };
+        let mut s = Shrinker::new(&base, &spec, start, 100);
+        assert!(!s.advance(&base, &spec, 0));
+        assert_eq!(s.runs(), 0);
     }
 }

@@ -4,6 +4,7 @@
 //! matter and half the time anywhere in the run with any size the bounds allow. Because a
 //! schedule depends on nothing but its number, workers can split the numbers any way they like.
 
+use super::chunks::Chunks;
 use super::fault::{bounds_of, Fault};
 use super::spec::{FaultKind, SearchSpec};
 
@@ -38,27 +39,32 @@ impl Draw {
 }
 
 /// The grid's faults grouped by kind; only the kinds that apply to this scenario are present.
+#[derive(Debug, PartialEq, Eq)]
 pub struct Swarm {
-    by_kind: Vec<(FaultKind, Vec<Fault>)>,
+    by_kind: Vec<(FaultKind, Chunks)>,
     end_ms: u64,
 }
 
 impl Swarm {
     /// `options` is the grid; `end_ms` is the run's end without faults.
     pub fn new(options: &[Fault], end_ms: u64) -> Swarm {
+        let by_kind = FaultKind::ALL.map(|k| {
+            options
+                .iter()
+                .filter(|f| kind_of(f) == k)
+                .cloned()
+                .collect()
+        });
+        Swarm::from_kinds(by_kind, end_ms)
+    }
+
+    /// The same swarm from the grid's faults already grouped by kind (in `FaultKind::ALL`'s
+    /// order, each kind's in the grid's order), as `building::GridBuild` collects them.
+    pub fn from_kinds(by_kind: [Chunks; 7], end_ms: u64) -> Swarm {
         let by_kind = FaultKind::ALL
             .into_iter()
-            .map(|k| {
-                (
-                    k,
-                    options
-                        .iter()
-                        .filter(|f| kind_of(f) == k)
-                        .cloned()
-                        .collect(),
-                )
-            })
-            .filter(|(_, v): &(FaultKind, Vec<Fault>)| !v.is_empty())
+            .zip(by_kind)
+            .filter(|(_, v)| !v.is_empty())
             .collect();
         Swarm { by_kind, end_ms }
     }

@@ -10,7 +10,7 @@
 //! Search is pressed and one listener serves every button: the panel costs the page's wasm
 //! little.
 
-use crate::sim::breaks::breakers_for;
+use crate::sim::breaks::{breakers_for, no_breaker};
 use crate::sim::search::spec::MAX_BUDGET;
 use crate::sim::search::{FaultKind, SearchSpec};
 use crate::sim::Scenario;
@@ -299,6 +299,8 @@ pub fn FindPanel(props: &FindProps) -> Html {
             }
         })
     };
+    // A safe preset without an entry says why, rather than showing nothing.
+    let no_entry = props.preset_id.as_deref().and_then(no_breaker);
     let busy = matches!(*status, Status::Running(_));
     let redlock = props.scenario.lock.redlock.is_some();
     let kinds = FaultKind::ALL
@@ -328,6 +330,9 @@ pub fn FindPanel(props: &FindProps) -> Html {
                 first_ms.map(tenths),
                 tenths(progress.elapsed_ms),
                 progress.mode.clone(),
+                // How long the search held its runner at most: on the main thread, the
+                // longest task (the e2e tests read it).
+                tenths(progress.slowest_task_ms.unwrap_or(progress.slowest_ms)),
             )),
         ),
     };
@@ -342,9 +347,9 @@ pub fn FindPanel(props: &FindProps) -> Html {
         Status::Cancelled(_) => "cancelled",
         Status::Failed(_) => "failed",
     };
-    let (first_ms, done_ms, mode) = match times {
-        Some((f, d, m)) => (f, Some(d), Some(m)),
-        None => (None, None, None),
+    let (first_ms, done_ms, mode, slowest_ms) = match times {
+        Some((f, d, m, s)) => (f, Some(d), Some(m), Some(s)),
+        None => (None, None, None, None),
     };
     html! {
         <details class="fp-find" data-testid="find" {onclick}>
@@ -384,8 +389,12 @@ pub fn FindPanel(props: &FindProps) -> Html {
                         }) }
                     </div>
                 }
+                if let Some(why) = no_entry {
+                    <p class="fp-find-detail" data-testid="find-no-breaker"><span class="fp-group-name">{ "What would break this? " }</span>{ why }</p>
+                }
                 <div class="fp-find-status" role="status" aria-live="polite" data-testid="find-status"
-                    data-state={state} data-first-ms={first_ms} data-done-ms={done_ms} data-mode={mode}>
+                    data-state={state} data-first-ms={first_ms} data-done-ms={done_ms} data-mode={mode}
+                    data-slowest-ms={slowest_ms}>
                     <p data-testid="find-line">{ line }</p>
                     if !detail.is_empty() { <p class="fp-find-detail">{ detail }</p> }
                     if let Some(s) = (*searched).clone() { <p class="fp-find-detail" data-testid="find-searched">{ s }</p> }

@@ -1,0 +1,94 @@
+// www/finder.js on the main thread, as a cross-origin embed runs it (no worker can start),
+// under Node with the release search package (dist/pkg-search/, built by scripts/build.sh), on
+// a search whose shrink takes about 220 runs: the finder never calls the one-call methods (new
+// SearchPlan, finish) there; it plans through SearchPlanning, scans in blocks and shrinks in
+// slices fitted to about 4 ms each, and the report is the one search() gives in one call. The
+// time of each call is printed, not asserted: process.cpuUsage counts V8's background threads
+// too (tier-up compiling, the collector), and wall-clock time counts a busy machine; the
+// browser test (tests/e2e/find.test.mjs) reads each task's own CPU time from a trace.
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { existsSync, readFileSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
+
+const pkg = fileURLToPath(new URL('../../dist/pkg-search/', import.meta.url));
+assert.ok(existsSync(`${pkg}search.js`), 'dist/pkg-search/ is missing: run scripts/build.sh first');
+const glue = await import(`${pkg}search.js`);
+glue.initSync({ module: readFileSync(`${pkg}search_bg.wasm`) });
+globalThis.navigator ??= { hardwareConcurrency: 2 };
+const { createFinder } = await import('../../www/finder.js');
+
+/** Every call into the search package, with its CPU time. */
+const calls = [];
+function timed(name, f) {
+  return function (...args) {
+    const cpu = process.cpuUsage();
+    try {
+      return f.apply(this, args);
+    } finally {
+      const d = process.cpuUsage(cpu);
+      calls.push({ name, cpuMs: (d.user + d.system) / 1000 });
+    }
+  };
+}
+for (const cls of [glue.SearchPlan, glue.SearchPlanning]) {
+  for (const name of Object.getOwnPropertyNames(cls.prototype)) {
+    if (name !== 'constructor' && name !== 'free' && typeof cls.prototype[name] === 'function') {
+      cls.prototype[name] = timed(`${cls.name}.${name}`, cls.prototype[name]);
+    }
+  }
+}
+// Constructors too (a function that returns an object can be called with `new`).
+const made = (cls) => timed(`new ${cls.name}`, (...args) => new cls(...args));
+const api = { init: async () => {}, SearchPlan: made(glue.SearchPlan), SearchPlanning: made(glue.SearchPlanning) };
+
+/**
+ * gc-pause-unfenced without A's pause, and six more clients like B, each with its acquire and
+ * debit three times over: the first failing schedule (seed 0, k ≤ 4) shrinks in about 220 runs,
+ * most of them leaving out one of 36 own events.
+ */
+function manyClients() {
+  const s = glue.presets().find((p) => p.id === 'gc-pause-unfenced').scenario;
+  s.clients[0].events.splice(1, 1);
+  const b = s.clients[1];
+  for (let i = 0; i < 6; i++) {
+    const events = [];
+    for (let r = 0; r < 3; r++) for (const e of b.events) events.push({ ...e, atMs: e.atMs + 3 * i + 1 + 40 * r });
+    s.clients.push({ ...structuredClone(b), name: `C${i}`, events });
+  }
+  return s;
+}
+
+test('main thread: the plan and the shrink in slices, and the report is search()\'s', async () => {
+  const scenario = manyClients();
+  const spec = { strategy: 'swarm', maxFaults: 4, seed: 0, budget: 100000 };
+  const cpu = process.cpuUsage();
+  const whole = glue.search(scenario, spec);
+  const wholeCpu = process.cpuUsage(cpu);
+  calls.length = 0;
+  const finder = createFinder({ inline: { glue: '', wasm: () => undefined, api: async () => api } }, { workers: 0 });
+  const done = await new Promise((resolve, reject) => finder.search(JSON.stringify(scenario), JSON.stringify(spec), (e) => {
+    if (e.type === 'done') resolve(e);
+    else if (e.type === 'error' || e.type === 'cancelled') reject(new Error(e.message ?? e.type));
+  }));
+  finder.close?.();
+  assert.equal(done.mode, 'main thread');
+  const report = JSON.parse(done.report);
+  assert.equal(report.outcome, 'found', report.statement);
+  assert.ok(report.stats.shrinkRuns >= 100, `a long shrink: ${report.stats.shrinkRuns} runs`);
+  assert.deepEqual(report, whole, 'the report in slices is the report in one call');
+
+  const grid = calls.filter((c) => c.name === 'SearchPlanning.plan');
+  const sliced = calls.filter((c) => c.name !== 'SearchPlanning.plan');
+  const worst = [...sliced].sort((a, b) => b.cpuMs - a.cpuMs).slice(0, 4);
+  const shrinks = calls.filter((c) => c.name === 'SearchPlan.shrink').length;
+  console.log(`search() in one call: ${((wholeCpu.user + wholeCpu.system) / 1000).toFixed(1)} ms of CPU; ` +
+    `in slices: ${calls.length} calls (${shrinks} shrink slices), the most CPU: ${JSON.stringify(worst)}; ` +
+    `the grid (${report.stats.grid.singleFaults} single faults): ${JSON.stringify(grid)}; the finder's longest task ${done.slowestTaskMs?.toFixed(1)} ms`);
+  const names = new Set(calls.map((c) => c.name));
+  assert.ok(!names.has('new SearchPlan') && !names.has('SearchPlan.finish'), `one-call methods used: ${[...names]}`);
+  assert.ok(names.has('new SearchPlanning') && names.has('SearchPlanning.advance'), `planned in slices: ${[...names]}`);
+  assert.ok(shrinks > 1, `the shrink was taken in ${shrinks} slices`);
+  // The slices are fitted to the time they take: none runs the whole shrink.
+  assert.ok(calls.filter((c) => c.name === 'SearchPlan.shrink').length >= 3, `shrink slices: ${shrinks}`);
+});

@@ -74,19 +74,22 @@ test('a heavy link computes in slices: the page answers a click meanwhile, then 
   const { page } = rec;
   const cdp = await page.context().newCDPSession(page);
   await page.addInitScript(watch);
-  // The click must land while the page computes; the computing stretch lasts a few seconds and
-  // reaching the page takes a variable part of them, so a click that came too late (after the
-  // run: the test says nothing then) is tried again, up to three times.
+  // The click must land while the page computes; the computing stretch lasts about 2-4 s and
+  // reaching the page takes most of it (each of Playwright's round trips waits for a slice of
+  // the throttled page: the click has been seen 1.6-3.6 s in). A click that came after the run,
+  // or so near its end that the answer came after it too (its answer then waits for the last
+  // slice and the drawing of 10 000 renewals), says nothing: it is tried again, up to four
+  // times. A page that froze while computing would answer every click after the run, and fail.
   let t;
   let target;
-  for (let attempt = 0; attempt < 3; attempt++) {
+  for (let attempt = 0; attempt < 4; attempt++) {
     ({ target, noted: t } = await openAndClick(page, cdp));
-    if (t.down < t.done) break;
+    if (t.down < t.done && t.moved < t.done) break;
   }
   await rec.screenshot('heavy-link-done');
   const gaps = t.gaps.length ? t.gaps : [0];
   console.log(`heavy link (page slowed 20×): computing for ${(t.done - t.computing).toFixed(0)} ms; clicked ${(t.down - t.computing).toFixed(0)} ms in; playhead moved ${(t.moved - t.down).toFixed(0)} ms later; ${t.gaps.length} timer ticks, longest wait ${Math.max(...gaps).toFixed(0)} ms`);
-  assert.ok(t.down < t.done, 'in three tries, no click came while the page computed');
+  assert.ok(t.down < t.done, 'in four tries, no click came while the page computed');
   // The run's verdict, computed by the simulation, and nothing claimed before it.
   assert.match(await page.locator(tid('verdict-word')).textContent(), /Safe/);
   assert.equal(await page.locator(tid('computing')).count(), 0);

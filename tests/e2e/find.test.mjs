@@ -180,6 +180,19 @@ async function dragPauseEnd(page) {
 const longTasksSince = (page, t) => page.evaluate((t) => window.__longTasks.filter((e) => e.start >= t), t);
 const now = (page) => page.evaluate(() => performance.now());
 
+/** Starts a search that runs for seconds and finds nothing: gc-pause-fenced (strict fencing),
+ * random schedules of up to 4 faults, looking for a stale write accepted, 10 M schedules. */
+async function startLongSearch(page) {
+  await loadPreset(page, 'gc-pause-fenced');
+  await page.locator(tid('find-swarm')).check();
+  await page.selectOption(tid('find-failure'), 'stale_write_accepted');
+  await page.selectOption(tid('find-k'), '4');
+  await page.locator(tid('find-budget')).fill('10000000');
+  await page.locator(tid('find-budget')).blur();
+  await click(page, tid('find-search'));
+  await page.locator(`${tid('find-status')}[data-state="running"]`).waitFor();
+}
+
 /**
  * Runs `fn` under a Chromium trace of `page` and returns what the renderer's main thread did
  * meanwhile: how many tasks, the longest (`maxMs`, wall clock) and the most CPU time one took
@@ -320,14 +333,7 @@ test('find: no worker can start, the main thread searches in slices', async ({ o
   assert.ok(ms <= 2000, `the counterexample took ${ms} ms to appear`);
 
   // A search that runs long: the page keeps answering, in slices.
-  await loadPreset(page, 'gc-pause-fenced');
-  await page.locator(tid('find-swarm')).check();
-  await page.selectOption(tid('find-failure'), 'stale_write_accepted');
-  await page.selectOption(tid('find-k'), '4');
-  await page.locator(tid('find-budget')).fill('10000000');
-  await page.locator(tid('find-budget')).blur();
-  await click(page, tid('find-search'));
-  await page.locator(`${tid('find-status')}[data-state="running"]`).waitFor();
+  await startLongSearch(page);
   await page.waitForTimeout(1500);
   await rec.screenshot('find-main-thread');
   await click(page, tid('find-cancel'));
@@ -427,14 +433,7 @@ test('find: a cross-origin embed cannot start a worker; the main thread finds it
 
     // A search that runs long, with a real drag in the middle: the page answers it and the
     // timeline follows, while the search goes on in slices.
-    await loadPreset(page, 'gc-pause-fenced');
-    await page.locator(tid('find-swarm')).check();
-    await page.selectOption(tid('find-failure'), 'stale_write_accepted');
-    await page.selectOption(tid('find-k'), '4');
-    await page.locator(tid('find-budget')).fill('10000000');
-    await page.locator(tid('find-budget')).blur();
-    await click(page, tid('find-search'));
-    await page.locator(`${tid('find-status')}[data-state="running"]`).waitFor();
+    await startLongSearch(page);
     await page.evaluate(() => window.__gaps.start());
     // The search alone: its slices and its progress.
     const slices = await traced(browser, page, () => page.waitForTimeout(1500));

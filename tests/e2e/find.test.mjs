@@ -530,9 +530,16 @@ test('find: what would break this? fencing off finds the paused holder; monotoni
   assert.match(await page.locator(tid('find-summary')).innerText(), /^Found by search: 1 fault: R\d crashed at \d+ ms for \d+ ms \(keys lost\)/);
   await expectText(page, 'verdict-word', '✗ Unsafe');
   await rec.screenshot('find-breaker-redlock-delayed-restart');
+  // Undo goes back to the preset the search was asked on: the answer still speaks of it.
+  await click(page, tid('undo'));
+  await expectText(page, 'find-line', 'Found a failure');
 
-  // A preset with nothing to break says why instead of showing nothing.
+  // A preset with nothing to break says why instead of showing nothing; the last answer, about
+  // another scenario, is no longer shown.
   await loadPreset(page, 'blank-single');
+  await page.waitForFunction(() => document.querySelector('[data-testid="find-line"]')?.textContent === '', null, { timeout: 5_000 });
+  assert.equal(await page.locator(tid('find-searched')).count(), 0);
+  assert.equal(await page.locator(tid('find-status')).getAttribute('data-state'), 'idle');
   assert.equal(await page.locator(tid('find-breaker')).count(), 0);
   assert.match(await page.locator(tid('find-no-breaker')).textContent(), /^What would break this\? Nothing is scheduled/);
   await loadPreset(page, 'watchdog-saves');

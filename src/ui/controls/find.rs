@@ -56,6 +56,9 @@ enum Status {
         answer: Box<Answer>,
         first_ms: Option<f64>,
         progress: Progress,
+        /// The scenarios the answer is about: the one on screen when the search was asked for,
+        /// and the counterexample it opened. On any other scenario it is not shown.
+        about: Vec<Rc<Scenario>>,
     },
     Cancelled(Progress),
     Failed(String),
@@ -193,6 +196,8 @@ pub fn FindPanel(props: &FindProps) -> Html {
     // What a "what would break this?" search ran on, in words (none for the scenario on screen).
     let searched = use_state(|| None::<String>);
     let running = use_mut_ref(|| None::<Running>);
+    // The scenario on screen when the running search was asked for.
+    let asked_on = use_mut_ref(|| None::<Rc<Scenario>>);
     let body = use_node_ref();
     // The form's first values, set once: a value or a check in the markup would be put back
     // on every render, over what the reader typed.
@@ -217,6 +222,7 @@ pub fn FindPanel(props: &FindProps) -> Html {
     }
     let on_event = {
         let (status, on_action) = (status.setter(), props.on_action.clone());
+        let asked_on = asked_on.clone();
         Callback::from(move |e: Found| match e {
             Found::Progress(p) => status.set(Status::Running(p)),
             Found::Cancelled => status.set(Status::Cancelled(Progress::default())),
@@ -227,13 +233,16 @@ pub fn FindPanel(props: &FindProps) -> Html {
                 progress,
             } => match read_report(&report) {
                 Ok(answer) => {
+                    let mut about: Vec<Rc<Scenario>> = asked_on.borrow().iter().cloned().collect();
                     if let Answer::Found(f) = &answer {
+                        about.push(Rc::new(f.scenario.clone()));
                         on_action.emit(Action::LoadFound(f.clone()));
                     }
                     status.set(Status::Answered {
                         answer: Box::new(answer),
                         first_ms,
                         progress,
+                        about,
                     });
                 }
                 Err(m) => status.set(Status::Failed(m)),
@@ -254,6 +263,7 @@ pub fn FindPanel(props: &FindProps) -> Html {
             searched.clone(),
         );
         let (scenario, body, breakers) = (props.scenario.clone(), body.clone(), breakers.clone());
+        let (scenario_on_screen, asked_on) = (props.scenario.clone(), asked_on.clone());
         Callback::from(move |e: MouseEvent| {
             let act = e
                 .target()
@@ -290,6 +300,7 @@ pub fn FindPanel(props: &FindProps) -> Html {
                 r.cancel();
             }
             searched.set(words);
+            *asked_on.borrow_mut() = Some(scenario_on_screen.clone());
             match finder.search(&scenario.to_json(), &spec, on_event.clone()) {
                 Ok(r) => {
                     *running.borrow_mut() = Some(r);
@@ -302,6 +313,13 @@ pub fn FindPanel(props: &FindProps) -> Html {
     // A safe preset without an entry says why, rather than showing nothing.
     let no_entry = props.preset_id.as_deref().and_then(no_breaker);
     let busy = matches!(*status, Status::Running(_));
+    // An answer about another scenario (a preset picked since, an edit) is not shown: it
+    // would speak of a scenario no longer on screen.
+    let stale = match &*status {
+        Status::Answered { about, .. } => !about.iter().any(|a| **a == *props.scenario),
+        _ => false,
+    };
+    let shown = if stale { &Status::Idle } else { &*status };
     let redlock = props.scenario.lock.redlock.is_some();
     let kinds = FaultKind::ALL
         .into_iter()
@@ -309,7 +327,7 @@ pub fn FindPanel(props: &FindProps) -> Html {
         .map(|k| html! {
             <label key={k.name()}><input type="checkbox" data-kind={k.name()} />{ k.label() }</label>
         });
-    let (line, detail, times) = match &*status {
+    let (line, detail, times) = match shown {
         Status::Idle => (String::new(), String::new(), None),
         Status::Running(p) => (progress_text(p), best_text(p), None),
         Status::Cancelled(_) => ("Cancelled.".to_string(), String::new(), None),
@@ -318,6 +336,7 @@ pub fn FindPanel(props: &FindProps) -> Html {
             answer,
             first_ms,
             progress,
+            ..
         } => (
             answer.statement().to_string(),
             // Nothing was scanned when the scenario fails as is.
@@ -336,7 +355,7 @@ pub fn FindPanel(props: &FindProps) -> Html {
             )),
         ),
     };
-    let state = match &*status {
+    let state = match shown {
         Status::Idle => "idle",
         Status::Running(_) => "running",
         Status::Answered { answer, .. } => match **answer {
@@ -397,7 +416,7 @@ pub fn FindPanel(props: &FindProps) -> Html {
                     data-slowest-ms={slowest_ms}>
                     <p data-testid="find-line">{ line }</p>
                     if !detail.is_empty() { <p class="fp-find-detail">{ detail }</p> }
-                    if let Some(s) = (*searched).clone() { <p class="fp-find-detail" data-testid="find-searched">{ s }</p> }
+                    if let Some(s) = (*searched).clone().filter(|_| !stale) { <p class="fp-find-detail" data-testid="find-searched">{ s }</p> }
                 </div>
                 if let Some(s) = props.found_summary.clone() {
                     <p class="fp-find-found" data-testid="find-summary"><b>{ "Found by search: " }</b>{ s }</p>

@@ -33,6 +33,34 @@ impl Mark {
     }
 }
 
+/// A marker's outline, centred on the origin: never colour alone, each kind has a shape.
+pub fn shape(e: &Event) -> &'static str {
+    match e {
+        Event::Acquire { .. } => "M0,-8 L8,6 L-8,6 Z",
+        Event::Debit { .. } => "M0,-8 L8,0 L0,8 L-8,0 Z",
+        Event::CheckThenWrite { .. } => "M-7,-7 H7 V7 H-7 Z",
+        Event::Release {
+            mode: ReleaseKind::BareDel,
+            ..
+        } => "M-8,-6 L8,-6 L0,8 Z M-3,-3 L3,-3 L0,2 Z",
+        Event::Release { .. } => "M-8,-6 L8,-6 L0,8 Z",
+        Event::Crash { .. } => {
+            "M-7,-5 L-5,-7 L0,-2 L5,-7 L7,-5 L2,0 L7,5 L5,7 L0,2 L-5,7 L-7,5 L-2,0 Z"
+        }
+        Event::ClockJump { .. } => "M-7,-7 H7 L-7,7 H7 Z",
+        _ => "M-7,0 a7,7 0 1,0 14,0 a7,7 0 1,0 -14,0 Z",
+    }
+}
+
+/// A storage verdict's outline, centred on the origin.
+pub fn glyph_shape(m: Mark) -> &'static str {
+    match m {
+        Mark::Good => "M-8,0 a8,8 0 1,0 16,0 a8,8 0 1,0 -16,0 Z",
+        Mark::Bad => "M-7,-7 H7 V7 H-7 Z",
+        Mark::Neutral => "M0,-8 L8,0 L0,8 L-8,0 Z",
+    }
+}
+
 /// A short name for an event, as its marker's label.
 pub fn event_label(e: &Event) -> String {
     match e {

@@ -4,8 +4,9 @@
 //! only the events whose drawing changed (the dragged one, the writes it defers) are drawn
 //! again; the others compare equal and Yew skips them.
 
+use super::describe::shape;
 use super::hits::{Rect, PAUSE_H};
-use crate::sim::{Event, ReleaseKind};
+use crate::sim::Event;
 use yew::prelude::*;
 
 /// Everything one event's drawing depends on, worked out by the lane.
@@ -36,25 +37,6 @@ pub struct EventMarkProps {
     pub flight: Option<i32>,
     /// The hit areas of its body, start and end.
     pub hits: [Vec<Rect>; 3],
-}
-
-/// A marker's outline, centred on the origin: never colour alone, each kind has a shape.
-fn shape(e: &Event) -> &'static str {
-    match e {
-        Event::Acquire { .. } => "M0,-8 L8,6 L-8,6 Z",
-        Event::Debit { .. } => "M0,-8 L8,0 L0,8 L-8,0 Z",
-        Event::CheckThenWrite { .. } => "M-7,-7 H7 V7 H-7 Z",
-        Event::Release {
-            mode: ReleaseKind::BareDel,
-            ..
-        } => "M-8,-6 L8,-6 L0,8 Z M-3,-3 L3,-3 L0,2 Z",
-        Event::Release { .. } => "M-8,-6 L8,-6 L0,8 Z",
-        Event::Crash { .. } => {
-            "M-7,-5 L-5,-7 L0,-2 L5,-7 L7,-5 L2,0 L7,5 L5,7 L0,2 L-5,7 L-7,5 L-2,0 Z"
-        }
-        Event::ClockJump { .. } => "M-7,-7 H7 L-7,7 H7 Z",
-        _ => "M-7,0 a7,7 0 1,0 14,0 a7,7 0 1,0 -14,0 Z",
-    }
 }
 
 /// The hit rectangles, moved by `(dx, dy)` (a marker's are drawn inside its translation).

@@ -4,7 +4,7 @@
 //! check flipped, or the missing fence added), named in words, the point made without a click;
 //! with nothing to compare it says so.
 
-use super::describe::{mark, Mark};
+use super::describe::{glyph_shape, mark, Mark};
 use super::geometry::{fit_label, place_rows, text_width_px, LaneKind, Layout};
 use crate::sim::compare::Contrast;
 use crate::sim::sort::sort_by_key;
@@ -41,14 +41,6 @@ impl PartialEq for StorageLaneProps {
 
 const MARK_Y: [i32; 2] = [18, 30];
 const LABEL_Y: [[i32; 2]; 2] = [[44, 60], [54, 69]];
-
-fn glyph_shape(m: Mark) -> &'static str {
-    match m {
-        Mark::Good => "M-8,0 a8,8 0 1,0 16,0 a8,8 0 1,0 -16,0 Z",
-        Mark::Bad => "M-7,-7 H7 V7 H-7 Z",
-        Mark::Neutral => "M0,-8 L8,0 L0,8 L-8,0 Z",
-    }
-}
 
 #[component]
 pub fn StorageLane(props: &StorageLaneProps) -> Html {

@@ -79,6 +79,10 @@ const importGlue = "import('../pkg/fencing_playground.js')";
 if (main.split(importGlue).length !== 2) throw new Error(`${mainFile} must contain ${importGlue} exactly once`);
 const importFinder = "import('./finder.js')";
 if (main.split(importFinder).length !== 2) throw new Error(`${mainFile} must contain ${importFinder} exactly once`);
+// The first stage (www/first.js) is for a first download over the network; this file has
+// everything in it already, so it starts the full page at once.
+const importFirst = "import('./first.js')";
+if (main.split(importFirst).length !== 2) throw new Error(`${mainFile} must contain ${importFirst} exactly once`);
 if (!/\blet fpSearch\b/.test(searchGlue)) throw new Error('the search glue does not define fpSearch');
 const boot = `// The glue and the wasm are inlined in this file, so main.js's import of the glue becomes this.
 // Asynchronous instantiation: synchronous compiles of large modules are limited on the main thread.
@@ -105,7 +109,7 @@ const inlinedFinder = async () => ({
     api: async () => ({ init: (wasm) => fpSearch({ module_or_path: wasm }), SearchPlan: fpSearch.SearchPlan, SearchPlanning: fpSearch.SearchPlanning }),
   } }, options),
 });
-${main.replace(/^(\/\/.*\n)+\n?/, '').replace(importGlue, 'inlinedGlue()').replace(importFinder, 'inlinedFinder()')}`;
+${main.replace(/^(\/\/.*\n)+\n?/, '').replace(importGlue, 'inlinedGlue()').replace(importFinder, 'inlinedFinder()').replace(importFirst, 'Promise.resolve({ startFirst: async () => null })')}`;
 
 // The head is index.html's: the files it links are inlined, what it preloads is already here,
 // and the boot script moves to the end of the body, after the glue it needs.

@@ -47,6 +47,19 @@ WASM_OPT_LEVEL=-O3 bash scripts/wasm-opt.sh dist/pkg-search/search_bg.wasm dist/
 mv dist/pkg-search/search_bg.wasm.opt dist/pkg-search/search_bg.wasm
 rm -f dist/pkg-search/.gitignore
 
+# The first stage (src/first/, www/first.js): the default scenario's verdict and timeline,
+# drawn without Yew, which a first visit downloads first and can drag while the full page
+# loads. Its own target directory, as for the search (the first build of it compiles the
+# dependencies once more: about a minute on 2 cores).
+echo "[build] cargo build (release, wasm32, feature first-stage) for the first stage"
+first_wasm="target/first-wasm/wasm32-unknown-unknown/release/$crate.wasm"
+cargo build --release --target wasm32-unknown-unknown --lib --features first-stage --target-dir target/first-wasm
+wasm-bindgen --target web --no-typescript --out-dir dist/pkg-first --out-name first "$first_wasm"
+bash scripts/wasm-opt.sh dist/pkg-first/first_bg.wasm dist/pkg-first/first_bg.wasm.opt
+mv dist/pkg-first/first_bg.wasm.opt dist/pkg-first/first_bg.wasm
+node scripts/short-imports.mjs dist/pkg-first/first.js dist/pkg-first/first_bg.wasm
+rm -f dist/pkg-first/.gitignore
+
 cp index.html dist/index.html
 cp -R www dist/www
 # wasm-bindgen writes a .gitignore of '*' into pkg/; it is noise in a deployable folder.
@@ -55,7 +68,7 @@ rm -f dist/pkg/.gitignore
 # A first visit downloads the glue and the boot script: minified, they weigh about a third less
 # (brotli). Exports and strings are kept, so the wasm's imports and the API are unchanged.
 echo "[build] minify the JS a first visit loads"
-node scripts/minify.mjs "dist/pkg/${crate}.js" dist/www/main.js dist/pkg-search/search.js dist/www/finder.js dist/www/search-worker.js
+node scripts/minify.mjs "dist/pkg/${crate}.js" dist/pkg-first/first.js dist/www/first.js dist/www/main.js dist/pkg-search/search.js dist/www/finder.js dist/www/search-worker.js
 
 echo "[build] what a first visit downloads (bytes): raw / gzip -9 / brotli -q 11"
 node scripts/bench/sizes.mjs

@@ -39,8 +39,9 @@ cargo fmt --all --check
 stage "clippy native (all targets, playground and lab)"
 cargo clippy --workspace --all-targets -- -D warnings
 
-stage "clippy wasm32 (lib + tests)"
+stage "clippy wasm32 (lib + tests, and the first stage's lib)"
 cargo clippy --lib --tests --target wasm32-unknown-unknown --features search-api -- -D warnings
+cargo clippy --lib --target wasm32-unknown-unknown --features first-stage -- -D warnings
 
 stage "cargo test (native)"
 cargo test

@@ -2,11 +2,16 @@
 //! it. `sim` is the pure core; `ui` holds the Yew front end (its state and geometry are plain
 //! Rust and build everywhere); `api` is the JavaScript surface, compiled only for wasm32.
 
+// The first stage of the page (feature `first-stage`): the default scenario's timeline without
+// Yew, for the first visit until the full page has loaded.
+#[cfg(not(feature = "search-worker"))]
+pub mod first;
 pub mod link;
 pub mod sim;
 // The search workers' wasm (feature `search-worker`) carries the core and the search API only.
 #[cfg(not(feature = "search-worker"))]
 pub mod ui;
 
-#[cfg(target_arch = "wasm32")]
+// The first stage exports its own small surface instead (see `first::js`).
+#[cfg(all(target_arch = "wasm32", not(feature = "first-stage")))]
 mod api;

@@ -56,12 +56,36 @@ const finder = lazyFinder(async () => {
   return createFinder({ worker: at('./search-worker.js'), glue: at('../pkg-search/search.js'), wasm: at('../pkg-search/search_bg.wasm') });
 });
 
+// A first visit (no scenario in the address, none saved) gets the first stage: a small wasm
+// that draws the default scenario and can be dragged while the full playground downloads
+// (www/first.js). Any other visit, or a first stage that fails, goes straight to the full page.
+// The key is persist::STORAGE_KEY (src/ui/model/persist.rs).
+const saved = () => {
+  try {
+    return localStorage.getItem('fencing-playground:v1') !== null;
+  } catch {
+    return false;
+  }
+};
+let first = null;
+if (!location.hash.slice(1) && !saved()) {
+  try {
+    const { startFirst } = await import('./first.js');
+    first = await startFirst(app);
+  } catch (err) {
+    console.warn('fencing playground: the first stage did not start; loading the full page', err);
+  }
+}
+
 try {
   const { default: init, mount } = await import('../pkg/fencing_playground.js');
   if (typeof mount !== 'function') throw new Error('the wasm module does not export mount()');
   await init();
+  // The first stage leaves the reader's edit in the address, where the full page reads it.
+  await first?.handOver();
   document.getElementById('boot-loading')?.remove();
   mount(app, { share: true, autosave: true, finder });
 } catch (err) {
+  await first?.handOver().catch(() => {});
   showError(err);
 }

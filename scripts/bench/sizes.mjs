@@ -33,15 +33,23 @@ export const GUARD_BYTES = Math.round(BUDGET_BYTES * 1.15);
 export const CEILING_BYTES = 273_300;
 const dist = fileURLToPath(new URL('../../dist/', import.meta.url));
 
-/** The files index.html pulls in on a first visit, in the order the page requests them. */
+/**
+ * The files a first visit fetches before the page answers a drag, in the order it requests
+ * them: the page, its boot script and the first stage (www/first.js and its wasm, which draw
+ * the default scenario and can be dragged). The full page's glue and wasm come after it
+ * (FULL_PAGE), and every later visit or link starts with them.
+ */
 export const FIRST_VISIT = [
   'index.html',
   'www/style.css',
   'www/main.js',
   'www/favicon.svg',
-  'pkg/fencing_playground.js',
-  'pkg/fencing_playground_bg.wasm',
+  'www/first.js',
+  'pkg-first/first.js',
+  'pkg-first/first_bg.wasm',
 ];
+/** What the full page adds, fetched once the first stage is drawn. */
+export const FULL_PAGE = ['pkg/fencing_playground.js', 'pkg/fencing_playground_bg.wasm'];
 
 export function measure(files = FIRST_VISIT) {
   const rows = files.map((f) => {

@@ -76,3 +76,19 @@ export function collectDialogs(page) {
   return dialogs;
 }
 
+// Playwright's touchscreen only taps, so a finger's drag is driven through the DevTools protocol
+// (Input.dispatchTouchEvent), which Chromium turns into the same touch and pointer events.
+/** A finger: touches down at `from`, moves to `to` in `steps` moves, lifts. */
+export async function swipe(page, from, to, steps = 12) {
+  const cdp = await page.context().newCDPSession(page);
+  const at = (p) => [{ x: p.x, y: p.y, id: 1, radiusX: 4, radiusY: 4, force: 1 }];
+  await cdp.send('Input.dispatchTouchEvent', { type: 'touchStart', touchPoints: at(from) });
+  for (let i = 1; i <= steps; i++) {
+    const p = { x: from.x + ((to.x - from.x) * i) / steps, y: from.y + ((to.y - from.y) * i) / steps };
+    await cdp.send('Input.dispatchTouchEvent', { type: 'touchMove', touchPoints: at(p) });
+    // One move per frame, as a finger's moves arrive.
+    await page.evaluate(() => new Promise((r) => requestAnimationFrame(() => r())));
+  }
+  await cdp.send('Input.dispatchTouchEvent', { type: 'touchEnd', touchPoints: [] });
+  await cdp.detach();
+}

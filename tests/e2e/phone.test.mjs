@@ -7,25 +7,10 @@
 // protocol (Input.dispatchTouchEvent), which Chromium turns into the same touch and pointer
 // events, and the same scrolling, as a real finger.
 import assert from 'node:assert/strict';
-import { assertClean, tid, expectText, centre, xOf } from './helpers.mjs';
+import { assertClean, tid, expectText, centre, xOf, swipe } from './helpers.mjs';
 import { test } from './fixtures.mjs';
 
 const PHONE = { viewport: { width: 390, height: 844 }, context: { hasTouch: true, isMobile: true } };
-
-/** A finger: touches down at `from`, moves to `to` in `steps` moves, lifts. */
-async function swipe(page, from, to, steps = 12) {
-  const cdp = await page.context().newCDPSession(page);
-  const at = (p) => [{ x: p.x, y: p.y, id: 1, radiusX: 4, radiusY: 4, force: 1 }];
-  await cdp.send('Input.dispatchTouchEvent', { type: 'touchStart', touchPoints: at(from) });
-  for (let i = 1; i <= steps; i++) {
-    const p = { x: from.x + ((to.x - from.x) * i) / steps, y: from.y + ((to.y - from.y) * i) / steps };
-    await cdp.send('Input.dispatchTouchEvent', { type: 'touchMove', touchPoints: at(p) });
-    // One move per frame, as a finger's moves arrive.
-    await page.evaluate(() => new Promise((r) => requestAnimationFrame(() => r())));
-  }
-  await cdp.send('Input.dispatchTouchEvent', { type: 'touchEnd', touchPoints: [] });
-  await cdp.detach();
-}
 
 /** Polls until `f()` passes `ok`, or fails with what it last was. */
 async function until(what, f, ok) {

@@ -1,0 +1,94 @@
+//! The first stage's JavaScript surface: `www/first.js` creates one `FirstStage`, puts its
+//! markup on the page and hands it the pointer. Every method takes plain numbers and returns
+//! text; nothing a reader does can make one fail.
+
+use super::{draw, First};
+use crate::ui::lanes::geometry::{svg_x, svg_y};
+use wasm_bindgen::prelude::*;
+
+/// The default scenario, its runs and its drawing, for the first visit.
+#[wasm_bindgen]
+pub struct FirstStage {
+    f: First,
+}
+
+#[wasm_bindgen]
+impl FirstStage {
+    /// The default scenario, laid out for a timeline `width_px` wide.
+    #[wasm_bindgen(constructor)]
+    pub fn new(width_px: u32) -> FirstStage {
+        FirstStage {
+            f: First::new(crate::sim::presets::default_scenario(), width_px),
+        }
+    }
+
+    pub fn head(&self) -> String {
+        draw::head(&self.f.heading)
+    }
+
+    pub fn hint(&self) -> String {
+        draw::hint(&self.f.scenario)
+    }
+
+    pub fn verdict(&self) -> String {
+        draw::verdict(&self.f.runs)
+    }
+
+    #[wasm_bindgen(js_name = verdictClass)]
+    pub fn verdict_class(&self) -> String {
+        draw::verdict_class(&self.f.runs).to_string()
+    }
+
+    pub fn timeline(&self) -> String {
+        draw::timeline(&self.f.layout, &self.f.scenario, &self.f.runs)
+    }
+
+    /// The timeline's box is now `width_px` wide; true if it must be drawn again.
+    pub fn resize(&mut self, width_px: u32) -> bool {
+        self.f.resize(width_px)
+    }
+
+    /// A press at `(client_x, client_y)` on the timeline, whose box is at `(left, top)` and
+    /// `width` × `height` on the screen; true if it holds a part.
+    pub fn grab(
+        &mut self,
+        client_x: f64,
+        client_y: f64,
+        left: f64,
+        top: f64,
+        width: f64,
+        height: f64,
+    ) -> bool {
+        let l = &self.f.layout;
+        let x = svg_x(client_x, left, width, l.width_px);
+        let y = svg_y(client_y, top, height, l.height_px);
+        self.f.grab(x, y)
+    }
+
+    /// The held part follows the pointer to `client_x`; true if the drawing changed.
+    pub fn follow(&mut self, client_x: f64, left: f64, width: f64) -> bool {
+        let x = svg_x(client_x, left, width, self.f.layout.width_px);
+        self.f.follow(x)
+    }
+
+    /// The pointer let go; true if the drawing changes (the axis or the heading).
+    pub fn release(&mut self) -> bool {
+        self.f.release();
+        true
+    }
+
+    pub fn dragging(&self) -> bool {
+        self.f.dragging()
+    }
+
+    /// The share link of the scenario on screen, once the reader has changed it.
+    pub fn link(&self) -> Option<String> {
+        self.f.link()
+    }
+}
+
+/// Adopts the playground's style sheet in the document (the same sheet the full page uses).
+#[wasm_bindgen(js_name = adoptStyle)]
+pub fn adopt_style(element: &web_sys::Element) -> Result<(), JsError> {
+    crate::ui::style::adopt(element).map_err(|e| JsError::new(&e))
+}

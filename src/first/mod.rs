@@ -1,0 +1,266 @@
+//! The first stage of the page: what a first visit can use before the full playground has
+//! arrived. It shows the default scenario's verdict and timeline and lets the reader drag its
+//! events; every verdict comes from the same core as the full page, and the timeline uses the
+//! same layout, hit areas, shapes and words (`ui::lanes`). It has no controls, no inspector and
+//! no narration: those come with the full page, which takes over (with the reader's edit, read
+//! from the link it leaves in the hash) as soon as it is loaded.
+//!
+//! It is built as a wasm of its own (feature `first-stage`) without Yew: markup is written as
+//! text (`draw`), and `js` hands it to the page. This module and `draw` are plain Rust, tested
+//! natively.
+
+pub mod draw;
+#[cfg(all(target_arch = "wasm32", feature = "first-stage"))]
+mod js;
+
+use crate::sim::compare::{counterfactual, Contrast};
+use crate::sim::engine::{Run, Words};
+use crate::sim::{Scenario, Trace};
+use crate::ui::lanes::geometry::{axis_end_ms, Layout};
+use crate::ui::lanes::hits::client_hits;
+use crate::ui::model::heading::Heading;
+use crate::ui::model::item::{LaneItem, Part};
+use crate::ui::model::selection::{get, set_edge, EventRef};
+
+/// The run of a scenario and the comparison the core chooses for it, as the full page has them.
+pub struct Runs {
+    pub trace: Trace,
+    pub ghost: Trace,
+    pub contrast: Contrast,
+}
+
+impl Runs {
+    pub fn of(s: &Scenario) -> Runs {
+        let trace = Run::with_words(s, Words::Steps).finish();
+        let other = counterfactual(s);
+        let ghost = match &other.scenario {
+            Some(o) => Run::with_words(o, Words::None).finish(),
+            None => trace.clone(),
+        };
+        Runs {
+            trace,
+            ghost,
+            contrast: other.contrast,
+        }
+    }
+}
+
+/// A part of an event held by the pointer, and how far from its edge it was grabbed.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+struct Grab {
+    event: EventRef,
+    part: Part,
+    offset_ms: i64,
+}
+
+/// The first stage's whole state: the scenario, its runs, the layout and the drag.
+pub struct First {
+    pub scenario: Scenario,
+    pub runs: Runs,
+    pub layout: Layout,
+    /// What the head of the page says: the preset's title and caption until the reader's
+    /// first drop, then that it is edited (the story may no longer hold).
+    pub heading: Heading,
+    start: Scenario,
+    width_px: u32,
+    grab: Option<Grab>,
+}
+
+impl First {
+    pub fn new(scenario: Scenario, width_px: u32) -> First {
+        let runs = Runs::of(&scenario);
+        let layout = layout_for(&scenario, &runs.trace, width_px);
+        First {
+            heading: Heading::AsWritten {
+                title: scenario.name.clone(),
+                caption: scenario.caption.clone(),
+            },
+            start: scenario.clone(),
+            scenario,
+            runs,
+            layout,
+            width_px,
+            grab: None,
+        }
+    }
+
+    /// The box got a new width; true if the drawing changes.
+    pub fn resize(&mut self, width_px: u32) -> bool {
+        self.width_px = width_px;
+        let next = layout_for(&self.scenario, &self.runs.trace, width_px);
+        let changed = next != self.layout;
+        self.layout = next;
+        changed
+    }
+
+    /// The pointer went down at `(x, y)` in the timeline's coordinates: true if it took hold of
+    /// an event's part (a pause's edge or body, a marker, a debit's arrival).
+    pub fn grab(&mut self, x: i32, y: i32) -> bool {
+        self.grab = None;
+        let Some(client) = self.layout.client_at(y) else {
+            return false;
+        };
+        let (Some(lane), Some(c)) = (
+            self.layout
+                .lane(crate::ui::lanes::geometry::LaneKind::Client(client)),
+            self.scenario.clients.get(client),
+        ) else {
+            return false;
+        };
+        let hits = client_hits(&self.layout, lane.top_px, &c.events, true);
+        let inside = |r: &crate::ui::lanes::hits::Rect| {
+            x >= r.x && x < r.x + r.w && y >= r.y && y < r.y + r.h
+        };
+        let Some(hit) = hits.iter().find(|h| h.rects.iter().any(inside)) else {
+            return false;
+        };
+        let event = EventRef {
+            client,
+            event: hit.event,
+        };
+        let Some(edge) = get(&self.scenario, event)
+            .filter(|e| e.has_part(hit.part))
+            .map(|e| e.edge_ms(hit.part))
+        else {
+            return false;
+        };
+        self.grab = Some(Grab {
+            event,
+            part: hit.part,
+            offset_ms: self.layout.axis.time_at(x) as i64 - edge as i64,
+        });
+        true
+    }
+
+    /// The pointer moved to `x` while holding a part: the part follows it (within its lane) and
+    /// the scenario runs again. True if anything moved.
+    pub fn follow(&mut self, x: i32) -> bool {
+        let Some(g) = self.grab else {
+            return false;
+        };
+        let to_ms = self.layout.axis.time_at(x) as i64 - g.offset_ms;
+        let mut next = self.scenario.clone();
+        if !set_edge(&mut next, g.event, g.part, to_ms) || next == self.scenario {
+            return false;
+        }
+        if next.validate().is_err() {
+            return false;
+        }
+        self.scenario = next;
+        self.runs = Runs::of(&self.scenario);
+        // The axis keeps its length while a part is held, as on the full page, so the part
+        // stays under the pointer; it is fitted again on release.
+        true
+    }
+
+    /// The pointer let go; true if the axis changed length to fit the run.
+    pub fn release(&mut self) -> bool {
+        self.grab = None;
+        self.heading = if self.scenario == self.start {
+            Heading::AsWritten {
+                title: self.start.name.clone(),
+                caption: self.start.caption.clone(),
+            }
+        } else {
+            Heading::Edited {
+                from: self.start.name.clone(),
+                original: self.start.caption.clone(),
+            }
+        };
+        self.resize(self.width_px)
+    }
+
+    pub fn dragging(&self) -> bool {
+        self.grab.is_some()
+    }
+
+    /// The link that restores the scenario on screen, once the reader has changed it.
+    pub fn link(&self) -> Option<String> {
+        (self.scenario != self.start).then(|| crate::link::encode(&self.scenario))
+    }
+}
+
+/// The timeline's layout for `s` and its run at `width_px`, as the full page lays it out with
+/// a single lock service and the comparison lane.
+fn layout_for(s: &Scenario, trace: &Trace, width_px: u32) -> Layout {
+    Layout::new(
+        width_px,
+        s.clients.len(),
+        true,
+        axis_end_ms(trace.end_ms, s.horizon_ms()),
+    )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::sim::presets::default_scenario;
+
+    /// Where the middle of a part of A's event is grabbed, from the shared hit areas.
+    fn grip(f: &First, event: usize, part: Part) -> (i32, i32) {
+        let top = f
+            .layout
+            .lane(crate::ui::lanes::geometry::LaneKind::Client(0))
+            .map(|l| l.top_px)
+            .unwrap_or_default();
+        let hits = client_hits(&f.layout, top, &f.scenario.clients[0].events, true);
+        let r = hits
+            .iter()
+            .find(|h| h.event == event && h.part == part)
+            .map(|h| h.rects[0])
+            .expect("the part has a hit area");
+        (r.x + r.w / 2, r.y + r.h / 2)
+    }
+
+    #[test]
+    fn dragging_the_end_of_a_pause_reruns_the_scenario() {
+        let mut f = First::new(default_scenario(), 800);
+        assert!(!f.runs.trace.verdict.safe, "the default page starts unsafe");
+        let pause = f.scenario.clients[0]
+            .events
+            .iter()
+            .position(|e| matches!(e, crate::sim::Event::Pause { .. }))
+            .expect("A pauses");
+        let (x, y) = grip(&f, pause, Part::End);
+        assert!(f.grab(x, y));
+        // Back to 20 ms: A wakes while its lease still runs.
+        let to = f.layout.axis.x(20);
+        assert!(f.follow(to));
+        assert_eq!(f.scenario.clients[0].events[pause].end_ms(), 20);
+        assert!(f.runs.trace.verdict.safe, "{:?}", f.runs.trace.verdict);
+        assert_eq!(f.runs.trace.verdict, crate::sim::run(&f.scenario).verdict);
+        assert!(
+            matches!(f.heading, Heading::AsWritten { .. }),
+            "the heading changes on the drop"
+        );
+        f.release();
+        assert!(!f.dragging());
+        assert!(matches!(f.heading, Heading::Edited { .. }));
+        let link = f.link().expect("an edited scenario has a link");
+        assert_eq!(crate::link::decode(&link).as_ref(), Ok(&f.scenario));
+    }
+
+    #[test]
+    fn a_press_on_nothing_holds_nothing_and_an_unedited_page_has_no_link() {
+        let mut f = First::new(default_scenario(), 800);
+        assert!(!f.grab(2, 2));
+        assert!(!f.follow(400));
+        assert_eq!(f.link(), None);
+        assert!(!f.grab(f.layout.width_px - 2, f.layout.height_px - 2));
+    }
+
+    #[test]
+    fn the_runs_are_the_full_pages_runs() {
+        for p in crate::sim::presets::presets() {
+            let r = Runs::of(&p.scenario);
+            let full = crate::sim::run(&p.scenario);
+            assert_eq!(r.trace.verdict, full.verdict, "{}", p.id);
+            assert_eq!(r.trace.steps, full.steps, "{}", p.id);
+            let cf = counterfactual(&p.scenario);
+            assert_eq!(r.contrast, cf.contrast, "{}", p.id);
+            if let Some(o) = cf.scenario {
+                assert_eq!(r.ghost.verdict, crate::sim::run(&o).verdict, "{}", p.id);
+            }
+        }
+    }
+}

@@ -1,0 +1,112 @@
+// The first stage (src/first/, www/first.js): a first visit draws the default scenario from a
+// small wasm and can be dragged before the full page has arrived; the full page then takes
+// over with the reader's edit. To see the first stage for as long as a test needs, the full
+// page's wasm is held back at the network until the test lets it go.
+import assert from 'node:assert/strict';
+import { assertClean, tid, expectText, centre, xOf, swipe } from './helpers.mjs';
+import { test } from './fixtures.mjs';
+import { expectNoViolations } from './axe.mjs';
+
+const PHONE = { viewport: { width: 390, height: 844 }, context: { hasTouch: true, isMobile: true } };
+
+/** Opens `/` with the full page's wasm held until `release()`; resolves once the stage shows. */
+async function openFirst(openPage, options, { dark = false } = {}) {
+  const rec = await openPage(options);
+  if (dark) await rec.page.emulateMedia({ colorScheme: 'dark' });
+  let release;
+  const held = new Promise((resolve) => (release = resolve));
+  await rec.page.route('**/pkg/fencing_playground_bg.wasm', async (route) => {
+    await held;
+    await route.continue();
+  });
+  await rec.page.goto('/');
+  await rec.page.locator(tid('first-stage')).waitFor({ timeout: 20_000 });
+  return { rec, page: rec.page, release };
+}
+
+test('first stage: a mouse drag of A\'s pause reruns the scenario; the full page takes over with the edit, after the drag in progress ends', async ({ openPage }) => {
+  const { rec, page, release } = await openFirst(openPage);
+  await expectText(page, 'verdict', '✗ Unsafe');
+  await expectText(page, 'title', 'GC pause, no fencing');
+  await expectText(page, 'hint', "drag the right edge of A's GC pause to the left");
+  assert.equal(await page.locator(tid('first-note')).isVisible(), true);
+  assert.equal(await page.locator(tid('playground')).count(), 0, 'the full page is not there yet');
+  await expectNoViolations(page, 'the first stage');
+
+  // The pause's end to 20 ms: A wakes inside its lease, and the core says the run is safe.
+  const end = await centre(page, 'pause-A-1-end');
+  await page.mouse.move(end.x, end.y);
+  await page.mouse.down();
+  await page.mouse.move(await xOf(page, 20), end.y, { steps: 10 });
+  await expectText(page, 'verdict', '✓ Safe');
+  await expectText(page, 'title', 'GC pause, no fencing'); // the heading changes on the drop
+  await page.mouse.up();
+  await expectText(page, 'verdict', 'Balance 90');
+  await expectText(page, 'title', 'Edited from: GC pause, no fencing');
+  await expectText(page, 'caption', 'Edited: the preset');
+  assert.match(await page.evaluate(() => location.hash), /^#s=1\./);
+  await rec.screenshot('first stage after a drag');
+
+  // A drag under way when the full page arrives: the stage stays until the button is up.
+  const debit = await centre(page, 'event-B-1');
+  await page.mouse.move(debit.x, debit.y);
+  await page.mouse.down();
+  await page.mouse.move(debit.x + 40, debit.y, { steps: 4 });
+  release();
+  await page.waitForResponse('**/pkg/fencing_playground_bg.wasm');
+  await page.waitForTimeout(1_500);
+  assert.equal(await page.locator(tid('first-stage')).count(), 1, 'the stage went away mid-drag');
+  await page.mouse.move(await xOf(page, 40), debit.y, { steps: 4 });
+  await page.mouse.up();
+
+  await page.locator(tid('playground')).waitFor({ timeout: 20_000 });
+  assert.equal(await page.locator(tid('first-stage')).count(), 0);
+  await expectText(page, 'title', 'Edited from: GC pause, no fencing');
+  await expectText(page, 'verdict', '✓ Safe');
+  assert.equal(await page.locator(tid('pause-A-1-end')).getAttribute('aria-valuenow'), '20');
+  const debitAt = await page.locator(tid('event-B-1')).getAttribute('aria-label');
+  assert.match(debitAt, /at 40 ms/, `B's debit kept its place from the first stage: ${debitAt}`);
+  assertClean(rec);
+});
+
+test('first stage on a 390 px phone, dark: the timeline fits, a finger drag reruns the scenario', async ({ openPage }) => {
+  const { rec, page, release } = await openFirst(openPage, PHONE, { dark: true });
+  const width = await page.locator(tid('first-timeline')).evaluate((svg) => svg.getBoundingClientRect().width);
+  assert.ok(width <= 390, `the timeline is ${width} px wide`);
+  await expectNoViolations(page, 'the first stage at 390 px, dark');
+  const scrollBefore = await page.evaluate(() => window.scrollY);
+  const end = await centre(page, 'pause-A-1-end');
+  await swipe(page, end, { x: await xOf(page, 20), y: end.y });
+  await expectText(page, 'verdict', '✓ Safe');
+  assert.equal(await page.evaluate(() => window.scrollY), scrollBefore, 'the finger scrolled the page');
+  await rec.screenshot('first stage on a phone after a drag');
+  release();
+  await page.locator(tid('playground')).waitFor({ timeout: 20_000 });
+  await expectText(page, 'verdict', '✓ Safe');
+  assertClean(rec);
+});
+
+test('a visit with a saved scenario or a link starts with the full page, never the first stage', async ({ openPage }) => {
+  const rec = await openPage();
+  const { page } = rec;
+  const stages = [];
+  await page.exposeBinding('__seen', (_, what) => stages.push(what));
+  await page.addInitScript(() => {
+    new MutationObserver(() => {
+      if (document.querySelector('[data-testid="first-stage"]')) window.__seen('first');
+    }).observe(document, { childList: true, subtree: true });
+  });
+  // First visit: the first stage, then the full page, which saves the scenario on an edit.
+  await page.goto('/');
+  await page.locator(tid('playground')).waitFor({ timeout: 20_000 });
+  assert.deepEqual([...new Set(stages)], ['first']);
+  await page.locator(tid('pause-A-1-end')).focus();
+  await page.keyboard.press('ArrowLeft');
+  await page.waitForFunction(() => localStorage.getItem('fencing-playground:v1') !== null);
+  // Back without the link: the saved scenario, so the full page at once.
+  stages.length = 0;
+  await page.goto('/');
+  await page.locator(tid('playground')).waitFor({ timeout: 20_000 });
+  assert.deepEqual(stages, [], 'a returning reader saw the first stage');
+  assertClean(rec);
+});

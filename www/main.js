@@ -67,8 +67,25 @@ const saved = () => {
     return false;
   }
 };
+const firstVisit = !location.hash.slice(1) && !saved();
+
+// index.html preloads the first stage's files, which a first visit needs before anything else.
+// Any other visit needs the full page's glue and wasm: they are asked for here at once, together
+// (one round trip, not two: the glue would otherwise ask for the wasm only once it has run).
+// The first stage's preloads are then wasted (about 80 KB; index.html has no script of its own
+// under the page's CSP to choose). The single-file build has its wasm inlined (#fp-wasm).
+if (!firstVisit && !document.getElementById('fp-wasm')) {
+  for (const [href, rel] of [['../pkg/fencing_playground.js', 'modulepreload'], ['../pkg/fencing_playground_bg.wasm', 'preload']]) {
+    const link = document.createElement('link');
+    link.href = new URL(href, import.meta.url).href;
+    link.rel = rel;
+    if (rel === 'preload') Object.assign(link, { as: 'fetch', type: 'application/wasm', crossOrigin: 'anonymous' });
+    document.head.append(link);
+  }
+}
+
 let first = null;
-if (!location.hash.slice(1) && !saved()) {
+if (firstVisit) {
   try {
     const { startFirst } = await import('./first.js');
     first = await startFirst(app);

@@ -1,4 +1,4 @@
-// The drag part of BENCHMARKS.md, from two runs of `scripts/bench-drag.mjs --runs 5 --json`:
+// The drag part of BENCHMARKS.md (with what was tried since, scripts/bench/drag-notes.md), from two runs of `scripts/bench-drag.mjs --runs 5 --json`:
 // unthrottled (issue 10: p95 ≤ 3.0 ms) and CPU throttled 4× (issue 14: p95 ≤ 8 ms), each budget
 // on the median of the five runs' p95. `scripts/bench/report.mjs` imports it; on its own,
 //
@@ -34,6 +34,7 @@ export function dragSection(desktop, throttled) {
     lines.push(`**Gap, ${title(d)}:** the median p95 is ${f2(d.medianP95)} ms against ${d.budgetMs.toFixed(1)} ms; ${under} of ${d.runs.length} runs were within it, at a load average of ${d.load.before[0].toFixed(2)} on ${d.cores} cores. ${d.load.before[0] < 1 ? 'The machine was quiet, so the gap is the code\'s' : 'Runs of one build spread widely with the machine\'s load, so on a quiet machine it may hold'}; what is left to cut is the one render from the root described below (about 1 ms thread time a frame, unthrottled).`, '');
   }
   lines.push(...LEVERS, '');
+  lines.push(readFileSync(new URL('./drag-notes.md', import.meta.url), 'utf8').trim(), '');
   return lines;
 }
 

@@ -7,13 +7,17 @@
 // First interactive: from navigation start until a scripted finger drag of A's pause end handle
 // (to 20 ms, started the moment the handle is in the page) changes the verdict's text. Each run
 // is a fresh browser context (cold caches). Beside it, per run: when the timeline first appeared,
-// every request (URL, start, end, bytes on the wire) and the bytes downloaded until interactive.
+// every request (URL, start, end, bytes on the wire), the bytes downloaded until interactive, and
+// when the full playground was on the page (a first visit is drawn by the first stage, which
+// the full page replaces once loaded and no finger is down: src/first/, www/first.js).
+// Then the same with brotli on a link to the same scenario (`#s=1.…`, as a shared link or a
+// returning reader opens it), which starts the full page at once.
 //
 //   node scripts/bench/phone.mjs [runs=5] [encodings=br,gzip]    prints JSON
 //   FP_DIST=/some/dist node scripts/bench/phone.mjs                 another build (comparisons)
 import { chromium } from 'playwright-core';
 import { fileURLToPath } from 'node:url';
-import { existsSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import { startServer } from '../serve.mjs';
 
 const RUNS = Number(process.argv[2] ?? 5);
@@ -46,7 +50,7 @@ for (const enc of ENCODINGS.filter((e) => e !== 'none')) {
 // pointerdown on, watches the verdict and reports (binding __fpDone) when its text changes.
 const probe = (dragToMs) => {
   const q = (id) => document.querySelector(`[data-testid="${id}"]`);
-  const state = { planned: false, before: null, done: false };
+  const state = { planned: false, before: null, done: false, full: false };
   const plan = () => {
     const handle = q('pause-A-1-end');
     if (!handle || !q('verdict')) return null;
@@ -70,7 +74,12 @@ const probe = (dragToMs) => {
         state.planned = true;
         window.__fpReady(p);
       }
-    } else if (state.before !== null && !state.done) {
+    }
+    if (!state.full && q('playground')) {
+      state.full = true;
+      window.__fpFull(performance.now());
+    }
+    if (state.planned && state.before !== null && !state.done) {
       const text = q('verdict')?.textContent ?? '';
       if (text !== state.before) {
         state.done = true;
@@ -128,6 +137,9 @@ async function run(browser, url, enc) {
     let done;
     const readyP = new Promise((ok) => { ready = ok; });
     const doneP = new Promise((ok) => { done = ok; });
+    let full;
+    const fullP = new Promise((ok) => { full = ok; });
+    await page.exposeBinding('__fpFull', (_, at) => full(at));
     await page.exposeBinding('__fpReady', (_, p) => ready(p));
     await page.exposeBinding('__fpDone', (_, p) => done(p));
     await page.addInitScript(probe, PROFILE.dragToMs);
@@ -147,6 +159,7 @@ async function run(browser, url, enc) {
     for (let i = 1; i <= 3; i++) await touch('touchMove', from.x + ((toX - from.x) * i) / 3, from.y);
     await touch('touchEnd');
     const changed = await Promise.race([doneP, timeout('the verdict after the drag')]);
+    const fullAt = await Promise.race([fullP, timeout('the full playground')]);
 
     // CDP times are monotonic seconds; the page's are ms from navigation start. The document
     // request's wall time ties the two together.
@@ -182,6 +195,7 @@ async function run(browser, url, enc) {
     return {
       interactiveMs: Math.round(changed.at),
       timelineMs: Math.round(plan.at),
+      fullMs: Math.round(fullAt),
       verdict: { before: changed.before, after: changed.after },
       bytes,
       requests: waterfall.length,
@@ -190,6 +204,16 @@ async function run(browser, url, enc) {
   } finally {
     await context.close();
   }
+}
+
+/** `#s=1.…` for the default preset, written by the build's own wasm (its link encoder). */
+async function defaultLink() {
+  const glue = await import(new URL('pkg/fencing_playground.js', `file://${dist}`).href);
+  glue.initSync({ module: readFileSync(dist + 'pkg/fencing_playground_bg.wasm') });
+  // sim::presets::DEFAULT_PRESET
+  const preset = glue.presets().find((p) => p.id === 'gc-pause-unfenced');
+  if (!preset) throw new Error('no preset gc-pause-unfenced in this build');
+  return '#' + glue.encodeLink(preset.scenario);
 }
 
 const median = (xs) => {
@@ -212,12 +236,27 @@ try {
       result.encodings[enc] = {
         interactiveMs: median(runs.map((r) => r.interactiveMs)),
         timelineMs: median(runs.map((r) => r.timelineMs)),
+        fullMs: median(runs.map((r) => r.fullMs)),
         bytes: median(runs.map((r) => r.bytes)),
         runs,
       };
     } finally {
       await server.close();
     }
+  }
+  // A link to the default scenario: the full page from the start.
+  const server = await startServer({ root: dist, port: 0, encodings: ['br'] });
+  try {
+    const runs = [];
+    for (let i = 0; i < RUNS; i++) runs.push(await run(browser, server.url + await defaultLink(), 'br'));
+    result.link = {
+      interactiveMs: median(runs.map((r) => r.interactiveMs)),
+      timelineMs: median(runs.map((r) => r.timelineMs)),
+      bytes: median(runs.map((r) => r.bytes)),
+      runs,
+    };
+  } finally {
+    await server.close();
   }
 } finally {
   await browser.close();

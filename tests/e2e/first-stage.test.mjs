@@ -103,10 +103,17 @@ test('a visit with a saved scenario or a link starts with the full page, never t
   await page.locator(tid('pause-A-1-end')).focus();
   await page.keyboard.press('ArrowLeft');
   await page.waitForFunction(() => localStorage.getItem('fencing-playground:v1') !== null);
-  // Back without the link: the saved scenario, so the full page at once.
+  // Back without the link: the saved scenario, so the full page at once. main.js preloads its
+  // wasm at once, and the glue's own fetch takes that response: one request, not two.
   stages.length = 0;
+  const wasmRequests = [];
+  page.on('request', (r) => {
+    if (r.url().endsWith('/pkg/fencing_playground_bg.wasm')) wasmRequests.push(r.url());
+  });
   await page.goto('/');
   await page.locator(tid('playground')).waitFor({ timeout: 20_000 });
   assert.deepEqual(stages, [], 'a returning reader saw the first stage');
+  assert.equal(wasmRequests.length, 1, `the full page's wasm was requested ${wasmRequests.length} times`);
+  assert.equal(await page.locator('link[rel="preload"][href$="pkg/fencing_playground_bg.wasm"]').count(), 1);
   assertClean(rec);
 });

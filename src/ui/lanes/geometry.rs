@@ -319,6 +319,12 @@ pub fn scroll_to_centre(axis: &Axis, t_ms: u64, visible_px: i32, drawn_px: i32) 
     axis.x(t_ms).saturating_sub(visible_px / 2).clamp(0, most)
 }
 
+/// A client's colour class (`fp-c0` to `fp-c5`, the palette repeats after six clients), as a
+/// static string: the lanes draw it on every render, mid-drag too, without allocating.
+pub fn colour_class(client: usize) -> &'static str {
+    ["fp-c0", "fp-c1", "fp-c2", "fp-c3", "fp-c4", "fp-c5"][client % 6]
+}
+
 /// The approximate width of a label in the 12 px font.
 pub fn text_width_px(text: &str) -> i32 {
     (text.chars().count() as i32).saturating_mul(CHAR_PX)
@@ -434,6 +440,14 @@ pub fn row_hits(points: &[i32], half_px: i32, spans: &[(i32, i32)]) -> (Vec<Span
 
 #[cfg(test)]
 mod tests {
+
+    #[test]
+    fn colour_classes_repeat_after_six_clients() {
+        assert_eq!(colour_class(0), "fp-c0");
+        assert_eq!(colour_class(5), "fp-c5");
+        assert_eq!(colour_class(6), "fp-c0");
+        assert_eq!(colour_class(13), "fp-c1");
+    }
     use super::*;
 
     #[test]

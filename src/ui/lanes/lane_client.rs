@@ -5,7 +5,8 @@
 
 use super::describe::{aria_label, badge_step, event_label, mark};
 use super::geometry::{
-    fit_label, order_of, place_rows, small_text_width_px, text_width_px, LaneKind, Layout,
+    colour_class, fit_label, order_of, place_rows, small_text_width_px, text_width_px, LaneKind,
+    Layout,
 };
 use super::hits::{client_hits, rects_of, MARK_Y, PAUSE_Y};
 use super::lane_event::EventMark;
@@ -81,7 +82,7 @@ pub fn ClientLane(props: &ClientLaneProps) -> Html {
     let name = client.name.as_str();
     // The whole run's steps: every lookup below picks this client's own.
     let t = props.trace.steps.as_slice();
-    let colour = format!("fp-c{}", c % 6);
+    let colour = colour_class(c);
     let events = &client.events;
     let starts: Vec<i64> = events.iter().map(|e| e.at_ms() as i64).collect();
     let order = order_of(&starts);
@@ -107,7 +108,7 @@ pub fn ClientLane(props: &ClientLaneProps) -> Html {
         };
         let held_label = (small_text_width_px(&held_label) + 8 < held_end - x0).then_some(held_label);
         html! {
-            <g class={classes!("fp-belief", colour.clone())} data-testid={format!("belief-{name}-{i}")}>
+            <g class={classes!("fp-belief", colour)} data-testid={format!("belief-{name}-{i}")}>
                 <rect class="held" x={x0.to_string()} y={y.to_string()} width={(held_end - x0).max(0).to_string()}
                     height={BELIEF_H.to_string()} rx="3" />
                 if let Some(text) = held_label {
@@ -193,7 +194,7 @@ pub fn ClientLane(props: &ClientLaneProps) -> Html {
 
     html! {
         <g class="fp-lane fp-client-lane" data-testid={format!("lane-{name}")} data-lane={c.to_string()}>
-            <g class={colour.clone()}>
+            <g class={colour}>
                 <circle class="fp-swatch" cx="16" cy={(top + 24).to_string()} r="6" />
             </g>
             <text class="lane-name" x="28" y={(top + 29).to_string()}>{ name.to_string() }</text>

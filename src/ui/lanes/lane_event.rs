@@ -5,6 +5,7 @@
 //! again; the others compare equal and Yew skips them.
 
 use super::describe::shape;
+use super::geometry::colour_class;
 use super::hits::{Rect, PAUSE_H};
 use crate::sim::Event;
 use yew::prelude::*;
@@ -57,7 +58,7 @@ pub fn EventMark(props: &EventMarkProps) -> Html {
     let p = props;
     let e = &p.event;
     let (i, name, x, y) = (p.index, p.name.as_str(), p.x, p.y);
-    let colour = format!("fp-c{}", p.client % 6);
+    let colour = colour_class(p.client);
     let ev_attr = format!("{}-{i}", p.client);
     let selected = p.selected.then_some("selected");
     match e {
@@ -65,7 +66,7 @@ pub fn EventMark(props: &EventMarkProps) -> Html {
             let x1 = p.x_end;
             let handle = |part: &'static str, hx: i32, at: u64, rects: &[Rect]| {
                 html! {
-                    <g class={classes!("fp-handle", colour.clone(), selected)}
+                    <g class={classes!("fp-handle", colour, selected)}
                         data-ev={ev_attr.clone()} data-part={part} tabindex="0" role="slider"
                         aria-label={format!("{} of {name}'s {} pause", if part == "start" { "Start" } else { "End" }, cause.label())}
                         aria-valuemin="0" aria-valuemax={p.axis_end_ms.to_string()} aria-valuenow={at.to_string()}
@@ -79,7 +80,7 @@ pub fn EventMark(props: &EventMarkProps) -> Html {
             };
             html! {
                 <g>
-                    <g class={classes!("fp-ev", "fp-pause", colour.clone(), selected)}
+                    <g class={classes!("fp-ev", "fp-pause", colour, selected)}
                         data-ev={ev_attr.clone()} data-part="body" tabindex="0" role="button"
                         aria-label={p.aria.clone()} data-testid={format!("pause-{name}-{i}")}>
                         { hit_rects(&p.hits[0], (0, 0)) }
@@ -108,10 +109,10 @@ pub fn EventMark(props: &EventMarkProps) -> Html {
                         <circle class="fp-wait" cx={x_ran.to_string()} cy={y.to_string()} r="3" fill="none" />
                     }
                     if let Some(fx) = p.flight {
-                        <line class={classes!("fp-flight", colour.clone())} x1={x.to_string()} x2={fx.to_string()}
+                        <line class={classes!("fp-flight", colour)} x1={x.to_string()} x2={fx.to_string()}
                             y1={(y + 10).to_string()} y2={(y + 10).to_string()} />
                     }
-                    <g class={classes!("fp-ev", colour.clone(), selected)}
+                    <g class={classes!("fp-ev", colour, selected)}
                         data-ev={ev_attr.clone()} data-part="body" tabindex="0" role="button"
                         aria-label={p.aria.clone()} data-testid={format!("event-{name}-{i}")}
                         transform={format!("translate({x},{y})")}>
@@ -123,7 +124,7 @@ pub fn EventMark(props: &EventMarkProps) -> Html {
                         }
                     </g>
                     if let (Some(fx), false) = (p.flight, p.readonly) {
-                        <g class={classes!("fp-handle", colour.clone(), selected)}
+                        <g class={classes!("fp-handle", colour, selected)}
                             data-ev={ev_attr.clone()} data-part="end" tabindex="0" role="slider"
                             aria-label={format!("Arrival of {name}'s debit")} aria-valuemin="0"
                             aria-valuemax={p.axis_end_ms.to_string()} aria-valuenow={e.end_ms().to_string()}

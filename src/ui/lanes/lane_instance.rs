@@ -4,7 +4,7 @@
 //! and partitions as dashed ones, each with edge handles. In the gutter, the instance's name
 //! and its clock's offset at the playhead, read from the scenario's clock settings.
 
-use super::geometry::{small_text_width_px, LaneKind, Layout};
+use super::geometry::{colour_class, small_text_width_px, LaneKind, Layout};
 use super::hits::{
     instance_hits, rects_of, INSTANCE_EVENT_H as EVENT_H, INSTANCE_EVENT_Y as EVENT_Y,
 };
@@ -71,7 +71,7 @@ pub fn InstanceLane(props: &InstanceLaneProps) -> Html {
         let mark = forgotten.then(|| fitting(&["✗ forgotten", "✗"], next_x - x1)).flatten();
         let y = top + KEY_Y;
         html! {
-            <g class={classes!("fp-key", format!("fp-c{}", key.holder % 6), forgotten.then_some("forgotten"))}
+            <g class={classes!("fp-key", colour_class(key.holder), forgotten.then_some("forgotten"))}
                 data-testid={format!("key-{name}-{k}")}>
                 <title>{ format!("{name}: {holder}'s key from {} to {} ms, {}", key.start_ms, key.end_ms, span_end_words(&key.end)) }</title>
                 <rect x={x0.to_string()} y={y.to_string()} width={(x1 - x0).to_string()} height={KEY_H.to_string()} rx="3" />

@@ -2,7 +2,7 @@
 //! grant to the instant the TTL ran out by the lock's clock (or a release or DEL ended it),
 //! with a tick at every renewal.
 
-use super::geometry::{text_width_px, LaneKind, Layout};
+use super::geometry::{colour_class, text_width_px, LaneKind, Layout};
 use crate::sim::words::span_end_words;
 use crate::sim::Trace;
 use std::rc::Rc;
@@ -49,7 +49,7 @@ pub fn LockLane(props: &LockLaneProps) -> Html {
                 let end_label = format!("{} at {} ms", span_end_words(&lease.end), lease.end_ms);
                 let show_end = text_width_px(&end_label) < x1 - x0 + 20;
                 html! {
-                    <g class={classes!("fp-lease", format!("fp-c{}", lease.holder % 6))}
+                    <g class={classes!("fp-lease", colour_class(lease.holder))}
                         data-testid={format!("lease-{i}")}>
                         <rect x={x0.to_string()} y={bar_y.to_string()} width={(x1 - x0).to_string()}
                             height={bar_h.to_string()} rx="4" />

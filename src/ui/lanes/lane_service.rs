@@ -3,7 +3,7 @@
 //! crashes and partitions as marks with the trace's words. Majorities never overlap (any two
 //! share an instance), so a second holder shows up in the client lanes, as a belief.
 
-use super::geometry::{small_text_width_px, LaneKind, Layout};
+use super::geometry::{colour_class, small_text_width_px, LaneKind, Layout};
 use crate::sim::Trace;
 use std::rc::Rc;
 use yew::prelude::*;
@@ -32,7 +32,7 @@ pub fn ServiceLane(props: &ServiceLaneProps) -> Html {
             .into_iter()
             .find(|s| small_text_width_px(s) + 10 <= x1 - x0);
         html! {
-            <g class={classes!("fp-lease", format!("fp-c{}", h.client % 6))} data-testid={format!("majority-{k}")}>
+            <g class={classes!("fp-lease", colour_class(h.client))} data-testid={format!("majority-{k}")}>
                 <title>{ format!("{who} held keys on {} or more of {n} instances from {} to {} ms", t.majority, h.start_ms, h.end_ms) }</title>
                 <rect x={x0.to_string()} y={bar_y.to_string()} width={(x1 - x0).to_string()} height={bar_h.to_string()} rx="4" />
                 if let Some(text) = label {

@@ -1,7 +1,7 @@
 //! Messages as arrows from a client to the lock service or the storage, from the instant they
 //! were sent to the instant they arrived, so a delayed packet is visibly long.
 
-use super::geometry::{LaneKind, Layout};
+use super::geometry::{colour_class, LaneKind, Layout};
 use crate::sim::trace::Target;
 use crate::sim::Trace;
 use std::rc::Rc;
@@ -44,7 +44,7 @@ pub fn Messages(props: &MessagesProps) -> Html {
                     Target::Storage => (from.top_px + 40, storage.top_px + 8),
                 };
                 Some(html! {
-                    <line class={classes!("fp-msg", format!("fp-c{}", m.client % 6), m.lost.then_some("lost"))}
+                    <line class={classes!("fp-msg", colour_class(m.client), m.lost.then_some("lost"))}
                         x1={x1.to_string()} y1={y1.to_string()} x2={x2.to_string()} y2={y2.to_string()}
                         marker-end={(!m.lost).then(|| arrow.clone())}>
                         <title>{ format!("{} at {} ms, {} {} ms", m.label, m.sent_ms,

@@ -172,10 +172,11 @@ pub fn Timeline(props: &TimelineProps) -> Html {
         })
     };
     // Pointer moves come faster than frames: keep only the latest and apply it once per frame,
-    // so a burst of moves costs one simulation and one render.
+    // so a burst of moves costs one simulation and one render. The frame callback is made once
+    // for the timeline's life (a move only asks for a frame with it) and applies the move with
+    // the latest render's layout.
     let pending = use_mut_ref(|| None::<(i32, i32)>);
-    let frame_requested = use_mut_ref(|| false);
-    let move_to = {
+    let move_to: MoveTo = {
         let (svg, layout, on_action) = (svg.clone(), layout.clone(), props.on_action.clone());
         Rc::new(move |(x, y): (i32, i32)| {
             if let Some((pointer_ms, y)) = dom::pointer(&svg, &layout, x, y) {
@@ -187,37 +188,20 @@ pub fn Timeline(props: &TimelineProps) -> Html {
             }
         })
     };
+    let frames = {
+        let pending = pending.clone();
+        use_memo((), move |_| FrameLoop::new(pending))
+    };
+    frames.latest.replace(Some(move_to.clone()));
     let onpointermove = {
-        let (pending, frame_requested, move_to) =
-            (pending.clone(), frame_requested.clone(), move_to.clone());
+        let (pending, frames) = (pending.clone(), frames.clone());
         let dragging = props.dragging;
         Callback::from(move |e: PointerEvent| {
             if !dragging {
                 return;
             }
             *pending.borrow_mut() = Some((e.client_x(), e.client_y()));
-            if *frame_requested.borrow() {
-                return;
-            }
-            let on_frame = {
-                let (pending, frame_requested, move_to) =
-                    (pending.clone(), frame_requested.clone(), move_to.clone());
-                move || {
-                    *frame_requested.borrow_mut() = false;
-                    let latest = pending.borrow_mut().take();
-                    if let Some(p) = latest {
-                        move_to(p);
-                    }
-                }
-            };
-            match web_sys::window() {
-                Some(w) => {
-                    let f = Closure::once_into_js(on_frame);
-                    *frame_requested.borrow_mut() =
-                        w.request_animation_frame(f.unchecked_ref()).is_ok();
-                }
-                None => on_frame(),
-            }
+            frames.request();
         })
     };
     let end_drag = {
@@ -433,4 +417,77 @@ fn watch_width(wrap: &NodeRef, on_action: Callback<Action>) -> Option<WidthWatch
     let observer = web_sys::ResizeObserver::new(closure.as_ref().unchecked_ref()).ok()?;
     observer.observe(&el);
     Some((observer, closure))
+}
+
+/// What applies a pointer move: the pointer's position in the viewport.
+type MoveTo = Rc<dyn Fn((i32, i32))>;
+
+/// The frame callback that applies the latest pointer move, made once per timeline: asking for
+/// a frame costs no new JavaScript closure per move. At most one frame is requested at a time;
+/// a request still pending when the timeline goes away is cancelled, so the callback is never
+/// called after it is dropped.
+struct FrameLoop {
+    /// The latest pointer position not applied yet.
+    pending: Rc<std::cell::RefCell<Option<(i32, i32)>>>,
+    /// The move to apply with, from the latest render (its layout and its `on_action`).
+    latest: Rc<std::cell::RefCell<Option<MoveTo>>>,
+    /// The pending request's id, if a frame is requested.
+    requested: Rc<std::cell::Cell<Option<i32>>>,
+    on_frame: Closure<dyn FnMut()>,
+}
+
+impl FrameLoop {
+    fn new(pending: Rc<std::cell::RefCell<Option<(i32, i32)>>>) -> Self {
+        let latest: Rc<std::cell::RefCell<Option<MoveTo>>> = Rc::default();
+        let requested: Rc<std::cell::Cell<Option<i32>>> = Rc::default();
+        let on_frame = {
+            let (pending, latest, requested) = (pending.clone(), latest.clone(), requested.clone());
+            Closure::<dyn FnMut()>::new(move || {
+                requested.set(None);
+                apply_latest(&pending, &latest);
+            })
+        };
+        FrameLoop {
+            pending,
+            latest,
+            requested,
+            on_frame,
+        }
+    }
+
+    /// Asks for a frame unless one is already asked for; without a window, applies the move now.
+    fn request(&self) {
+        if self.requested.get().is_some() {
+            return;
+        }
+        let id = web_sys::window().and_then(|w| {
+            w.request_animation_frame(self.on_frame.as_ref().unchecked_ref())
+                .ok()
+        });
+        match id {
+            Some(id) => self.requested.set(Some(id)),
+            None => apply_latest(&self.pending, &self.latest),
+        }
+    }
+}
+
+/// Applies the latest pointer position, if any, with the latest render's move.
+fn apply_latest(
+    pending: &std::cell::RefCell<Option<(i32, i32)>>,
+    latest: &std::cell::RefCell<Option<MoveTo>>,
+) {
+    let point = pending.borrow_mut().take();
+    // Out of the cell before the call: the move renders, and a render replaces it.
+    let move_to = latest.borrow().clone();
+    if let (Some(p), Some(move_to)) = (point, move_to) {
+        move_to(p);
+    }
+}
+
+impl Drop for FrameLoop {
+    fn drop(&mut self) {
+        if let (Some(id), Some(w)) = (self.requested.take(), web_sys::window()) {
+            let _ = w.cancel_animation_frame(id);
+        }
+    }
 }

@@ -30,6 +30,12 @@ const doublings = worst.doubling.slice(1).map((d, i) => d.seconds / worst.doubli
 const lines = [];
 lines.push('# Benchmarks', '');
 lines.push(`Measured ${new Date().toISOString().slice(0, 10)} by \`bash scripts/bench.sh\` on ${os.cpus().length} × ${cpu}, ${Math.round(os.totalmem() / 2 ** 30)} GiB, ${sh('uname -sr')}, ${sh('rustc --version')}, ${sh('/usr/bin/chromium --version 2>/dev/null')}, Node ${process.version}.`, '');
+// The same machine type is not always as fast: a fixed workload (the native run of the 10 000-event
+// scenario below, whose code has not changed since) says how this day's machine compares with
+// the one most budgets were checked on.
+const REFERENCE_NATIVE_S = 0.032; // 2026-11-30
+const speed = native.seconds / REFERENCE_NATIVE_S;
+lines.push(`**Machine speed:** the native \`simulate()\` run of the 10 000-event scenario (below) took ${native.seconds.toFixed(3)} s; on 2026-11-30, when most time budgets were last checked, the same code took ${REFERENCE_NATIVE_S.toFixed(3)} s (${speed.toFixed(1)}×).${speed > 1.3 ? ' Every time on this page comes from a machine that much slower; the figures of 2026-11-30 for nearly the same code were: first render 166 ms served (met), drag p95 2.2 ms unthrottled (met) and 9.5 ms at 4× (missed); see the history of this file. Times here compare with each other only; sizes do not depend on the machine.' : ''}`, '');
 lines.push('## Budgets', '');
 lines.push('| budget | measured | |', '|---|---|---|');
 lines.push(`| first visit ≤ ${kb(sizes.budget)} KB brotli | ${kb(sizes.total.brotli)} KB | ${verdict(sizes.total.brotli <= sizes.budget)} |`);

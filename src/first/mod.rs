@@ -12,6 +12,7 @@
 pub mod draw;
 #[cfg(all(target_arch = "wasm32", feature = "first-stage"))]
 mod js;
+mod lanes;
 
 use crate::sim::compare::{counterfactual, Contrast};
 use crate::sim::engine::{Run, Words};

@@ -224,7 +224,27 @@ async function traced(browser, page, fn) {
   // A task that ran the page's script has a call into V8 inside it; one without (the tracing's
   // own messages from the test, which on a slow machine take several ms) is not the page's.
   const SCRIPT = new Set(['FunctionCall', 'RunMicrotasks', 'v8.callFunction', 'V8.Execute', 'v8.run', 'EventDispatch', 'TimerFire']);
-  const runsScript = (t) => events.some((e) => SCRIPT.has(e.name) && e.pid === t.pid && e.tid === t.tid && e.ts >= t.ts && e.ts <= t.ts + t.dur);
+  // The script events' start times per thread, sorted: a binary search per task keeps this
+  // linear-logarithmic (a long search's trace holds hundreds of thousands of events).
+  const starts = new Map();
+  for (const e of events) {
+    if (!SCRIPT.has(e.name)) continue;
+    const key = `${e.pid}:${e.tid}`;
+    if (!starts.has(key)) starts.set(key, []);
+    starts.get(key).push(e.ts);
+  }
+  for (const list of starts.values()) list.sort((a, b) => a - b);
+  const runsScript = (t) => {
+    const list = starts.get(`${t.pid}:${t.tid}`) ?? [];
+    let lo = 0;
+    let hi = list.length;
+    while (lo < hi) {
+      const mid = (lo + hi) >> 1;
+      if (list[mid] < t.ts) lo = mid + 1;
+      else hi = mid;
+    }
+    return lo < list.length && list[lo] <= t.ts + t.dur;
+  };
   const scripted = tasks.filter(runsScript);
   return {
     tasks: tasks.length,

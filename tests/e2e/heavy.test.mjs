@@ -23,10 +23,17 @@ const heavyScenario = () => ({
 const hashOf = (scenario) => `#s=1.${Buffer.from(JSON.stringify(scenario)).toString('base64url')}`;
 
 /** Runs in the page before it loads: notes, by the page's own clock, when the computing status
- * appears and goes, when a pointer goes down, when the playhead first moves after that, and the
- * longest wait of a 5 ms timer while the page computes. */
+ * appears and goes, when a pointer goes down, when the playhead first moves after that, the
+ * waits of a 5 ms timer while the page computes, and every task the browser reports as long
+ * (over 50 ms, the Long Tasks API) that started while the page computed. */
 function watch() {
-  const at = (window.__heavy = { gaps: [] });
+  const at = (window.__heavy = { gaps: [], tasks: [] });
+  new PerformanceObserver((list) => {
+    for (const e of list.getEntries()) {
+      const inside = at.computing !== undefined && at.done === undefined && e.startTime >= at.computing;
+      if (inside) at.tasks.push(e.duration);
+    }
+  }).observe({ type: 'longtask' });
   document.addEventListener('pointerdown', () => { at.down ??= performance.now(); }, true);
   let x = null;
   new MutationObserver(() => {
@@ -87,8 +94,8 @@ test('a heavy link computes in slices: the page answers a click meanwhile, then 
     if (t.down < t.done && t.moved < t.done) break;
   }
   await rec.screenshot('heavy-link-done');
-  const gaps = t.gaps.length ? t.gaps : [0];
-  console.log(`heavy link (page slowed 20×): computing for ${(t.done - t.computing).toFixed(0)} ms; clicked ${(t.down - t.computing).toFixed(0)} ms in; playhead moved ${(t.moved - t.down).toFixed(0)} ms later; ${t.gaps.length} timer ticks, longest wait ${Math.max(...gaps).toFixed(0)} ms`);
+  const longest = Math.max(0, ...t.tasks);
+  console.log(`heavy link (page slowed 20×): computing for ${(t.done - t.computing).toFixed(0)} ms; clicked ${(t.down - t.computing).toFixed(0)} ms in; playhead moved ${(t.moved - t.down).toFixed(0)} ms later; ${t.tasks.length} long tasks, the longest ${longest.toFixed(0)} ms; ${t.gaps.length} timer ticks, longest wait ${Math.max(0, ...t.gaps).toFixed(0)} ms`);
   assert.ok(t.down < t.done, 'in four tries, no click came while the page computed');
   // The run's verdict, computed by the simulation, and nothing claimed before it.
   assert.match(await page.locator(tid('verdict-word')).textContent(), /Safe/);
@@ -97,10 +104,13 @@ test('a heavy link computes in slices: the page answers a click meanwhile, then 
   const line = await page.locator(`${tid('playhead')} line`).boundingBox();
   assert.ok(Math.abs(line.x - target) < 3, `the playhead stands at x ${line.x}, not at the click (${target})`);
   assert.ok(t.moved < t.done, `the playhead moved only after the run finished (${(t.moved - t.down).toFixed(0)} ms)`);
-  // Slowed down 20×, 50 ms of the page's work take a second: nothing, run or render, held the
-  // main thread that long while the page computed.
+  // Slowed down 20×, 50 ms of the page's work take a second: no task, run or render, held the
+  // main thread that long while the page computed. The browser's own task durations are the
+  // measure; how long a page's timer waits is not, since the scheduler may run the page's
+  // queued slices first (on a machine 3× slower than usual, a 5 ms timer waited up to 1.6 s
+  // while no task of the page lasted over 0.3 s).
   assert.ok(t.moved - t.down < 1_000, `the click took ${(t.moved - t.down).toFixed(0)} ms to be answered`);
+  assert.ok(longest < 1_000, `a task held the main thread for ${longest.toFixed(0)} ms while the page computed`);
   assert.ok(t.gaps.length >= 10, `only ${t.gaps.length} timer ticks while the page computed`);
-  assert.ok(Math.max(...gaps) < 1_000, `a timer waited ${Math.max(...gaps).toFixed(0)} ms`);
   assertClean(rec);
 });

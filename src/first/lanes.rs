@@ -5,14 +5,11 @@
 
 use super::draw::{esc, lane_name, UID};
 use crate::sim::compare::Contrast;
-use crate::sim::sort::sort_by_key;
 use crate::sim::trace::{Outcome, Step};
 use crate::sim::words::verdict_text;
 use crate::sim::{Event, Scenario, Trace};
 use crate::ui::lanes::describe::{badge_step, event_label, glyph_shape, mark, shape};
-use crate::ui::lanes::geometry::{
-    fit_label, order_of, place_rows, small_text_width_px, text_width_px, LaneKind, Layout,
-};
+use crate::ui::lanes::geometry::{order_of, place_labels, small_text_width_px, LaneKind, Layout};
 use crate::ui::lanes::hits::{client_hits, Rect, MARK_Y, PAUSE_H, PAUSE_Y};
 use crate::ui::model::item::Part;
 use std::fmt::Write;
@@ -224,7 +221,7 @@ pub(super) fn client_lane(o: &mut String, l: &Layout, s: &Scenario, t: &Trace, c
     }
 
     // Badges: the step the core wrote for each event but pauses, in two rows.
-    let mut badges: Vec<(i32, usize, String, &'static str)> = order
+    let badges: Vec<(i32, usize, String, &'static str)> = order
         .iter()
         .filter(|&&i| !matches!(events[i], Event::Pause { .. }))
         .filter_map(|&i| {
@@ -234,21 +231,13 @@ pub(super) fn client_lane(o: &mut String, l: &Layout, s: &Scenario, t: &Trace, c
             Some((x - 6, i, format!("{} {}", m.glyph(), step.text), m.class()))
         })
         .collect();
-    sort_by_key(&mut badges, |b| b.0);
-    let spans: Vec<(i32, i32)> = badges
-        .iter()
-        .map(|(x, _, text, _)| {
-            let w = text_width_px(text);
-            let x = fit_label(*x, w, l.gutter_px + 4, l.axis.right_px + 8);
-            (x, x + w)
-        })
-        .collect();
-    let rows = place_rows(&spans, 2);
-    for (((_, i, text, class), (x, _)), row) in badges.iter().zip(&spans).zip(&rows) {
+    let labels: Vec<(i32, &str)> = badges.iter().map(|b| (b.0, b.2.as_str())).collect();
+    for (k, x, row) in place_labels(&labels, l.gutter_px + 4, l.axis.right_px + 8, 2) {
+        let (_, i, text, class) = &badges[k];
         let _ = write!(
             o,
             r#"<g class="fp-badge {class}" data-testid="step-{name}-{i}"><text x="{x}" y="{}">{}</text></g>"#,
-            top + [80, 95][*row % 2],
+            top + [80, 95][row % 2],
             esc(text)
         );
     }
@@ -267,7 +256,7 @@ pub(super) fn storage_lane(o: &mut String, l: &Layout, t: &Trace, contrast: Opti
     };
     let top = lane.top_px;
     let (prefix, g) = if ghost { ("ghost-", 1) } else { ("", 0) };
-    let mut writes: Vec<(i32, String, crate::ui::lanes::describe::Mark, String)> = t
+    let writes: Vec<(i32, String, crate::ui::lanes::describe::Mark, String)> = t
         .writes
         .iter()
         .filter_map(|w| {
@@ -290,16 +279,8 @@ pub(super) fn storage_lane(o: &mut String, l: &Layout, t: &Trace, contrast: Opti
             Some((l.axis.x(w.arrived_ms), text, m, id))
         })
         .collect();
-    sort_by_key(&mut writes, |w| w.0);
-    let spans: Vec<(i32, i32)> = writes
-        .iter()
-        .map(|(x, text, _, _)| {
-            let w = text_width_px(text);
-            let x = fit_label(x - 8, w, l.gutter_px + 4, l.axis.right_px + 8);
-            (x, x + w)
-        })
-        .collect();
-    let rows = place_rows(&spans, 2);
+    let labels: Vec<(i32, &str)> = writes.iter().map(|w| (w.0 - 8, w.1.as_str())).collect();
+    let placed = place_labels(&labels, l.gutter_px + 4, l.axis.right_px + 8, 2);
     let (title, sub, sum) = match contrast {
         None => ("storage".to_string(), "acct balance".to_string(), None),
         Some(Contrast::With {
@@ -353,14 +334,15 @@ pub(super) fn storage_lane(o: &mut String, l: &Layout, t: &Trace, contrast: Opti
     }
     let mark_y = [18, 30][g];
     let label_y = [[44, 60], [54, 69]][g];
-    for (((x, text, m, id), (lx, _)), row) in writes.iter().zip(&spans).zip(&rows) {
+    for (k, lx, row) in placed {
+        let (x, text, m, id) = &writes[k];
         let class = m.class();
         let _ = write!(
             o,
             r#"<g class="fp-write" data-testid="{id}"><path class="{class}" d="{}" transform="translate({x},{})"/><text class="{class}" x="{lx}" y="{}">{}</text></g>"#,
             glyph_shape(*m),
             top + mark_y,
-            top + label_y[*row % 2],
+            top + label_y[row % 2],
             esc(text)
         );
     }

@@ -360,6 +360,37 @@ pub fn place_rows(spans: &[(i32, i32)], rows: usize) -> Vec<usize> {
         .collect()
 }
 
+/// Labels along a lane, each given as the x where it wants to start and its text, in any
+/// order: taken in the order of those x (ties keep their order), each slid inside
+/// `[left_px, right_px]` and given one of `rows` rows so that neighbours avoid each other.
+/// Both renderers of the lanes (the full page's and the first stage's) place their step badges
+/// and write labels with it. Answers, in that order, `(index into labels, left x, row)`.
+pub fn place_labels(
+    labels: &[(i32, &str)],
+    left_px: i32,
+    right_px: i32,
+    rows: usize,
+) -> Vec<(usize, i32, usize)> {
+    let keys: Vec<i64> = labels.iter().map(|&(x, _)| i64::from(x)).collect();
+    let order = order_of(&keys);
+    let spans: Vec<(i32, i32)> = order
+        .iter()
+        .map(|&i| {
+            let (x, text) = labels[i];
+            let w = text_width_px(text);
+            let x = fit_label(x, w, left_px, right_px);
+            (x, x.saturating_add(w))
+        })
+        .collect();
+    let rows = place_rows(&spans, rows);
+    order
+        .into_iter()
+        .zip(spans)
+        .zip(rows)
+        .map(|((i, (x, _)), row)| (i, x, row))
+        .collect()
+}
+
 /// The indices of `keys` in ascending order of key, ties by index. An insertion sort: a lane
 /// holds a few dozen parts at most, and the standard library's sorts would each add kilobytes
 /// to the wasm for every type they are used with.
@@ -449,6 +480,23 @@ mod tests {
         assert_eq!(colour_class(13), "fp-c1");
     }
     use super::*;
+
+    #[test]
+    fn labels_are_placed_in_order_of_x_inside_the_lane_in_rows_that_avoid_each_other() {
+        let w = text_width_px("abcd");
+        // Given out of order: the first at 100 claims row 0, the second at 100 row 1; the one
+        // at 104 overlaps both and goes to the row that frees first (row 0, on a tie); the one
+        // far right slides left to end at the right edge, in row 0.
+        let labels = [(104, "abcd"), (1_000, "abcd"), (100, "abcd"), (100, "abcd")];
+        let placed = place_labels(&labels, 10, 500, 2);
+        assert_eq!(
+            placed,
+            vec![(2, 100, 0), (3, 100, 1), (0, 104, 0), (1, 500 - w, 0)]
+        );
+        // A label left of the lane starts at its left edge.
+        assert_eq!(place_labels(&[(-50, "a")], 10, 500, 2), vec![(0, 10, 0)]);
+        assert!(place_labels(&[], 10, 500, 2).is_empty());
+    }
 
     #[test]
     fn time_and_x_round_trip() {

@@ -5,12 +5,10 @@
 
 use super::describe::{aria_label, badge_step, event_label, mark};
 use super::geometry::{
-    colour_class, fit_label, order_of, place_rows, small_text_width_px, text_width_px, LaneKind,
-    Layout,
+    colour_class, order_of, place_labels, small_text_width_px, LaneKind, Layout,
 };
 use super::hits::{client_hits, rects_of, MARK_Y, PAUSE_Y};
 use super::lane_event::EventMark;
-use crate::sim::sort::sort_by_key;
 use crate::sim::trace::{BeliefSpan, Step};
 use crate::sim::{Event, Scenario, Trace};
 use crate::ui::model::item::Part;
@@ -171,7 +169,7 @@ pub fn ClientLane(props: &ClientLaneProps) -> Html {
     });
 
     // Badges: the step text for every event but pauses, in two rows that avoid each other.
-    let mut badges: Vec<(i32, usize, String, &'static str)> = order
+    let badges: Vec<(i32, usize, String, &'static str)> = order
         .iter()
         .filter(|&&i| !matches!(events[i], Event::Pause { .. }))
         .filter_map(|&i| {
@@ -181,16 +179,8 @@ pub fn ClientLane(props: &ClientLaneProps) -> Html {
             Some((x - 6, i, format!("{} {}", m.glyph(), s.text), m.class()))
         })
         .collect();
-    sort_by_key(&mut badges, |b| b.0);
-    let spans: Vec<(i32, i32)> = badges
-        .iter()
-        .map(|(x, _, text, _)| {
-            let w = text_width_px(text);
-            let x = fit_label(*x, w, l.gutter_px + 4, l.axis.right_px + 8);
-            (x, x + w)
-        })
-        .collect();
-    let rows = place_rows(&spans, BADGE_Y.len());
+    let labels: Vec<(i32, &str)> = badges.iter().map(|b| (b.0, b.2.as_str())).collect();
+    let placed = place_labels(&labels, l.gutter_px + 4, l.axis.right_px + 8, BADGE_Y.len());
 
     html! {
         <g class="fp-lane fp-client-lane" data-testid={format!("lane-{name}")} data-lane={c.to_string()}>
@@ -201,10 +191,13 @@ pub fn ClientLane(props: &ClientLaneProps) -> Html {
             <text class="muted small" x="10" y={(top + 46).to_string()}>{ "client" }</text>
             { for beliefs }
             { for items }
-            { for badges.iter().zip(spans.iter()).zip(rows.iter()).map(|(((_, i, text, class), (x, _)), row)| html! {
-                <g class={classes!("fp-badge", *class)} data-testid={format!("step-{name}-{i}")}>
-                    <text x={x.to_string()} y={(top + BADGE_Y[*row]).to_string()}>{ text.clone() }</text>
-                </g>
+            { for placed.into_iter().map(|(k, x, row)| {
+                let (_, i, text, class) = &badges[k];
+                html! {
+                    <g class={classes!("fp-badge", *class)} data-testid={format!("step-{name}-{i}")}>
+                        <text x={x.to_string()} y={(top + BADGE_Y[row]).to_string()}>{ text.clone() }</text>
+                    </g>
+                }
             }) }
         </g>
     }

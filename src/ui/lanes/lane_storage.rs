@@ -5,9 +5,8 @@
 //! with nothing to compare it says so.
 
 use super::describe::{glyph_shape, mark, Mark};
-use super::geometry::{fit_label, place_rows, text_width_px, LaneKind, Layout};
+use super::geometry::{place_labels, LaneKind, Layout};
 use crate::sim::compare::Contrast;
-use crate::sim::sort::sort_by_key;
 use crate::sim::words::{verdict_text, ONE_WRITE_PER_GRANT, STRICT_RULE_WHY};
 use crate::sim::Trace;
 use std::rc::Rc;
@@ -58,7 +57,7 @@ pub fn StorageLane(props: &StorageLaneProps) -> Html {
     let prefix = if props.ghost { "ghost-" } else { "" };
     let name = |c: usize| t.client_name(c);
 
-    let mut writes: Vec<(i32, String, Mark, String)> = t
+    let writes: Vec<(i32, String, Mark, String)> = t
         .writes
         .iter()
         .filter_map(|w| {
@@ -75,17 +74,14 @@ pub fn StorageLane(props: &StorageLaneProps) -> Html {
             Some((l.axis.x(w.arrived_ms), text, m, id))
         })
         .collect();
-    sort_by_key(&mut writes, |w| w.0);
-    let spans: Vec<(i32, i32)> = writes
-        .iter()
-        .map(|(x, text, _, _)| {
-            let w = text_width_px(text);
-            let x = fit_label(x - 8, w, l.gutter_px + 4, l.axis.right_px + 8);
-            (x, x + w)
-        })
-        .collect();
     let g = usize::from(props.ghost);
-    let rows = place_rows(&spans, LABEL_Y[g].len());
+    let labels: Vec<(i32, &str)> = writes.iter().map(|w| (w.0 - 8, w.1.as_str())).collect();
+    let placed = place_labels(
+        &labels,
+        l.gutter_px + 4,
+        l.axis.right_px + 8,
+        LABEL_Y[g].len(),
+    );
 
     // The balance as a step line in the lane's bottom band.
     let (band_top, band_bottom) = (top + 68, top + lane.height_px - 8);
@@ -162,14 +158,17 @@ pub fn StorageLane(props: &StorageLaneProps) -> Html {
                     { summary }
                 </text>
             }
-            { for writes.iter().zip(spans.iter()).zip(rows.iter()).map(|(((x, text, m, id), (lx, _)), row)| html! {
-                <g class="fp-write" data-testid={id.clone()}>
-                    if text.contains(ONE_WRITE_PER_GRANT) {
-                        <title>{ format!("Why: {STRICT_RULE_WHY}.") }</title>
-                    }
-                    <path class={m.class()} d={glyph_shape(*m)} transform={format!("translate({x},{})", top + MARK_Y[g])} />
-                    <text class={m.class()} x={lx.to_string()} y={(top + LABEL_Y[g][*row]).to_string()}>{ text.clone() }</text>
-                </g>
+            { for placed.into_iter().map(|(k, lx, row)| {
+                let (x, text, m, id) = &writes[k];
+                html! {
+                    <g class="fp-write" data-testid={id.clone()}>
+                        if text.contains(ONE_WRITE_PER_GRANT) {
+                            <title>{ format!("Why: {STRICT_RULE_WHY}.") }</title>
+                        }
+                        <path class={m.class()} d={glyph_shape(*m)} transform={format!("translate({x},{})", top + MARK_Y[g])} />
+                        <text class={m.class()} x={lx.to_string()} y={(top + LABEL_Y[g][row]).to_string()}>{ text.clone() }</text>
+                    </g>
+                }
             }) }
         </g>
     }

@@ -24,6 +24,7 @@ import { chromium } from 'playwright-core';
 import { fileURLToPath } from 'node:url';
 import os from 'node:os';
 import { startServer } from './serve.mjs';
+import { dragScenario } from './bench/drag-scenario.mjs';
 
 const argv = process.argv.slice(2);
 const option = (name, fallback) => {
@@ -43,21 +44,6 @@ if (!(THROTTLE >= 1) || !(RUNS >= 1) || !(MOVES >= 1)) {
 const BUDGET = THROTTLE >= 4 ? 8 : 3;
 const dist = process.env.DIST ?? fileURLToPath(new URL('../dist/', import.meta.url));
 
-function scenario() {
-  const clients = ['A', 'B', 'C', 'D'].map((name, c) => {
-    const events = [];
-    for (let k = 0; k < 2; k++) {
-      const base = c * 7 + k * 90;
-      events.push({ kind: 'acquire', atMs: base });
-      events.push({ kind: 'pause', atMs: base + 2, durationMs: 30 + c * 4, cause: 'gc' });
-      events.push({ kind: 'debit', atMs: base + 4, amount: 5 });
-      events.push({ kind: 'renew', atMs: base + 20 });
-      events.push({ kind: 'debit', atMs: base + 40, amount: 3, delayMs: 10 });
-    }
-    return { name, events };
-  });
-  return { version: 1, name: 'Bench: 40 events', endMs: 200, clients };
-}
 
 // Served cross-origin isolated, so performance.now() is precise to 5 µs rather than 100 µs.
 const server = await startServer({ root: dist, port: 0, isolated: true });
@@ -111,7 +97,7 @@ async function once() {
     const label = host.querySelector('[data-testid="pause-A-1"]').getAttribute('aria-label');
     const times = handler.map((h, i) => h + work[i]);
     return { times, handler, work, count, label, isolated: self.crossOriginIsolated };
-  }, { scenario: scenario(), moves: MOVES });
+  }, { scenario: dragScenario(), moves: MOVES });
   await page.close();
   return result;
 }

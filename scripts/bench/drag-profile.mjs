@@ -14,6 +14,7 @@
 // release page's; the shares are what it is for. Figures go to scripts/bench/drag-notes.md.
 import { chromium } from 'playwright-core';
 import { startServer } from '../serve.mjs';
+import { dragScenario } from './drag-scenario.mjs';
 const dist = process.argv[2] ?? '/tmp/dist-names/';
 const server = await startServer({ root: dist, port: 0, isolated: true });
 const browser = await chromium.launch({ executablePath: '/usr/bin/chromium', args: ['--no-sandbox', '--disable-gpu'], headless: true });
@@ -22,28 +23,13 @@ await page.goto(server.url);
 await page.locator('[data-testid="timeline"]').first().waitFor({ timeout: 60_000 });
 const cdp = await page.context().newCDPSession(page);
 await cdp.send('Emulation.setCPUThrottlingRate', { rate: 4 });
-function scenario() {
-  const clients = ['A', 'B', 'C', 'D'].map((name, c) => {
-    const events = [];
-    for (let k = 0; k < 2; k++) {
-      const base = c * 7 + k * 90;
-      events.push({ kind: 'acquire', atMs: base });
-      events.push({ kind: 'pause', atMs: base + 2, durationMs: 30 + c * 4, cause: 'gc' });
-      events.push({ kind: 'debit', atMs: base + 4, amount: 5 });
-      events.push({ kind: 'renew', atMs: base + 20 });
-      events.push({ kind: 'debit', atMs: base + 40, amount: 3, delayMs: 10 });
-    }
-    return { name, events };
-  });
-  return { version: 1, name: 'Bench: 40 events', endMs: 200, clients };
-}
 await page.evaluate(async ({ scenario }) => {
   const { mount } = await import(new URL('pkg/fencing_playground.js', document.baseURI).href);
   const host = document.createElement('div');
   document.body.replaceChildren(host);
   mount(host, { scenario });
   window.__host = host;
-}, { scenario: scenario() });
+}, { scenario: dragScenario() });
 await page.waitForTimeout(500);
 await cdp.send('Profiler.enable');
 await cdp.send('Profiler.setSamplingInterval', { interval: 100 });

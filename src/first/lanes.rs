@@ -8,7 +8,9 @@ use crate::sim::compare::Contrast;
 use crate::sim::trace::{Outcome, Step};
 use crate::sim::words::verdict_text;
 use crate::sim::{Event, Scenario, Trace};
-use crate::ui::lanes::describe::{badge_step, event_label, glyph_shape, mark, shape};
+use crate::ui::lanes::describe::{
+    badge_step, event_label, glyph_shape, mark, next_point_x, shape, storage_lane_head,
+};
 use crate::ui::lanes::geometry::{order_of, place_labels, small_text_width_px, LaneKind, Layout};
 use crate::ui::lanes::hits::{client_hits, Rect, MARK_Y, PAUSE_H, PAUSE_Y};
 use crate::ui::model::item::Part;
@@ -190,11 +192,7 @@ pub(super) fn client_lane(o: &mut String, l: &Layout, s: &Scenario, t: &Trace, c
         );
         hit_rects(o, rects(i, Part::Body), (x, y));
         let _ = write!(o, r#"<path class="shape" d="{}"/>"#, shape(e));
-        let next_x = points
-            .iter()
-            .skip_while(|(j, _)| *j != i)
-            .nth(1)
-            .map_or(l.axis.right_px + 40, |(_, nx)| *nx);
+        let next_x = next_point_x(&points, i, l.axis.right_px);
         let label = event_label(e);
         let dx = if x_ran > x + 8 { x_ran - x + 6 } else { 11 };
         if small_text_width_px(&label) + dx + 3 < next_x - x {
@@ -281,31 +279,7 @@ pub(super) fn storage_lane(o: &mut String, l: &Layout, t: &Trace, contrast: Opti
         .collect();
     let labels: Vec<(i32, &str)> = writes.iter().map(|w| (w.0 - 8, w.1.as_str())).collect();
     let placed = place_labels(&labels, l.gutter_px + 4, l.axis.right_px + 8, 2);
-    let (title, sub, sum) = match contrast {
-        None => ("storage".to_string(), "acct balance".to_string(), None),
-        Some(Contrast::With {
-            lane_title,
-            lane_sub,
-            ..
-        }) => (
-            lane_title.clone(),
-            lane_sub.clone(),
-            Some(format!(
-                "balance {} · {}",
-                t.final_balance,
-                if t.verdict.safe {
-                    "✓ safe"
-                } else {
-                    "✗ unsafe"
-                }
-            )),
-        ),
-        Some(Contrast::Nothing { .. }) => (
-            "no comparison".to_string(),
-            "nothing to flip".to_string(),
-            Some("nothing to compare".to_string()),
-        ),
-    };
+    let (title, sub, sum) = storage_lane_head(contrast, t);
     let _ = write!(
         o,
         r#"<g class="fp-lane fp-storage-lane{}" data-testid="lane-{}">"#,
@@ -316,9 +290,9 @@ pub(super) fn storage_lane(o: &mut String, l: &Layout, t: &Trace, contrast: Opti
         o,
         r#"<text class="lane-name" x="10" y="{}">{}</text><text class="muted small" x="10" y="{}">{}</text>"#,
         top + 22,
-        esc(&title),
+        esc(title),
         top + 38,
-        esc(&sub)
+        esc(sub)
     );
     match sum {
         Some(sum) => {

@@ -4,6 +4,7 @@
 //! core already wrote, and this module only picks which one to show and how to mark it.
 
 use crate::sim::account::DebitVerdict;
+use crate::sim::compare::Contrast;
 use crate::sim::trace::{Outcome, Step, Trace};
 use crate::sim::{Event, ReleaseKind};
 
@@ -286,11 +287,108 @@ fn verb(names: &[&str]) -> String {
     }
 }
 
+/// What the head of a storage lane says: its title, the line under it and, on the comparison's
+/// lane (`contrast` given), a summary for its right end, short to fit a phone's lane (the banner
+/// gives the reasons). With nothing to compare, the comparison's lane says so.
+pub fn storage_lane_head<'a>(
+    contrast: Option<&'a Contrast>,
+    t: &Trace,
+) -> (&'a str, &'a str, Option<String>) {
+    match contrast {
+        None => ("storage", "acct balance", None),
+        Some(Contrast::With {
+            lane_title,
+            lane_sub,
+            ..
+        }) => (
+            lane_title.as_str(),
+            lane_sub.as_str(),
+            Some(format!(
+                "balance {} · {}",
+                t.final_balance,
+                if t.verdict.safe {
+                    "✓ safe"
+                } else {
+                    "✗ unsafe"
+                }
+            )),
+        ),
+        Some(Contrast::Nothing { .. }) => (
+            "no comparison",
+            "nothing to flip",
+            Some("nothing to compare".to_string()),
+        ),
+    }
+}
+
+/// The x of the event after event `i` among a lane's `points` (`(event, x)` in drawing order),
+/// or a little past the axis's end `right_px` for the last: how far event `i`'s label may reach.
+pub fn next_point_x(points: &[(usize, i32)], i: usize, right_px: i32) -> i32 {
+    points
+        .iter()
+        .skip_while(|(j, _)| *j != i)
+        .nth(1)
+        .map_or(right_px + 40, |(_, nx)| *nx)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
     use crate::sim::presets::preset;
     use crate::sim::run;
+
+    #[test]
+    fn a_label_reaches_to_the_next_event_or_past_the_axis_end() {
+        let points = [(2, 100), (0, 150), (1, 400)];
+        assert_eq!(next_point_x(&points, 2, 900), 150);
+        assert_eq!(next_point_x(&points, 0, 900), 400);
+        assert_eq!(next_point_x(&points, 1, 900), 940);
+        assert_eq!(next_point_x(&points, 7, 900), 940);
+    }
+
+    #[test]
+    fn storage_lane_heads_name_the_comparison_or_its_absence() {
+        let t = run(&preset("gc-pause-fenced").expect("a preset"));
+        assert_eq!(
+            storage_lane_head(None, &t),
+            ("storage", "acct balance", None)
+        );
+        let nothing = Contrast::Nothing {
+            reason: "no debits".to_string(),
+        };
+        assert_eq!(
+            storage_lane_head(Some(&nothing), &t),
+            (
+                "no comparison",
+                "nothing to flip",
+                Some("nothing to compare".to_string())
+            )
+        );
+        let with =
+            crate::sim::compare::counterfactual(&preset("gc-pause-fenced").expect("a preset"))
+                .contrast;
+        let Contrast::With {
+            lane_title,
+            lane_sub,
+            ..
+        } = &with
+        else {
+            panic!("the fenced preset has a comparison");
+        };
+        let safe = if t.verdict.safe {
+            "✓ safe"
+        } else {
+            "✗ unsafe"
+        };
+        assert_eq!(
+            storage_lane_head(Some(&with), &t),
+            (
+                lane_title.as_str(),
+                lane_sub.as_str(),
+                Some(format!("balance {} · {safe}", t.final_balance))
+            )
+        );
+    }
 
     fn gc_trace(pause_ms: u64) -> Trace {
         let mut s = preset("gc-pause-fenced").unwrap();

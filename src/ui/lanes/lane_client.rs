@@ -3,7 +3,7 @@
 //! the whole lesson. Below: each event as a focusable marker (pauses as hatched bars with
 //! edge handles), and under them a badge per event with the step text the core wrote for it.
 
-use super::describe::{aria_label, badge_step, event_label, mark};
+use super::describe::{aria_label, badge_step, event_label, mark, next_point_x};
 use super::geometry::{
     colour_class, order_of, place_labels, small_text_width_px, LaneKind, Layout,
 };
@@ -143,11 +143,7 @@ pub fn ClientLane(props: &ClientLaneProps) -> Html {
                 (top + PAUSE_Y, x1, label, 0, x, None)
             }
             _ => {
-                let next_x = points
-                    .iter()
-                    .skip_while(|(j, _)| *j != i)
-                    .nth(1)
-                    .map_or(l.axis.right_px + 40, |(_, nx)| *nx);
+                let next_x = next_point_x(&points, i, l.axis.right_px);
                 let label = event_label(e);
                 let x_ran = l.axis.x(ran_at(t, c, i, e.at_ms()));
                 // An event that waited (its client was paused) has a dotted line to when it

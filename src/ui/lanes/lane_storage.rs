@@ -4,7 +4,7 @@
 //! check flipped, or the missing fence added), named in words, the point made without a click;
 //! with nothing to compare it says so.
 
-use super::describe::{glyph_shape, mark, Mark};
+use super::describe::{glyph_shape, mark, storage_lane_head, Mark};
 use super::geometry::{place_labels, LaneKind, Layout};
 use crate::sim::compare::Contrast;
 use crate::sim::words::{verdict_text, ONE_WRITE_PER_GRANT, STRICT_RULE_WHY};
@@ -110,35 +110,7 @@ pub fn StorageLane(props: &StorageLaneProps) -> Html {
     d.push_str(&format!(" H{}", l.axis.right_px));
 
     // The ghost lane names its comparison; with none, it says so (the banner says why).
-    let (title, sub, summary) = match (props.ghost, &*props.contrast) {
-        (false, _) => ("storage", "acct balance", String::new()),
-        (
-            true,
-            Contrast::With {
-                lane_title,
-                lane_sub,
-                ..
-            },
-        ) => (
-            lane_title.as_str(),
-            lane_sub.as_str(),
-            // Short, to fit a phone's lane; the banner gives the reasons.
-            format!(
-                "balance {} · {}",
-                t.final_balance,
-                if t.verdict.safe {
-                    "✓ safe"
-                } else {
-                    "✗ unsafe"
-                }
-            ),
-        ),
-        (true, Contrast::Nothing { .. }) => (
-            "no comparison",
-            "nothing to flip",
-            "nothing to compare".to_string(),
-        ),
-    };
+    let (title, sub, summary) = storage_lane_head(props.ghost.then_some(&*props.contrast), t);
     html! {
         <g class={classes!("fp-lane", "fp-storage-lane", props.ghost.then_some("fp-ghost"))}
             data-testid={if props.ghost { "lane-ghost" } else { "lane-storage" }}>
@@ -155,7 +127,7 @@ pub fn StorageLane(props: &StorageLaneProps) -> Html {
             } else {
                 <text class="small" x={l.axis.right_px.to_string()} y={(top + 14).to_string()} text-anchor="end"
                     data-testid="ghost-lane-summary">
-                    { summary }
+                    { summary.unwrap_or_default() }
                 </text>
             }
             { for placed.into_iter().map(|(k, lx, row)| {

@@ -24,11 +24,12 @@ export const tid = (id) => `[data-testid="${id}"]`;
 
 /** Polls until the element's text contains `want` (renders are asynchronous). */
 export async function expectText(page, id, want) {
-  const deadline = Date.now() + 5_000;
+  // A wait, not a time limit: generous so that a loaded machine only makes it slower.
+  const deadline = Date.now() + 15_000;
   let got;
   while (Date.now() < deadline) {
     got = await page.locator(tid(id)).textContent().catch(() => null);
-    if (got?.includes(want)) return got;
+    if (want instanceof RegExp ? want.test(got ?? '') : got?.includes(want)) return got;
     await page.waitForTimeout(20);
   }
   assert.fail(`${id}: expected text containing ${JSON.stringify(want)}, got ${JSON.stringify(got)}`);

@@ -46,4 +46,13 @@ node scripts/bench/search.mjs "$out/search-native.json" >> BENCHMARKS.md
 node scripts/bench/phone-report.mjs "$out/phone.json" "$out/sizes.json" >> BENCHMARKS.md
 echo "[bench] find a failure in the page: Search to counterexample, finder throughput (1 and 2 workers)"
 { echo; node scripts/bench/find-page.mjs 10; } >> BENCHMARKS.md
+# The browser's timings the test command does not assert (they depend on the machine's load):
+# main-thread tasks during a search in workers and on the main thread (a Chromium trace), the
+# counterexample within 2 s, and the heavy link's click answered within 1 s at 20x throttling.
+echo "[bench] timed browser checks (playwright.bench.config.mjs)"
+{
+  printf '\n## Timed browser checks (load %s)\n\n```\n' "$(cut -d' ' -f1 /proc/loadavg)"
+  npx --no-install playwright test --config playwright.bench.config.mjs 2>&1 | grep -v '^\s*$' | tail -40 || true
+  printf '```\n'
+} >> BENCHMARKS.md
 cat BENCHMARKS.md

@@ -67,8 +67,11 @@ export const test = base.extend({
       const context = await browser.newContext({ ...(viewport ? { viewport } : {}), ...options });
       const rec = await record(context, await context.newPage(), origin);
       const name = slug(testInfo.title) + (opened.length ? `-${opened.length + 1}` : '');
-      rec.screenshot = async (as = name) => {
+      // The picture taken as every test ends is of the viewport (a full-page capture draws the
+      // whole page again, for every test); one a test asks for is of the whole page.
+      rec.screenshot = async (as = name, { full = true } = {}) => {
         const path = `${SCREENSHOTS}${slug(as)}.png`;
+        if (!full) return rec.page.screenshot({ path });
         if (!options.isMobile) return rec.page.screenshot({ path, fullPage: true });
         // Chromium draws a full-page capture without the touch emulation, so a phone's page
         // would be photographed with a mouse's styles: the viewport grows to the page instead.
@@ -82,7 +85,7 @@ export const test = base.extend({
       return rec;
     });
     for (const rec of opened) {
-      await rec.screenshot().catch((e) => console.error(`screenshot for "${testInfo.title}" failed: ${e.message}`));
+      await rec.screenshot(undefined, { full: false }).catch((e) => console.error(`screenshot for "${testInfo.title}" failed: ${e.message}`));
       await rec.context.close();
     }
   },

@@ -23,32 +23,52 @@ fi
 
 export PATH="$HOME/.cargo/bin:$PATH"
 
+# The two cargo installs are independent: on a bare machine they compile side by side (each is
+# a long chain of crates that keeps one core busy much of the time), and their logs are shown
+# only if one fails.
+pids=()
+logs=$(mktemp -d)
 if ! command -v wasm-pack >/dev/null 2>&1; then
-  say "installing wasm-pack (about 3 minutes)"
-  cargo install wasm-pack --locked
+  say "installing wasm-pack (about 3 minutes, beside wasm-bindgen-cli)"
+  cargo install wasm-pack --locked >"$logs/wasm-pack.log" 2>&1 &
+  pids+=("$!:wasm-pack")
 fi
 
 if ! command -v wasm-bindgen >/dev/null 2>&1 \
   || [ "$(wasm-bindgen --version | awk '{print $2}')" != "$wbg_version" ]; then
   say "installing wasm-bindgen-cli $wbg_version (about 3 minutes)"
   # Not --locked: a dependency pinned in its lock file has been yanked from the registry.
-  cargo install wasm-bindgen-cli --version "=$wbg_version" --force
+  cargo install wasm-bindgen-cli --version "=$wbg_version" --force >"$logs/wasm-bindgen.log" 2>&1 &
+  pids+=("$!:wasm-bindgen")
 fi
+wait_installs() {
+  local failed=0
+  for p in "${pids[@]}"; do
+    if ! wait "${p%%:*}"; then
+      echo "[setup] cargo install ${p#*:} failed:" >&2
+      tail -40 "$logs/${p#*:}.log" >&2
+      failed=1
+    fi
+  done
+  rm -rf "$logs"
+  return "$failed"
+}
 
+# Debian's packages, in one apt-get run: Chromium and chromedriver for the browser tests, and
+# for the lab (scripts/lab.sh) redis-server 7 and PostgreSQL 15, which the lab starts itself on
+# loopback (the packages' own services are not needed).
+apt_wanted=()
 if ! [ -x /usr/bin/chromium ] || ! [ -x /usr/bin/chromedriver ]; then
-  say "installing Chromium and chromedriver from Debian"
-  export DEBIAN_FRONTEND=noninteractive
-  apt-get update -qq
-  apt-get install -y -qq chromium chromium-driver >/dev/null
+  apt_wanted+=(chromium chromium-driver)
 fi
-
-# The lab (scripts/lab.sh) replays the presets against real redis-server 7 and PostgreSQL 15.
-# The lab starts its own servers on loopback; the packages' own services are not needed.
 if ! command -v redis-server >/dev/null 2>&1 || ! [ -x /usr/lib/postgresql/15/bin/initdb ]; then
-  say "installing redis-server and PostgreSQL 15 from Debian"
+  apt_wanted+=(redis-server postgresql-15)
+fi
+if [ "${#apt_wanted[@]}" -gt 0 ]; then
+  say "installing from Debian: ${apt_wanted[*]}"
   export DEBIAN_FRONTEND=noninteractive
   apt-get update -qq
-  apt-get install -y -qq redis-server postgresql-15 >/dev/null
+  apt-get install -y -qq "${apt_wanted[@]}" >/dev/null
 fi
 
 # npm packages: reinstall only when the lock file changed since the last install.
@@ -65,4 +85,5 @@ if [ -f package-lock.json ]; then
   fi
 fi
 
+wait_installs
 say "tools ready (wasm-bindgen $wbg_version)"

@@ -2,7 +2,8 @@
 # The fuzz command: bash scripts/fuzz.sh [seconds=60]
 # Replays every saved reproducer in tests/fuzz/corpus/, then fuzzes for the given seconds, half
 # natively (tests/fuzz/: the scenario reader, the link decoder, the engine and its checker, in
-# release mode) and half under Node against the release package (tests/fuzz/node.mjs: the JS
+# the test profile: overflow checks and the engine's debug assertions on, and no build of its
+# own, since `cargo test` has built it) and half under Node against the release package (tests/fuzz/node.mjs: the JS
 # API and the LeaseLock/FencedAccount classes). Each half reports inputs per second and saves a
 # reproducer for every failure into tests/fuzz/corpus/ (commit it with the fix). A run slower
 # than 250 ms natively or 1 s in wasm (best of three) is saved into tests/fuzz/slow/ and
@@ -25,8 +26,8 @@ if [ "${FUZZ_BUILD:-0}" = 1 ] || ! [ -f dist/pkg/fencing_playground_bg.wasm ]; t
 fi
 
 status=0
-echo "[fuzz] native: replay tests/fuzz/corpus/, then ${native} s (cargo test --release --test fuzz)"
-FUZZ_SECONDS=$native FUZZ_SEED=$seed cargo test --release --quiet --test fuzz -- --nocapture || status=1
+echo "[fuzz] native: replay tests/fuzz/corpus/, then ${native} s (cargo test --test fuzz: overflow checks and debug assertions on)"
+FUZZ_SECONDS=$native FUZZ_SEED=$seed cargo test --quiet --test fuzz -- --nocapture || status=1
 echo "[fuzz] node: replay tests/fuzz/corpus/, then ${node_seconds} s (node tests/fuzz/node.mjs)"
 node tests/fuzz/node.mjs "$node_seconds" "$seed" || status=1
 if [ "$status" -ne 0 ]; then

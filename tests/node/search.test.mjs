@@ -1,5 +1,5 @@
-// "Find a failure" through a package built with the `search-api` feature (target/pkg-search/,
-// built by scripts/test.sh; the page's own package leaves the API out) under Node: search(scenario, spec) finds the
+// "Find a failure" through the search workers' package (dist/pkg-search/, built by
+// scripts/build.sh with the search-api feature; the page's own package leaves the API out) under Node: search(scenario, spec) finds the
 // paused-holder double write in gc-pause-unfenced without its pause and shrinks it to one
 // pause; strict fencing survives; the sliced SearchPlan agrees with search(); bad specs throw
 // an Error naming the field.
@@ -8,9 +8,9 @@ import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 
-const pkg = fileURLToPath(new URL('../../target/pkg-search/', import.meta.url));
-const api = await import(pkg + 'fencing_playground.js');
-api.initSync({ module: readFileSync(pkg + 'fencing_playground_bg.wasm') });
+const pkg = fileURLToPath(new URL('../../dist/pkg-search/', import.meta.url));
+const api = await import(pkg + 'search.js');
+api.initSync({ module: readFileSync(pkg + 'search_bg.wasm') });
 const { search, SearchPlan, presets, simulate } = api;
 
 /** A preset's scenario with one of client `c`'s events taken out. */

@@ -1,3 +1,4 @@
+// @ts-check
 // Boots the wasm app. No inline script anywhere, so the page runs under a strict CSP
 // (script-src 'self' 'wasm-unsafe-eval'). Paths are relative so dist/ works from any sub-path:
 // dist/index.html loads dist/www/main.js, which loads dist/pkg/.
@@ -5,23 +6,30 @@
 // The glue is imported dynamically (not `import init, { mount } from ...`) so that a missing
 // file or a missing export lands in the catch below and is shown on the page; a failing
 // static import would kill this module before any of it runs, leaving a silent blank page.
-const app = document.getElementById('app');
+const app = document.getElementById('app') ?? document.body;
 
+/** @param {unknown} err */
 function showError(err) {
   console.error('fencing playground failed to start:', err);
   const box = document.createElement('pre');
   box.className = 'boot-error';
   box.setAttribute('role', 'alert');
   box.dataset.testid = 'boot-error';
-  box.textContent = `The playground failed to start.\n\n${err && err.stack ? err.stack : String(err)}`;
+  box.textContent = `The playground failed to start.\n\n${err instanceof Error && err.stack ? err.stack : String(err)}`;
   app.replaceChildren(box);
 }
+
+// Double quotes: scripts/build-single.sh finds the code's imports by their single-quoted text.
+/** @typedef {import("../pkg/fencing_playground.js").Finder} Finder */
 
 /**
  * "Find a failure" (www/finder.js): nothing of it is fetched until the reader opens the panel
  * or presses Search; then the finder, the search wasm and the workers load.
+ * @param {() => Promise<Finder>} load
+ * @returns {Finder}
  */
 function lazyFinder(load) {
+  /** @type {ReturnType<typeof load> | undefined} */
   let made;
   const finder = () => (made ??= load().catch((err) => {
     made = undefined;
@@ -32,6 +40,7 @@ function lazyFinder(load) {
       finder().then((f) => f.prepare(), () => {});
     },
     search(scenario, spec, onEvent) {
+      /** @type {{ cancel(): void } | undefined} */
       let running;
       let cancelled = false;
       finder().then(
@@ -52,6 +61,7 @@ function lazyFinder(load) {
 }
 const finder = lazyFinder(async () => {
   const { createFinder } = await import('./finder.js');
+  /** @param {string} path */
   const at = (path) => new URL(path, import.meta.url).href;
   return createFinder({ worker: at('./search-worker.js'), glue: at('../pkg-search/search.js'), wasm: at('../pkg-search/search_bg.wasm') });
 });
@@ -84,6 +94,7 @@ if (!firstVisit && !document.getElementById('fp-wasm')) {
   }
 }
 
+/** @type {{ handOver(): Promise<void> } | null} */
 let first = null;
 if (firstVisit) {
   try {

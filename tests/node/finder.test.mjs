@@ -1,3 +1,4 @@
+// @ts-check
 // www/finder.js on the main thread, as a cross-origin embed runs it (no worker can start),
 // under Node with the release search package (dist/pkg-search/, built by scripts/build.sh), on
 // a search whose shrink takes about 220 runs: the finder never calls the one-call methods (new
@@ -13,14 +14,22 @@ import { fileURLToPath } from 'node:url';
 
 const pkg = fileURLToPath(new URL('../../dist/pkg-search/', import.meta.url));
 assert.ok(existsSync(`${pkg}search.js`), 'dist/pkg-search/ is missing: run scripts/build.sh first');
+/** @type {typeof import('../../dist/pkg-search/search.js')} */
 const glue = await import(`${pkg}search.js`);
 glue.initSync({ module: readFileSync(`${pkg}search_bg.wasm`) });
-globalThis.navigator ??= { hardwareConcurrency: 2 };
+// Node 20 has no navigator: the finder reads only its core count.
+globalThis.navigator ??= /** @type {Navigator} */ ({ hardwareConcurrency: 2 });
 const { createFinder } = await import('../../www/finder.js');
 
 /** Every call into the search package, with its CPU time. */
+/** @type {{ name: string, cpuMs: number }[]} */
 const calls = [];
+/**
+ * @param {string} name
+ * @param {Function} f
+ */
 function timed(name, f) {
+  /** @this {unknown} @param {unknown[]} args */
   return function (...args) {
     const cpu = process.cpuUsage();
     try {
@@ -33,13 +42,24 @@ function timed(name, f) {
 }
 for (const cls of [glue.SearchPlan, glue.SearchPlanning]) {
   for (const name of Object.getOwnPropertyNames(cls.prototype)) {
-    if (name !== 'constructor' && name !== 'free' && typeof cls.prototype[name] === 'function') {
-      cls.prototype[name] = timed(`${cls.name}.${name}`, cls.prototype[name]);
+    const d = Object.getOwnPropertyDescriptor(cls.prototype, name);
+    if (name !== 'constructor' && name !== 'free' && typeof d?.value === 'function') {
+      Object.defineProperty(cls.prototype, name, { ...d, value: timed(`${cls.name}.${name}`, d.value) });
     }
   }
 }
-// Constructors too (a function that returns an object can be called with `new`).
-const made = (cls) => timed(`new ${cls.name}`, (...args) => new cls(...args));
+/**
+ * Constructors too: a function that returns an object can be called with `new`, so it stands
+ * in for the class.
+ * @template {new (...args: any[]) => object} C
+ * @param {C} cls
+ * @returns {C}
+ */
+function made(cls) {
+  const make = timed(`new ${cls.name}`, (/** @type {unknown[]} */ ...args) => new cls(...args));
+  return /** @type {C} */ (/** @type {unknown} */ (make));
+}
+/** @type {import('../../www/finder.js').HandlerApi} */
 const api = { init: async () => {}, SearchPlan: made(glue.SearchPlan), SearchPlanning: made(glue.SearchPlanning) };
 
 /**
@@ -48,12 +68,13 @@ const api = { init: async () => {}, SearchPlan: made(glue.SearchPlan), SearchPla
  * most of them leaving out one of 36 own events.
  */
 function manyClients() {
-  const s = glue.presets().find((p) => p.id === 'gc-pause-unfenced').scenario;
-  s.clients[0].events.splice(1, 1);
+  const s = glue.presets().find((p) => p.id === 'gc-pause-unfenced')?.scenario;
+  assert.ok(s, 'the preset gc-pause-unfenced');
+  s.clients[0].events?.splice(1, 1);
   const b = s.clients[1];
   for (let i = 0; i < 6; i++) {
     const events = [];
-    for (let r = 0; r < 3; r++) for (const e of b.events) events.push({ ...e, atMs: e.atMs + 3 * i + 1 + 40 * r });
+    for (let r = 0; r < 3; r++) for (const e of b.events ?? []) events.push({ ...e, atMs: e.atMs + 3 * i + 1 + 40 * r });
     s.clients.push({ ...structuredClone(b), name: `C${i}`, events });
   }
   return s;
@@ -61,15 +82,18 @@ function manyClients() {
 
 test('main thread: the plan and the shrink in slices, and the report is search()\'s', async () => {
   const scenario = manyClients();
+  /** @type {import('../../dist/pkg-search/search.js').SearchSpec} */
   const spec = { strategy: 'swarm', maxFaults: 4, seed: 0, budget: 100000 };
   const cpu = process.cpuUsage();
   const whole = glue.search(scenario, spec);
   const wholeCpu = process.cpuUsage(cpu);
   calls.length = 0;
   const finder = createFinder({ inline: { glue: '', wasm: () => undefined, api: async () => api } }, { workers: 0 });
+  /** @type {import('../../dist/pkg/fencing_playground.js').FinderEvent & { type: 'done' }} */
   const done = await new Promise((resolve, reject) => finder.search(JSON.stringify(scenario), JSON.stringify(spec), (e) => {
     if (e.type === 'done') resolve(e);
-    else if (e.type === 'error' || e.type === 'cancelled') reject(new Error(e.message ?? e.type));
+    else if (e.type === 'error') reject(new Error(e.message));
+    else if (e.type === 'cancelled') reject(new Error('cancelled'));
   }));
   finder.close?.();
   assert.equal(done.mode, 'main thread');

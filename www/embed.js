@@ -12,6 +12,8 @@
 // No inline script or style is needed: the page can run under
 // `script-src 'self' 'wasm-unsafe-eval'` (styles are constructed sheets, which CSP allows).
 
+import { lazyFinder } from './on-demand.js';
+
 /** @typedef {import('../pkg/fencing_playground.js')} Glue */
 /** @typedef {import('../pkg/fencing_playground.js').MountOptions} MountOptions */
 
@@ -21,44 +23,11 @@ const THEMES = ['light', 'dark', 'auto'];
 const OBSERVED = ['preset', 'scenario', 'height', 'readonly', 'compact', 'theme'];
 
 /**
- * "Find a failure" (./finder.js), shared by every element of the page and loaded only when a
+ * "Find a failure" (./on-demand.js), shared by every element of the page and loaded only when a
  * reader opens a panel or presses Search. On a page of another origin no worker can start from
  * here, and the finder searches on the main thread in short slices instead.
  */
-/** @type {Promise<import('./finder.js').SearchFinder> | undefined} */
-let finderReady;
-/** @param {string} path */
-const at = (path) => new URL(path, import.meta.url).href;
-const loadFinder = () => (finderReady ??= import(at('./finder.js'))
-  .then((m) => m.createFinder({ worker: at('./search-worker.js'), glue: at('../pkg-search/search.js'), wasm: at('../pkg-search/search_bg.wasm') }))
-  .catch((err) => {
-    finderReady = undefined;
-    throw err;
-  }));
-/** @type {import('../pkg/fencing_playground.js').Finder} */
-const finder = {
-  prepare() {
-    loadFinder().then((f) => f.prepare(), () => {});
-  },
-  search(scenario, spec, onEvent) {
-    /** @type {{ cancel(): void } | undefined} */
-    let running;
-    let cancelled = false;
-    loadFinder().then(
-      (f) => {
-        if (!cancelled) running = f.search(scenario, spec, onEvent);
-        else onEvent({ type: 'cancelled' });
-      },
-      (err) => onEvent({ type: 'error', message: String(err?.message ?? err) }),
-    );
-    return {
-      cancel() {
-        cancelled = true;
-        running?.cancel();
-      },
-    };
-  },
-};
+const finder = lazyFinder();
 
 /** @type {Promise<Glue> | undefined} */
 let wasmReady;

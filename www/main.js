@@ -19,53 +19,6 @@ function showError(err) {
   app.replaceChildren(box);
 }
 
-// Double quotes: scripts/build-single.sh finds the code's imports by their single-quoted text.
-/** @typedef {import("../pkg/fencing_playground.js").Finder} Finder */
-
-/**
- * "Find a failure" (www/finder.js): nothing of it is fetched until the reader opens the panel
- * or presses Search; then the finder, the search wasm and the workers load.
- * @param {() => Promise<Finder>} load
- * @returns {Finder}
- */
-function lazyFinder(load) {
-  /** @type {ReturnType<typeof load> | undefined} */
-  let made;
-  const finder = () => (made ??= load().catch((err) => {
-    made = undefined;
-    throw err;
-  }));
-  return {
-    prepare() {
-      finder().then((f) => f.prepare(), () => {});
-    },
-    search(scenario, spec, onEvent) {
-      /** @type {{ cancel(): void } | undefined} */
-      let running;
-      let cancelled = false;
-      finder().then(
-        (f) => {
-          if (!cancelled) running = f.search(scenario, spec, onEvent);
-          else onEvent({ type: 'cancelled' });
-        },
-        (err) => onEvent({ type: 'error', message: String(err?.message ?? err) }),
-      );
-      return {
-        cancel() {
-          cancelled = true;
-          running?.cancel();
-        },
-      };
-    },
-  };
-}
-const finder = lazyFinder(async () => {
-  const { createFinder } = await import('./finder.js');
-  /** @param {string} path */
-  const at = (path) => new URL(path, import.meta.url).href;
-  return createFinder({ worker: at('./search-worker.js'), glue: at('../pkg-search/search.js'), wasm: at('../pkg-search/search_bg.wasm') });
-});
-
 // A first visit (no scenario in the address, none saved) gets the first stage: a small wasm
 // that draws the default scenario and can be dragged while the full playground downloads
 // (www/first.js). Any other visit, or a first stage that fails, goes straight to the full page.
@@ -105,6 +58,17 @@ if (firstVisit) {
   }
 }
 
+// "Find a failure" (www/on-demand.js): nothing of the search is fetched until the reader opens
+// the panel or presses Search. The small module that holds its place is asked for beside the
+// glue; should it fail, the page works without the panel, and the console says why.
+const finder = import('./on-demand.js').then(
+  ({ lazyFinder }) => lazyFinder(),
+  (err) => {
+    console.warn('fencing playground: "Find a failure" is not available', err);
+    return undefined;
+  },
+);
+
 try {
   const { default: init, mount } = await import('../pkg/fencing_playground.js');
   if (typeof mount !== 'function') throw new Error('the wasm module does not export mount()');
@@ -112,7 +76,7 @@ try {
   // The first stage leaves the reader's edit in the address, where the full page reads it.
   await first?.handOver();
   document.getElementById('boot-loading')?.remove();
-  mount(app, { share: true, autosave: true, finder });
+  mount(app, { share: true, autosave: true, finder: await finder });
 } catch (err) {
   await first?.handOver().catch(() => {});
   showError(err);

@@ -183,7 +183,11 @@ function runner(send, kind, terminate) {
     kind,
     receive(reply) {
       const next = waiting.shift();
-      if (!next) return;
+      if (!next) {
+        // Only `drop` is sent without waiting for a reply, and it has none unless it failed.
+        if (reply.type === 'error') console.warn(`fencing playground: the search runner failed on a message no one waits for: ${reply.message}`);
+        return;
+      }
       if (reply.type === 'error') next.reject(new Error(reply.message));
       else next.resolve(reply);
     },
@@ -205,17 +209,12 @@ function runner(send, kind, terminate) {
 }
 
 /**
- * A worker runner, or null if the worker cannot be made.
+ * A worker runner. `make` throws when the worker cannot be made (a script of another origin,
+ * a policy that refuses workers): that error is the caller's.
  * @param {() => Worker} make
  */
 function workerRunner(make) {
-  /** @type {Worker} */
-  let worker;
-  try {
-    worker = make();
-  } catch {
-    return null;
-  }
+  const worker = make();
   const r = runner((m) => worker.postMessage(m), 'workers', () => worker.terminate());
   worker.onmessage = (e) => r.receive(e.data);
   worker.onerror = (e) => {
@@ -255,6 +254,16 @@ function mainRunner(api) {
   }, 'main thread', () => channel.port1.close());
   return r;
 }
+
+/**
+ * An error in words, with its name when that says more than "Error" (a DOMException's
+ * "SecurityError", say).
+ * @param {unknown} err
+ */
+const described = (err) => {
+  if (!(err instanceof Error)) return String(err);
+  return err.name && err.name !== 'Error' ? `${err.name}: ${err.message}` : err.message;
+};
 
 /**
  * A number of steps fitted to SLICE_MS from the last slice's `ms`, growing by half at most.
@@ -324,7 +333,10 @@ async function finishInSlices(r, id, found, schedules, job, onReply) {
  * @returns {SearchFinder}
  */
 export function createFinder(source, options = {}) {
-  /** @type {Promise<Runner[]> | undefined} */
+  /**
+   * The runners: the workers, or the main thread, and then `fallback`, why not the workers.
+   * @type {Promise<{ runners: Runner[], fallback: string | null }> | undefined}
+   */
   let pool;
   let ids = 0;
   const wanted = () => {
@@ -345,7 +357,6 @@ export function createFinder(source, options = {}) {
     };
   }
 
-  /** @returns {Promise<Runner[]>} */
   async function startPool() {
     const n = wanted();
     /** @type {WasmSource} */
@@ -369,25 +380,35 @@ onmessage = (e) => handle(e.data);
     } else {
       const urls = source;
       const response = fetch(urls.wasm);
-      wasm = await WebAssembly.compileStreaming(response).catch(async () =>
-        WebAssembly.compile(await (await fetch(urls.wasm)).arrayBuffer()));
+      wasm = await WebAssembly.compileStreaming(response).catch(async (err) => {
+        // A host that sends the wasm without `Content-Type: application/wasm` refuses streaming
+        // compilation; the bytes compile all the same.
+        console.warn(`fencing playground: the search's wasm did not compile as it downloaded (${described(err)}); compiling it from its bytes`);
+        return WebAssembly.compile(await (await fetch(urls.wasm)).arrayBuffer());
+      });
       makers = Array.from({ length: n }, () => () => new Worker(urls.worker, { type: 'module' }));
     }
-    const runners = makers.map(workerRunner);
-    const started = runners.filter((r) => r !== null);
-    if (started.length && started.length === runners.length) {
+    /** @type {Runner[]} */
+    const runners = [];
+    let fallback = 'no workers were asked for';
+    if (makers.length) {
       try {
+        for (const make of makers) runners.push(workerRunner(make));
         // The bytes are copied to each worker (never transferred: every worker needs them).
-        await Promise.all(started.map((r) => r.request({ type: 'init', wasm })));
-        return started;
-      } catch {
-        // A worker that cannot start (blocked, refused by a policy): the main thread instead.
+        await Promise.all(runners.map((r) => r.request({ type: 'init', wasm })));
+        return { runners, fallback: null };
+      } catch (err) {
+        // A worker that cannot start (a script of another origin, a policy that refuses
+        // workers): the search runs on the main thread instead, and says why, in the console
+        // and in every event it sends (`fallback`).
+        fallback = `no search worker could start (${described(err)})`;
+        console.warn(`fencing playground: "Find a failure" runs on the main thread: ${fallback}`);
       }
     }
-    for (const r of runners) r?.terminate();
+    for (const r of runners) r.terminate();
     const main = mainRunner(await mainApi());
     await main.request({ type: 'init', wasm });
-    return [main];
+    return { runners: [main], fallback };
   }
 
   const getPool = () => {
@@ -399,23 +420,33 @@ onmessage = (e) => handle(e.data);
   };
 
   return {
-    /** Starts the workers (and compiles the wasm) ahead of the first search. */
+    /**
+     * Starts the workers (and compiles the wasm) ahead of the first search. Should that fail,
+     * the console says so, and the next search starts them again and reports its own failure.
+     */
     prepare() {
-      getPool().catch(() => {});
+      getPool().catch((err) => console.warn(`fencing playground: the search could not start ahead of time: ${described(err)}`));
     },
 
     /** Stops the workers (or the main thread's channel); a later search starts them again. */
     close() {
       const closing = pool;
       pool = undefined;
-      closing?.then((runners) => runners.forEach((r) => r.terminate()), () => {});
+      closing?.then(
+        ({ runners }) => runners.forEach((r) => r.terminate()),
+        // Nothing started, so nothing to stop; the failure went to the search or prepare()
+        // that was waiting for it.
+        () => {},
+      );
     },
 
     /**
      * Searches `scenario` (JSON text) with `spec` (JSON text). `onEvent` gets
      * `{ type: 'progress', done, total, elapsedMs, best, mode, workers, slowestMs,
-     * slowestTaskMs }` (the longest block or step; on the main thread, the longest task), then one of
-     * `{ type: 'done', report, firstMs, … }`, `{ type: 'cancelled' }`, `{ type: 'error', message }`.
+     * slowestTaskMs, fallback }` (the longest block or step; on the main thread, the longest
+     * task, and why the search is not in workers), then one of `{ type: 'done', report,
+     * firstMs, … }`, `{ type: 'cancelled' }`, `{ type: 'error', message }` (FinderEvent in
+     * src/api/mod.rs).
      */
     search(scenario, spec, onEvent) {
       const id = ++ids;
@@ -425,12 +456,21 @@ onmessage = (e) => handle(e.data);
       const emit = (e) => {
         try {
           onEvent(e);
-        } catch {
-          // The page stopped listening (a newer search, or it unmounted).
+        } catch (err) {
+          if (job.cancelled) {
+            // A page that cancels may stop listening at once (src/ui/controls/find.rs drops its
+            // listener when another search starts or the panel goes away), so the events that
+            // follow a cancel can find no one: expected, and said only at the debug level.
+            console.debug(`fencing playground: search ${id} was cancelled and its listener is gone (${described(err)})`);
+          } else {
+            // Nobody can hear this search any more: stop it, and say why.
+            job.cancelled = true;
+            console.error(`fencing playground: search ${id} stopped: its listener threw on a ${e.type} event`, err);
+          }
         }
       };
       (async () => {
-        const runners = await getPool();
+        const { runners, fallback } = await getPool();
         const mode = runners[0].kind;
         if (mode !== 'workers') runners[0].slowestTaskMs = 0;
         const workers = mode === 'workers' ? runners.length : 0;
@@ -454,6 +494,8 @@ onmessage = (e) => handle(e.data);
           type: /** @type {const} */ ('progress'), done, total, elapsedMs: performance.now() - t0, best, mode, workers, slowestMs,
           // On the main thread: the longest task of this search, the finder's own work included.
           slowestTaskMs: mode === 'workers' ? null : runners[0].slowestTaskMs,
+          // On the main thread: why not in workers.
+          fallback,
         });
         const target = mode === 'workers' ? WORKER_BLOCK_MS : SLICE_MS;
         const scan = async (/** @type {Runner} */ r) => {
@@ -501,7 +543,7 @@ onmessage = (e) => handle(e.data);
         }
         for (const r of runners) r.post({ type: 'drop', id });
         emit({ ...progress(), type: 'done', report, firstMs });
-      })().catch((err) => emit({ type: 'error', message: String((err && err.message) || err) }));
+      })().catch((err) => emit({ type: 'error', message: described(err) }));
       return {
         cancel() {
           job.cancelled = true;

@@ -44,8 +44,8 @@ export interface MountOptions { preset?: string; scenario?: Scenario | string; r
 export interface Finder { prepare(): void; search(scenario: string, spec: string, onEvent: (event: FinderEvent) => void): { cancel(): void } }
 /** What a search sends its listener (src/ui/finder.rs reads it): progress, then the report, or cancelled, or an error. */
 export type FinderEvent = FinderProgress | (Omit<FinderProgress, "type"> & { type: "done"; report: string; firstMs: number | null }) | { type: "cancelled" } | { type: "error"; message: string };
-/** Schedules `done` of `total`; `best` is the lowest failing schedule number so far; `slowestMs` the longest block or step, `slowestTaskMs` (main thread only) the longest task. */
-export interface FinderProgress { type: "progress"; done: number; total: number; elapsedMs: number; best: number | null; mode: "workers" | "main thread"; workers: number; slowestMs: number; slowestTaskMs: number | null }
+/** Schedules `done` of `total`; `best` is the lowest failing schedule number so far; `slowestMs` the longest block or step; on the main thread, `slowestTaskMs` the longest task and `fallback` why no worker runs it. */
+export interface FinderProgress { type: "progress"; done: number; total: number; elapsedMs: number; best: number | null; mode: "workers" | "main thread"; workers: number; slowestMs: number; slowestTaskMs: number | null; fallback: string | null }
 "#;
 
 /// Runs a scenario and returns its trace (verdict and narration included).

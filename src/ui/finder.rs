@@ -34,6 +34,8 @@ pub struct Progress {
     pub slowest_ms: f64,
     /// On the main thread, the longest task of the search (the finder's own work included).
     pub slowest_task_ms: Option<f64>,
+    /// On the main thread, why the search is not in workers (a worker that could not start).
+    pub fallback: Option<String>,
 }
 
 /// One event from the finder.
@@ -69,6 +71,7 @@ fn progress(v: &JsValue) -> Progress {
         workers: number(v, "workers").unwrap_or(0.0),
         slowest_ms: number(v, "slowestMs").unwrap_or(0.0),
         slowest_task_ms: number(v, "slowestTaskMs"),
+        fallback: text(v, "fallback"),
     }
 }
 

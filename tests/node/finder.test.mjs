@@ -116,3 +116,62 @@ test('main thread: the plan and the shrink in slices, and the report is search()
   // The slices are fitted to the time they take: none runs the whole shrink.
   assert.ok(calls.filter((c) => c.name === 'SearchPlan.shrink').length >= 3, `shrink slices: ${shrinks}`);
 });
+
+test('a worker that cannot start: the search runs on the main thread and every event says why', async () => {
+  // Node has no Worker: making one throws, as a script of another origin does in a browser.
+  const finder = createFinder({ inline: { glue: '', wasm: () => undefined, api: async () => api } }, { workers: 2 });
+  const scenario = glue.presets().find((p) => p.id === 'gc-pause-fenced')?.scenario;
+  assert.ok(scenario, 'the preset gc-pause-fenced');
+  /** @type {import('../../dist/pkg/fencing_playground.js').FinderEvent[]} */
+  const events = [];
+  /** @type {string[]} */
+  const warned = [];
+  const warn = console.warn;
+  console.warn = (...args) => warned.push(args.join(' '));
+  try {
+    await new Promise((resolve, reject) => finder.search(JSON.stringify(scenario), JSON.stringify({ maxFaults: 1, budget: 50 }), (e) => {
+      events.push(e);
+      if (e.type === 'done') resolve(e);
+      else if (e.type === 'error') reject(new Error(e.message));
+    }));
+  } finally {
+    console.warn = warn;
+    finder.close();
+  }
+  const progress = events.filter((e) => e.type === 'progress' || e.type === 'done');
+  assert.ok(progress.length > 0);
+  for (const e of progress) {
+    assert.equal(e.mode, 'main thread');
+    assert.match(String(e.fallback), /^no search worker could start \(ReferenceError: Worker is not defined\)$/);
+  }
+  assert.equal(warned.filter((w) => w.includes('runs on the main thread: no search worker could start')).length, 1, warned.join('\n'));
+});
+
+test('a listener that throws stops its search, and the console says so', async () => {
+  const finder = createFinder({ inline: { glue: '', wasm: () => undefined, api: async () => api } }, { workers: 0 });
+  const scenario = manyClients();
+  /** @type {unknown[][]} */
+  const errors = [];
+  const error = console.error;
+  console.error = (...args) => errors.push(args);
+  /** @type {string[]} */
+  const seen = [];
+  let stopped = /** @type {(value?: unknown) => void} */ (() => {});
+  const done = new Promise((resolve) => { stopped = resolve; });
+  try {
+    finder.search(JSON.stringify(scenario), JSON.stringify({ strategy: 'swarm', maxFaults: 4, seed: 0, budget: 100000 }), (e) => {
+      seen.push(e.type);
+      setTimeout(stopped, 300);
+      throw new Error('the listener broke');
+    });
+    await done;
+  } finally {
+    console.error = error;
+    finder.close();
+  }
+  // The first progress event throws; the search stops there (it would have run on for many
+  // more) and says it was cancelled, which finds no one either.
+  assert.deepEqual(seen, ['progress', 'cancelled']);
+  assert.equal(errors.length, 1);
+  assert.match(String(errors[0][0]), /^fencing playground: search \d+ stopped: its listener threw on a progress event$/);
+});

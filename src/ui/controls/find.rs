@@ -370,6 +370,11 @@ pub fn FindPanel(props: &FindProps) -> Html {
         Some((f, d, m, s)) => (f, Some(d), Some(m), Some(s)),
         None => (None, None, None, None),
     };
+    // Why the search runs on the main thread, if it does (a worker that could not start).
+    let fallback = match shown {
+        Status::Running(p) | Status::Answered { progress: p, .. } => p.fallback.clone(),
+        _ => None,
+    };
     html! {
         <details class="fp-find" data-testid="find" {onclick}>
             <summary data-act="open">{ "Find a failure" }</summary>
@@ -413,7 +418,7 @@ pub fn FindPanel(props: &FindProps) -> Html {
                 }
                 <div class="fp-find-status" role="status" aria-live="polite" data-testid="find-status"
                     data-state={state} data-first-ms={first_ms} data-done-ms={done_ms} data-mode={mode}
-                    data-slowest-ms={slowest_ms}>
+                    data-slowest-ms={slowest_ms} data-fallback={fallback}>
                     <p data-testid="find-line">{ line }</p>
                     if !detail.is_empty() { <p class="fp-find-detail">{ detail }</p> }
                     if let Some(s) = (*searched).clone().filter(|_| !stale) { <p class="fp-find-detail" data-testid="find-searched">{ s }</p> }

@@ -19,7 +19,14 @@ import { lazyFinder } from './on-demand.js';
 
 const GLUE_URL = new URL('../pkg/fencing_playground.js', import.meta.url).href;
 export const DEFAULT_PRESET = 'gc-pause-fenced';
-const THEMES = ['light', 'dark', 'auto'];
+/**
+ * The themes mount() takes, as its declaration says (MountOptions in src/api/mod.rs): the type
+ * checker refuses this list if it misses one or names one more.
+ * @type {{ [T in NonNullable<MountOptions['theme']>]: T }}
+ */
+const THEME_NAMES = { light: 'light', dark: 'dark', auto: 'auto' };
+/** @type {string[]} */
+const THEMES = Object.values(THEME_NAMES);
 const OBSERVED = ['preset', 'scenario', 'height', 'readonly', 'compact', 'theme'];
 
 /**
@@ -115,7 +122,7 @@ export function readAttributes(el) {
   if (options.scenario === undefined && preset !== null) options.preset = preset.trim();
   let theme = (el.getAttribute('theme') ?? 'auto').trim().toLowerCase();
   if (!THEMES.includes(theme)) {
-    problems.push(`theme: expected light, dark or auto, got ${JSON.stringify(el.getAttribute('theme'))}`);
+    problems.push(`theme: expected ${THEMES.slice(0, -1).join(', ')} or ${THEMES.at(-1)}, got ${JSON.stringify(el.getAttribute('theme'))}`);
     theme = 'auto';
   }
   /** @type {string | null} */

@@ -159,7 +159,8 @@ export function makeHandler(api, post) {
 
 /**
  * A runner: `request(message)` resolves with its reply, in order.
- * @typedef {'workers' | 'main thread'} Mode
+ * @typedef {import('../pkg/fencing_playground.js').FinderProgress['mode']} Mode where a search
+ *   runs, in the words src/ui/finder.rs reads (declared once, in src/api/mod.rs)
  * @typedef {object} Runner
  * @property {Mode} kind
  * @property {(reply: Reply) => void} receive

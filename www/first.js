@@ -48,7 +48,8 @@ export async function startFirst(app) {
   // In the page before the first drawing, so the timeline is laid out for the box's width.
   document.getElementById('boot-loading')?.remove();
   app.replaceChildren(root);
-  const stage = new FirstStage(Math.max(wrap.clientWidth, 240));
+  // The core's geometry keeps the width in its range (ui::lanes::geometry::Layout).
+  const stage = new FirstStage(wrap.clientWidth);
   let shownVerdict = '';
   /** @param {boolean} all the heading and the hint too, not only the timeline and verdict */
   const draw = (all) => {

@@ -22,10 +22,12 @@ function showError(err) {
 // A first visit (no scenario in the address, none saved) gets the first stage: a small wasm
 // that draws the default scenario and can be dragged while the full playground downloads
 // (www/first.js). Any other visit, or a first stage that fails, goes straight to the full page.
-// The key is persist::STORAGE_KEY (src/ui/model/persist.rs).
+// The key is persist::STORAGE_KEY (src/ui/model/persist.rs): this file needs it before any wasm
+// is fetched, so it cannot ask the wasm; tests/node/shared.test.mjs checks that the two agree.
+const STORAGE_KEY = 'fencing-playground:v1';
 const saved = () => {
   try {
-    return localStorage.getItem('fencing-playground:v1') !== null;
+    return localStorage.getItem(STORAGE_KEY) !== null;
   } catch {
     return false;
   }

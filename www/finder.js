@@ -69,6 +69,22 @@ const WORKER_BLOCK_MS = 20;
 const SLICE_MS = 4;
 /** How often progress is reported, at most. */
 const PROGRESS_MS = 100;
+/**
+ * On the main thread, the most of each unit one task is given, whatever the last task's time
+ * says: the scenario's first run and the grid a number of steps at a time, the scan a block of
+ * schedules, the shrink a number of runs. The sizes fitted to SLICE_MS never go past them, so a
+ * task's work is bounded by its units as well as by the time the last one took. Measured with
+ * the release search package under Node on every preset (exhaustive k = 1, swarm k = 2 and 4,
+ * the unsafe ones without their pauses) and on tests/node/finder.test.mjs's eight-client search,
+ * on the 2-core build machine on 2026-12-01, wall time, once the code is compiled: the worst
+ * task at these caps took 0.5 ms (plan), 3.5 ms (scan: 64 schedules of a Redlock preset, up to
+ * about 50 µs each) and 2.1 ms (shrink: 32 runs of that eight-client scenario), against the
+ * 8 ms a task may take. The first tasks to reach a part of the wasm take up to about 9 ms
+ * whatever their units (one unit as long as a full cap): that is V8 compiling the code.
+ */
+export const MAIN_MAX_PLAN_STEPS = 128;
+export const MAIN_MAX_SCAN_BLOCK = 64;
+export const MAIN_MAX_SHRINK_RUNS = 32;
 
 /**
  * The message handler a runner uses, for workers and for the main thread alike. `api` gives
@@ -169,7 +185,18 @@ export function makeHandler(api, post) {
  * @property {(message: Message) => void} post a message that gets no reply (drop)
  * @property {() => void} terminate
  * @property {number} slowestTaskMs on the main thread, the longest task of the search
+ * @property {(id: number) => Work} work what the main thread did for search `id` (nothing, in a
+ *   worker runner)
+ *
+ * The main thread's work for one search: `tasks`, how many of its tasks ran search work (one
+ * per message handled: all but `init` and `drop`), and `maxUnits`, the most of each unit one of
+ * them was given (plan steps, schedules scanned, shrink runs).
+ * @typedef {import('../pkg/fencing_playground.js').FinderProgress['maxUnits']} Units
+ * @typedef {{ tasks: number, maxUnits: Units }} Work
  */
+
+/** @returns {Work} */
+const noWork = () => ({ tasks: 0, maxUnits: { planSteps: 0, scanSchedules: 0, shrinkRuns: 0 } });
 
 /**
  * @param {(message: Message) => void} send
@@ -206,6 +233,7 @@ function runner(send, kind, terminate) {
     },
     terminate,
     slowestTaskMs: 0,
+    work: noWork,
   };
 }
 
@@ -229,9 +257,10 @@ function workerRunner(make) {
  * The main-thread runner: the handler between tasks, so the page keeps answering. Each message
  * is handled in a task of its own (a MessageChannel task, not a 4 ms timer); `slowestTaskMs`
  * is the longest of them, from the task's start to the next message sent (the handler's work
- * and what the search did with its reply: progress, the next block).
+ * and what the search did with its reply: progress, the next block). `work(id)` counts the
+ * tasks of search `id` and the most units one was given.
+ * @param {HandlerApi} api
  */
-/** @param {HandlerApi} api */
 function mainRunner(api) {
   const handle = makeHandler(api, (reply) => r.receive(reply));
   const channel = new MessageChannel();
@@ -239,12 +268,30 @@ function mainRunner(api) {
   const pending = [];
   /** @type {number | null} */
   let taskStart = null;
+  /** @type {Map<number, Work>} */
+  const works = new Map();
+  /** @param {Message} m */
+  const count = (m) => {
+    if (m.type === 'init') return;
+    if (m.type === 'drop') {
+      works.delete(m.id);
+      return;
+    }
+    const w = works.get(m.id) ?? noWork();
+    works.set(m.id, w);
+    w.tasks++;
+    const units = w.maxUnits;
+    if (m.type === 'plan-step') units.planSteps = Math.max(units.planSteps, m.steps);
+    else if (m.type === 'scan') units.scanSchedules = Math.max(units.scanSchedules, m.to - m.from);
+    else if (m.type === 'shrink') units.shrinkRuns = Math.max(units.shrinkRuns, m.runs);
+  };
   channel.port1.onmessage = () => {
     const m = pending.shift();
     if (!m) return;
     // Timed from here to the next message sent: every message but init (which awaits the wasm's
     // instantiation) and drop (which sends nothing after it) sends the next within its task.
     taskStart = m.type === 'init' || m.type === 'drop' ? null : performance.now();
+    count(m);
     handle(m);
   };
   const r = runner((m) => {
@@ -253,6 +300,7 @@ function mainRunner(api) {
     pending.push(m);
     channel.port2.postMessage(0);
   }, 'main thread', () => channel.port1.close());
+  r.work = (id) => works.get(id) ?? noWork();
   return r;
 }
 
@@ -267,11 +315,13 @@ const described = (err) => {
 };
 
 /**
- * A number of steps fitted to SLICE_MS from the last slice's `ms`, growing by half at most.
+ * A number of steps fitted to SLICE_MS from the last slice's `ms`, growing by half at most, and
+ * never past `cap`.
  * @param {number} n
  * @param {number} ms
+ * @param {number} cap
  */
-const fitted = (n, ms) => Math.max(1, Math.min(Math.ceil(n * 1.5), Math.floor((n * SLICE_MS) / Math.max(ms, 0.25))));
+const fitted = (n, ms, cap) => Math.max(1, Math.min(Math.ceil(n * 1.5), Math.floor((n * SLICE_MS) / Math.max(ms, 0.25)), cap));
 
 /**
  * Plans on the main thread in slices: the scenario read, its run a few actions at a time (its
@@ -290,7 +340,7 @@ async function planInSlices(r, id, scenario, spec, onReply) {
     const reply = await r.request({ type: 'plan-step', id, steps });
     onReply(reply);
     if (reply.done) break;
-    steps = fitted(steps, reply.ms);
+    steps = fitted(steps, reply.ms, MAIN_MAX_PLAN_STEPS);
   }
   return r.request({ type: 'plan-end', id });
 }
@@ -314,7 +364,7 @@ async function finishInSlices(r, id, found, schedules, job, onReply) {
     const reply = await r.request({ type: 'shrink', id, runs });
     onReply(reply);
     if (reply.done) break;
-    runs = fitted(runs, reply.ms);
+    runs = fitted(runs, reply.ms, MAIN_MAX_SHRINK_RUNS);
   }
   const reply = await r.request({ type: 'report', id });
   onReply(reply);
@@ -444,8 +494,9 @@ onmessage = (e) => handle(e.data);
     /**
      * Searches `scenario` (JSON text) with `spec` (JSON text). `onEvent` gets
      * `{ type: 'progress', done, total, elapsedMs, best, mode, workers, slowestMs,
-     * slowestTaskMs, fallback }` (the longest block or step; on the main thread, the longest
-     * task, and why the search is not in workers), then one of `{ type: 'done', report,
+     * slowestTaskMs, fallback, tasks, maxUnits }` (the longest block or step; on the main
+     * thread, the longest task, why the search is not in workers, how many tasks ran search
+     * work and the most units one was given; none in workers), then one of `{ type: 'done', report,
      * firstMs, … }`, `{ type: 'cancelled' }`, `{ type: 'error', message }` (FinderEvent in
      * src/api/mod.rs).
      */
@@ -497,6 +548,8 @@ onmessage = (e) => handle(e.data);
           slowestTaskMs: mode === 'workers' ? null : runners[0].slowestTaskMs,
           // On the main thread: why not in workers.
           fallback,
+          // What the main thread did for this search: its tasks, and the most units in one.
+          ...runners[0].work(id),
         });
         const target = mode === 'workers' ? WORKER_BLOCK_MS : SLICE_MS;
         const scan = async (/** @type {Runner} */ r) => {
@@ -519,7 +572,8 @@ onmessage = (e) => handle(e.data);
             // Grow slowly on the main thread, where a slice must stay short.
             const scale = target / Math.max(reply.ms, 0.25);
             const growth = mode === 'workers' ? 4 : 1.5;
-            size = Math.max(1, Math.min(Math.ceil(size * growth), Math.floor(size * scale), 1 << 20));
+            const cap = mode === 'workers' ? 1 << 20 : MAIN_MAX_SCAN_BLOCK;
+            size = Math.max(1, Math.min(Math.ceil(size * growth), Math.floor(size * scale), cap));
             if (performance.now() - lastProgress >= PROGRESS_MS) {
               lastProgress = performance.now();
               emit(progress());

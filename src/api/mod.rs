@@ -44,8 +44,8 @@ export interface MountOptions { preset?: string; scenario?: Scenario | string; r
 export interface Finder { prepare(): void; search(scenario: string, spec: string, onEvent: (event: FinderEvent) => void): { cancel(): void } }
 /** What a search sends its listener (src/ui/finder.rs reads it): progress, then the report, or cancelled, or an error. */
 export type FinderEvent = FinderProgress | (Omit<FinderProgress, "type"> & { type: "done"; report: string; firstMs: number | null }) | { type: "cancelled" } | { type: "error"; message: string };
-/** Schedules `done` of `total`; `best` is the lowest failing schedule number so far; `slowestMs` the longest block or step; on the main thread, `slowestTaskMs` the longest task and `fallback` why no worker runs it. */
-export interface FinderProgress { type: "progress"; done: number; total: number; elapsedMs: number; best: number | null; mode: "workers" | "main thread"; workers: number; slowestMs: number; slowestTaskMs: number | null; fallback: string | null }
+/** Schedules `done` of `total`; `best` is the lowest failing schedule number so far; `slowestMs` the longest block or step; on the main thread, `slowestTaskMs` the longest task, `fallback` why no worker runs it, `tasks` how many of its tasks ran search work and `maxUnits` the most plan steps, schedules and shrink runs one was given (0 in workers). */
+export interface FinderProgress { type: "progress"; done: number; total: number; elapsedMs: number; best: number | null; mode: "workers" | "main thread"; workers: number; slowestMs: number; slowestTaskMs: number | null; fallback: string | null; tasks: number; maxUnits: { planSteps: number; scanSchedules: number; shrinkRuns: number } }
 "#;
 
 /// Runs a scenario and returns its trace (verdict and narration included).

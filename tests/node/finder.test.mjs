@@ -19,10 +19,10 @@ const glue = await import(`${pkg}search.js`);
 glue.initSync({ module: readFileSync(`${pkg}search_bg.wasm`) });
 // Node 20 has no navigator: the finder reads only its core count.
 globalThis.navigator ??= /** @type {Navigator} */ ({ hardwareConcurrency: 2 });
-const { createFinder } = await import('../../www/finder.js');
+const { createFinder, makeHandler, MAIN_MAX_PLAN_STEPS, MAIN_MAX_SCAN_BLOCK, MAIN_MAX_SHRINK_RUNS } = await import('../../www/finder.js');
 
-/** Every call into the search package, with its CPU time. */
-/** @type {{ name: string, cpuMs: number }[]} */
+/** Every call into the search package, with its arguments, its CPU time and its wall time. */
+/** @type {{ name: string, args: unknown[], cpuMs: number, ms: number }[]} */
 const calls = [];
 /**
  * @param {string} name
@@ -32,18 +32,20 @@ function timed(name, f) {
   /** @this {unknown} @param {unknown[]} args */
   return function (...args) {
     const cpu = process.cpuUsage();
+    const t0 = performance.now();
     try {
       return f.apply(this, args);
     } finally {
       const d = process.cpuUsage(cpu);
-      calls.push({ name, cpuMs: (d.user + d.system) / 1000 });
+      calls.push({ name, args, cpuMs: (d.user + d.system) / 1000, ms: performance.now() - t0 });
     }
   };
 }
 for (const cls of [glue.SearchPlan, glue.SearchPlanning]) {
   for (const name of Object.getOwnPropertyNames(cls.prototype)) {
     const d = Object.getOwnPropertyDescriptor(cls.prototype, name);
-    if (name !== 'constructor' && name !== 'free' && typeof d?.value === 'function') {
+    // The package's own methods, not the glue's bookkeeping (`__destroy_into_raw`).
+    if (name !== 'constructor' && name !== 'free' && !name.startsWith('__') && typeof d?.value === 'function') {
       Object.defineProperty(cls.prototype, name, { ...d, value: timed(`${cls.name}.${name}`, d.value) });
     }
   }
@@ -104,7 +106,8 @@ test('main thread: the plan and the shrink in slices, and the report is search()
 
   const grid = calls.filter((c) => c.name === 'SearchPlanning.plan');
   const sliced = calls.filter((c) => c.name !== 'SearchPlanning.plan');
-  const worst = [...sliced].sort((a, b) => b.cpuMs - a.cpuMs).slice(0, 4);
+  const worst = [...sliced].sort((a, b) => b.cpuMs - a.cpuMs).slice(0, 4)
+    .map((c) => ({ name: c.name, cpuMs: c.cpuMs, ...(c.name.startsWith('new ') ? {} : { args: c.args }) }));
   const shrinks = calls.filter((c) => c.name === 'SearchPlan.shrink').length;
   console.log(`search() in one call: ${((wholeCpu.user + wholeCpu.system) / 1000).toFixed(1)} ms of CPU; ` +
     `in slices: ${calls.length} calls (${shrinks} shrink slices), the most CPU: ${JSON.stringify(worst)}; ` +
@@ -115,6 +118,79 @@ test('main thread: the plan and the shrink in slices, and the report is search()
   assert.ok(shrinks > 1, `the shrink was taken in ${shrinks} slices`);
   // The slices are fitted to the time they take: none runs the whole shrink.
   assert.ok(calls.filter((c) => c.name === 'SearchPlan.shrink').length >= 3, `shrink slices: ${shrinks}`);
+
+  // The structure, for tests that cannot trust a clock: no task was given more than the caps,
+  // and the counters say what the main thread did.
+  const units = (/** @type {string} */ name, /** @type {(args: unknown[]) => number} */ of) =>
+    calls.filter((c) => c.name === name).map((c) => of(c.args));
+  const steps = units('SearchPlanning.advance', ([n]) => Number(n));
+  const blocks = units('SearchPlan.scan', ([from, to]) => Number(to) - Number(from));
+  const runs = units('SearchPlan.shrink', ([n]) => Number(n));
+  assert.ok(Math.max(...steps) <= MAIN_MAX_PLAN_STEPS, `plan steps: ${steps}`);
+  assert.ok(Math.max(...blocks) <= MAIN_MAX_SCAN_BLOCK, `scan blocks: ${blocks}`);
+  assert.ok(Math.max(...runs) <= MAIN_MAX_SHRINK_RUNS, `shrink runs: ${runs}`);
+  assert.deepEqual(done.maxUnits, { planSteps: Math.max(...steps), scanSchedules: Math.max(...blocks), shrinkRuns: Math.max(...runs) });
+  // One task per message: every call but those planned inside one (plan-end also asks the plan
+  // for its size and whether it fails as is).
+  const messages = calls.filter((c) => c.name !== 'SearchPlan.total' && c.name !== 'SearchPlan.failsAsIs').length;
+  assert.equal(done.tasks, messages, `tasks: ${done.tasks}, messages handled: ${messages}`);
+  // The time of the calls given a whole cap, printed (not asserted: a busy machine slows them):
+  // wall time, and CPU time, which counts V8's background threads too.
+  const atCap = (/** @type {string} */ name, /** @type {number} */ cap, /** @type {(args: unknown[]) => number} */ of) => {
+    const full = calls.filter((c) => c.name === name && of(c.args) === cap);
+    if (!full.length) return `none at ${cap}`;
+    const most = (/** @type {number[]} */ xs) => Math.max(...xs).toFixed(2);
+    return `${full.length} at ${cap}, the most ${most(full.map((c) => c.ms))} ms (CPU ${most(full.map((c) => c.cpuMs))} ms)`;
+  };
+  console.log(`capped tasks: plan steps ${atCap('SearchPlanning.advance', MAIN_MAX_PLAN_STEPS, ([n]) => Number(n))}; ` +
+    `scan ${atCap('SearchPlan.scan', MAIN_MAX_SCAN_BLOCK, ([from, to]) => Number(to) - Number(from))}; ` +
+    `shrink ${atCap('SearchPlan.shrink', MAIN_MAX_SHRINK_RUNS, ([n]) => Number(n))}`);
+});
+
+test('in workers, the main thread does no search work, and the counters say so', async () => {
+  // A stand-in for the browser's Worker: the same handler a worker runs, answering in turns of
+  // Node's event loop, with its messages cloned as postMessage clones them.
+  class FakeWorker {
+    /** @type {((e: { data: unknown }) => void) | null} */
+    onmessage = null;
+    /** @type {((e: ErrorEvent) => void) | null} */
+    onerror = null;
+    constructor() {
+      this.handle = makeHandler(api, (reply) => setImmediate(() => this.onmessage?.({ data: structuredClone(reply) })));
+    }
+    /** @param {import('../../www/finder.js').Message} m */
+    postMessage(m) {
+      setImmediate(() => this.handle(structuredClone(m)));
+    }
+    terminate() {}
+  }
+  const scenario = glue.presets().find((p) => p.id === 'gc-pause-unfenced')?.scenario;
+  assert.ok(scenario, 'the preset gc-pause-unfenced');
+  scenario.clients[0].events?.splice(1, 1);
+  /** @type {import('../../dist/pkg/fencing_playground.js').FinderEvent[]} */
+  const events = [];
+  globalThis.Worker = /** @type {typeof Worker} */ (/** @type {unknown} */ (FakeWorker));
+  const finder = createFinder({ inline: { glue: '', wasm: () => undefined, api: async () => api } }, { workers: 2 });
+  try {
+    await new Promise((resolve, reject) => finder.search(JSON.stringify(scenario), JSON.stringify({ maxFaults: 1 }), (e) => {
+      events.push(e);
+      if (e.type === 'done') resolve(e);
+      else if (e.type === 'error') reject(new Error(e.message));
+    }));
+  } finally {
+    finder.close();
+    // @ts-expect-error: Node 20 has no Worker of its own, and the other tests count on that.
+    delete globalThis.Worker;
+  }
+  const progress = events.filter((e) => e.type === 'progress' || e.type === 'done');
+  assert.equal(progress.at(-1)?.type, 'done');
+  for (const e of progress) {
+    assert.equal(e.mode, 'workers');
+    assert.equal(e.workers, 2);
+    assert.equal(e.fallback, null);
+    assert.equal(e.tasks, 0);
+    assert.deepEqual(e.maxUnits, { planSteps: 0, scanSchedules: 0, shrinkRuns: 0 });
+  }
 });
 
 test('a worker that cannot start: the search runs on the main thread and every event says why', async () => {

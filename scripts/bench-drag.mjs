@@ -1,4 +1,5 @@
 #!/usr/bin/env node
+// @ts-check
 // Script time per pointer move while dragging, in headless Chromium against the release build.
 //
 //   bash scripts/build.sh && node scripts/bench-drag.mjs [moves] [--throttle N] [--runs R] [--json]
@@ -27,6 +28,10 @@ import { startServer } from './serve.mjs';
 import { dragScenario } from './bench/drag-scenario.mjs';
 
 const argv = process.argv.slice(2);
+/**
+ * @param {string} name
+ * @param {string | number} fallback
+ */
 const option = (name, fallback) => {
   const i = argv.indexOf(name);
   if (i < 0) return fallback;
@@ -67,17 +72,26 @@ async function once() {
     mount(host, { scenario });
     const nextTask = () => new Promise((r) => { const ch = new MessageChannel(); ch.port1.onmessage = r; ch.port2.postMessage(0); });
     await nextTask();
-    const svg = host.querySelector('[data-testid="timeline"]');
+    /** @param {string} testid */
+    const find = (testid) => {
+      const e = host.querySelector(`[data-testid="${testid}"]`);
+      if (!e) throw new Error(`no ${testid} in the page`);
+      return e;
+    };
+    const svg = find('timeline');
     const count = svg.querySelectorAll('[data-ev]').length;
-    const handle = host.querySelector('[data-testid="pause-A-1-end"]');
+    const handle = find('pause-A-1-end');
     const h = handle.getBoundingClientRect();
     const y = h.top + h.height / 2;
+    /** @param {string} type @param {number} x */
     const ev = (type, x) => new PointerEvent(type, { bubbles: true, cancelable: true, clientX: x, clientY: y, pointerId: 9, isPrimary: true, button: 0 });
     handle.dispatchEvent(ev('pointerdown', h.left + h.width / 2));
     await nextTask();
     const r = svg.getBoundingClientRect();
     const frame = () => new Promise((r) => requestAnimationFrame(() => r(performance.now())));
+    /** @type {number[]} */
     const handler = [];
+    /** @type {number[]} */
     const work = [];
     for (let i = 0; i < moves; i++) {
       // Sweep between 10% and 60% of the width, one new millisecond per move or so.
@@ -94,7 +108,7 @@ async function once() {
       work.push((await after) - (await before));
     }
     svg.dispatchEvent(ev('pointerup', r.left));
-    const label = host.querySelector('[data-testid="pause-A-1"]').getAttribute('aria-label');
+    const label = find('pause-A-1').getAttribute('aria-label') ?? '';
     const times = handler.map((h, i) => h + work[i]);
     return { times, handler, work, count, label, isolated: self.crossOriginIsolated };
   }, { scenario: dragScenario(), moves: MOVES });
@@ -102,8 +116,10 @@ async function once() {
   return result;
 }
 
+/** @param {number[]} xs */
 const stats = (xs) => {
   const sorted = [...xs].sort((a, b) => a - b);
+  /** @param {number} p */
   const q = (p) => sorted[Math.min(sorted.length - 1, Math.floor(p * sorted.length))];
   const mean = xs.reduce((a, b) => a + b, 0) / xs.length;
   return { mean, median: q(0.5), p95: q(0.95), max: sorted[sorted.length - 1] };
@@ -119,6 +135,7 @@ try {
   const loadAfter = os.loadavg();
   const p95s = runs.map((r) => r.total.p95);
   const medianP95 = [...p95s].sort((a, b) => a - b)[Math.floor((p95s.length - 1) / 2)];
+  /** @param {number[]} xs */
   const fmt = (xs) => xs.map((x) => x.toFixed(2)).join(' / ');
   if (JSON_OUT) {
     console.log(JSON.stringify({
@@ -145,6 +162,10 @@ try {
   await server.close();
 }
 
+/**
+ * @param {string} name
+ * @param {ReturnType<typeof stats>} s
+ */
 function show(name, s) {
   console.log(`  ${name.padEnd(34)} mean ${s.mean.toFixed(2)} ms   median ${s.median.toFixed(2)} ms   p95 ${s.p95.toFixed(2)} ms   max ${s.max.toFixed(2)} ms`);
 }

@@ -40,10 +40,10 @@ WASM_OPT_LEVEL=-O3 bash scripts/wasm-opt.sh "$tmp/search/search_bg.wasm" "$tmp/s
 echo "[build-single] writing $out"
 mkdir -p dist
 node --input-type=module - "$tmp/$crate.js" "$tmp/${crate}_bg.opt.wasm" index.html www/main.js "$out" \
-  "$tmp/search/search.js" "$tmp/search/search_bg.opt.wasm" www/finder.js <<'JS'
+  "$tmp/search/search.js" "$tmp/search/search_bg.opt.wasm" www/finder.js www/on-demand.js <<'JS'
 import { readFileSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
-const [glueFile, wasmFile, pageFile, mainFile, outFile, searchGlueFile, searchWasmFile, finderFile] = process.argv.slice(2);
+const [glueFile, wasmFile, pageFile, mainFile, outFile, searchGlueFile, searchWasmFile, finderFile, onDemandFile] = process.argv.slice(2);
 // The classes' guard (scripts/class-guard.js) runs after the glue, as in the served package.
 const glue = `${readFileSync(glueFile, 'utf8')}
 ${readFileSync(new URL('class-guard.js', `file://${process.cwd()}/scripts/`), 'utf8')}
@@ -52,8 +52,10 @@ fpGuardClasses({ LeaseLock: wasm_bindgen.LeaseLock, FencedAccount: wasm_bindgen.
 const wasm = readFileSync(wasmFile);
 const searchGlue = readFileSync(searchGlueFile, 'utf8');
 const searchWasm = readFileSync(searchWasmFile);
-// www/finder.js, its exports made plain declarations, to sit inside the boot module.
+// www/finder.js and www/on-demand.js, their exports made plain declarations, to sit inside the
+// boot module.
 const finder = readFileSync(finderFile, 'utf8').replace(/^export /gm, '');
+const onDemand = readFileSync(onDemandFile, 'utf8').replace(/^export /gm, '');
 const page = readFileSync(pageFile, 'utf8');
 const main = readFileSync(mainFile, 'utf8');
 const linked = (href) => readFileSync(join(dirname(pageFile), href));
@@ -67,7 +69,7 @@ function fill(text, pattern, replace, what) {
 // Inline text must not be able to close its element early; base64 cannot, the rest is checked.
 const css = linked(/<link rel="stylesheet" href="([^"]+)">/.exec(page)?.[1] ?? 'missing').toString('utf8');
 for (const [name, text, bad] of [['glue', glue, /<\/script|<!--/i], [mainFile, main, /<\/script|<!--/i], ['the stylesheet', css, /<\/style/i],
-  ['the search glue', searchGlue, /<\/script|<!--/i], [finderFile, finder, /<\/script|<!--/i]]) {
+  ['the search glue', searchGlue, /<\/script|<!--/i], [finderFile, finder, /<\/script|<!--/i], [onDemandFile, onDemand, /<\/script|<!--/i]]) {
   if (bad.test(text)) throw new Error(`${name} contains ${bad}; it cannot be inlined as is`);
 }
 if (!/\blet wasm_bindgen\b|\bwasm_bindgen\s*=/.test(glue)) throw new Error('the glue does not define wasm_bindgen');
@@ -77,8 +79,12 @@ if (!/\blet wasm_bindgen\b|\bwasm_bindgen\s*=/.test(glue)) throw new Error('the 
 // inlined wasm; the rest (mount into #app, or show why it could not start) runs as written.
 const importGlue = "import('../pkg/fencing_playground.js')";
 if (main.split(importGlue).length !== 2) throw new Error(`${mainFile} must contain ${importGlue} exactly once`);
+// "Find a failure": main.js's import of www/on-demand.js gets the inlined module, whose one
+// import of the finder gets the inlined finder.
+const importOnDemand = "import('./on-demand.js')";
+if (main.split(importOnDemand).length !== 2) throw new Error(`${mainFile} must contain ${importOnDemand} exactly once`);
 const importFinder = "import('./finder.js')";
-if (main.split(importFinder).length !== 2) throw new Error(`${mainFile} must contain ${importFinder} exactly once`);
+if (onDemand.split(importFinder).length !== 2) throw new Error(`${onDemandFile} must contain ${importFinder} exactly once`);
 // The first stage (www/first.js) is for a first download over the network; this file has
 // everything in it already, so it starts the full page at once.
 const importFirst = "import('./first.js')";
@@ -94,7 +100,7 @@ const inlinedGlue = async () => {
 };
 // "Find a failure": finder.js is inlined here; its workers are blob workers made of the
 // search glue's text (#fp-search-glue, also run on this page for the main-thread fallback)
-// and the search wasm's bytes (#fp-search-wasm), whatever URLs main.js names.
+// and the search wasm's bytes (#fp-search-wasm), whatever URLs www/on-demand.js names.
 ${finder}
 const base64Bytes = (id) => {
   const text = atob(document.getElementById(id).textContent.trim());
@@ -109,7 +115,8 @@ const inlinedFinder = async () => ({
     api: async () => ({ init: (wasm) => fpSearch({ module_or_path: wasm }), SearchPlan: fpSearch.SearchPlan, SearchPlanning: fpSearch.SearchPlanning }),
   } }, options),
 });
-${main.replace(/^(\/\/.*\n)+\n?/, '').replace(importGlue, 'inlinedGlue()').replace(importFinder, 'inlinedFinder()').replace(importFirst, 'Promise.resolve({ startFirst: async () => null })')}`;
+${onDemand.replace(/^(\/\/.*\n)+\n?/, '').replace(importFinder, 'inlinedFinder()')}
+${main.replace(/^(\/\/.*\n)+\n?/, '').replace(importGlue, 'inlinedGlue()').replace(importOnDemand, 'Promise.resolve({ lazyFinder })').replace(importFirst, 'Promise.resolve({ startFirst: async () => null })')}`;
 
 // The head is index.html's: the files it links are inlined, what it preloads is already here,
 // and the boot script moves to the end of the body, after the glue it needs.

@@ -42,7 +42,7 @@ echo "[build] cargo build (release at opt-level 3, wasm32, feature search-worker
 search_wasm="target/search-wasm/wasm32-unknown-unknown/release/$crate.wasm"
 cargo build --release --config 'profile.release.opt-level=3' --target wasm32-unknown-unknown --lib \
   --features search-worker --target-dir target/search-wasm
-wasm-bindgen --target web --no-typescript --out-dir dist/pkg-search --out-name search "$search_wasm"
+wasm-bindgen --target web --typescript --out-dir dist/pkg-search --out-name search "$search_wasm"
 WASM_OPT_LEVEL=-O3 bash scripts/wasm-opt.sh dist/pkg-search/search_bg.wasm dist/pkg-search/search_bg.wasm.opt
 mv dist/pkg-search/search_bg.wasm.opt dist/pkg-search/search_bg.wasm
 rm -f dist/pkg-search/.gitignore
@@ -54,7 +54,7 @@ rm -f dist/pkg-search/.gitignore
 echo "[build] cargo build (release, wasm32, feature first-stage) for the first stage"
 first_wasm="target/first-wasm/wasm32-unknown-unknown/release/$crate.wasm"
 cargo build --release --target wasm32-unknown-unknown --lib --features first-stage --target-dir target/first-wasm
-wasm-bindgen --target web --no-typescript --out-dir dist/pkg-first --out-name first "$first_wasm"
+wasm-bindgen --target web --typescript --out-dir dist/pkg-first --out-name first "$first_wasm"
 bash scripts/wasm-opt.sh dist/pkg-first/first_bg.wasm dist/pkg-first/first_bg.wasm.opt
 mv dist/pkg-first/first_bg.wasm.opt dist/pkg-first/first_bg.wasm
 node scripts/short-imports.mjs dist/pkg-first/first.js dist/pkg-first/first_bg.wasm

@@ -1,3 +1,4 @@
+// @ts-check
 // Minifies JavaScript files in place (the release page's glue and boot script), keeping every
 // export and every string, so the wasm imports and the public API keep their names.
 //

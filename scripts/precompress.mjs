@@ -1,4 +1,5 @@
 #!/usr/bin/env node
+// @ts-check
 // Writes `FILE.br` (brotli quality 11) and `FILE.gz` (gzip -9) beside every compressible file
 // under a folder, as static hosts precompress (nginx `brotli_static` / `gzip_static`, Netlify,
 // Cloudflare Pages): the compression a first visit gets, with the same settings as the size
@@ -16,6 +17,10 @@ if (!root) {
   process.exit(2);
 }
 
+/**
+ * @param {string} dir
+ * @returns {Generator<string>}
+ */
 function* files(dir) {
   for (const entry of readdirSync(dir, { withFileTypes: true })) {
     const path = join(dir, entry.name);

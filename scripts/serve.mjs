@@ -1,4 +1,5 @@
 #!/usr/bin/env node
+// @ts-check
 // Tiny dependency-free static server for dist/ (or any root), bound to 127.0.0.1 only.
 // It sends the same strict CSP the page must live under, so dev and e2e runs catch CSP breakage.
 // Like a static host, it sends text and wasm compressed when the browser accepts it: brotli, else
@@ -21,6 +22,7 @@ import { fileURLToPath } from 'node:url';
 
 export const CSP = "default-src 'self'; script-src 'self' 'wasm-unsafe-eval'; object-src 'none'";
 
+/** @type {Record<string, string>} */
 const MIME = {
   '.html': 'text/html; charset=utf-8',
   '.js': 'text/javascript; charset=utf-8',
@@ -40,11 +42,15 @@ const MIME = {
 export const COMPRESSIBLE = new Set(['.html', '.js', '.mjs', '.css', '.json', '.wasm', '.svg', '.txt', '.map', '.ts', '.ico']);
 
 /** Content codings this server can send, in its order of preference, with their file suffix. */
+/** @type {Record<string, string>} */
 export const ENCODINGS = { br: '.br', gzip: '.gz' };
 
 /**
  * The coding to send for an Accept-Encoding header, or null for none: the first of `offered`
  * (server preference) that the client lists with q > 0, or that its `*` covers.
+ * @param {string | undefined} header
+ * @param {string[]} [offered]
+ * @returns {string | null}
  */
 export function pickEncoding(header, offered = Object.keys(ENCODINGS)) {
   if (!header) return null;
@@ -67,7 +73,13 @@ const brotliAsync = promisify(brotliCompress);
 const gzipAsync = promisify(gzip);
 // On the fly, like a host without precompressed files: brotli quality 5 and gzip level 6 (fast
 // enough for a 1 MB file per request). Each result is kept until its file changes.
+/** @type {Map<string, { mtimeMs: number, size: number, body: Buffer }>} */
 const onTheFly = new Map();
+/**
+ * @param {string} file
+ * @param {import('node:fs').Stats} info
+ * @param {string} enc
+ */
 async function compressed(file, info, enc) {
   const key = `${enc}:${file}`;
   const hit = onTheFly.get(key);
@@ -87,12 +99,21 @@ const HEADERS = {
   'Cache-Control': 'no-cache',
 };
 
+/**
+ * @param {import('node:http').ServerResponse} res
+ * @param {number} status
+ * @param {string} text
+ */
 function send(res, status, text) {
   res.writeHead(status, { ...HEADERS, 'Content-Type': 'text/plain; charset=utf-8' });
   res.end(text);
 }
 
-// Maps a URL path to a file under root, or null if it is malformed or escapes root.
+/**
+ * Maps a URL path to a file under root, or null if it is malformed or escapes root.
+ * @param {string} root
+ * @param {string} urlPath
+ */
 function resolvePath(root, urlPath) {
   let path;
   try {
@@ -112,9 +133,15 @@ const ISOLATION = {
   'Cross-Origin-Embedder-Policy': 'require-corp',
 };
 
+/**
+ * @param {string} root
+ * @param {string[]} encodings
+ * @param {import('node:http').IncomingMessage} req
+ * @param {import('node:http').ServerResponse} res
+ */
 async function handle(root, encodings, req, res) {
   if (req.method !== 'GET' && req.method !== 'HEAD') return send(res, 405, 'method not allowed\n');
-  const pathname = req.url.split(/[?#]/, 1)[0];
+  const pathname = (req.url ?? '/').split(/[?#]/, 1)[0];
   let file = pathname.startsWith('/') ? resolvePath(root, pathname) : null;
   if (!file) return send(res, 403, 'forbidden\n');
   let info = await stat(file).catch(() => null);
@@ -129,6 +156,7 @@ async function handle(root, encodings, req, res) {
   }
   if (!info?.isFile()) return send(res, 404, 'not found\n');
   const ext = extname(file).toLowerCase();
+  /** @type {Record<string, string>} */
   const headers = { ...HEADERS, 'Content-Type': MIME[ext] ?? 'application/octet-stream' };
   const enc = COMPRESSIBLE.has(ext) ? pickEncoding(req.headers['accept-encoding'], encodings) : null;
   if (COMPRESSIBLE.has(ext)) headers.Vary = 'Accept-Encoding';
@@ -166,13 +194,15 @@ export function startServer({ root = 'dist', port = 8080, host = '127.0.0.1', qu
   return new Promise((ok, fail) => {
     server.once('error', fail);
     server.listen(port, host, () => {
-      const url = `http://${host}:${server.address().port}/`;
+      // Listening on a host and port, the address is an AddressInfo (never a pipe's name).
+      const bound = /** @type {import('node:net').AddressInfo} */ (server.address()).port;
+      const url = `http://${host}:${bound}/`;
       const close = () =>
         new Promise((done) => {
           server.close(done);
           server.closeAllConnections(); // keep-alive sockets from a browser would hold close() open
         });
-      ok({ server, url, port: server.address().port, close });
+      ok({ server, url, port: bound, close });
     });
   });
 }

@@ -1,3 +1,4 @@
+// @ts-check
 // Gives the wasm's imports short names, in the wasm and in its wasm-bindgen glue together:
 //
 //   node scripts/short-imports.mjs GLUE.js MODULE.wasm
@@ -19,6 +20,11 @@ const MODULE = 'w';
 const bytes = readFileSync(wasmFile);
 let glue = readFileSync(glueFile, 'utf8');
 
+/**
+ * @param {Uint8Array} buf
+ * @param {number} at
+ * @returns {[number, number]}
+ */
 function leb(buf, at) {
   let n = 0;
   let shift = 0;
@@ -30,6 +36,7 @@ function leb(buf, at) {
   } while (b & 0x80);
   return [n, at];
 }
+/** @param {number} n */
 function lebBytes(n) {
   const out = [];
   do {
@@ -40,9 +47,11 @@ function lebBytes(n) {
   } while (n > 0);
   return Buffer.from(out);
 }
+/** @param {string} s */
 const str = (s) => Buffer.concat([lebBytes(Buffer.byteLength(s)), Buffer.from(s)]);
 
 /** The n-th short name: a … z, A … Z, then two letters. */
+/** @param {number} n */
 function shortName(n) {
   const abc = 'abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ';
   let name = '';

@@ -1,3 +1,4 @@
+// @ts-check
 // The iframe form of the playground (embed.html). It builds one <fencing-playground> from the
 // query string, reports its height to the parent page whenever it changes, and accepts a few
 // validated messages from the parent. Messages are data: nothing in them is ever run or parsed
@@ -25,10 +26,12 @@ document.adoptedStyleSheets = [...document.adoptedStyleSheets, sheet];
 
 const el = document.createElement('fencing-playground');
 for (const name of ['preset', 'scenario', 'theme']) {
-  if (params.has(name)) el.setAttribute(name, params.get(name));
+  const value = params.get(name);
+  if (value !== null) el.setAttribute(name, value);
 }
 for (const name of ['readonly', 'compact']) {
-  if (params.has(name)) el.setAttribute(name, params.get(name) === '0' ? 'false' : params.get(name));
+  const value = params.get(name);
+  if (value !== null) el.setAttribute(name, value === '0' ? 'false' : value);
 }
 (document.querySelector('main') ?? document.body).append(el);
 
@@ -42,9 +45,15 @@ function postHeight(force = false) {
 }
 new ResizeObserver(() => postHeight()).observe(document.documentElement);
 
-/** The parent's message as a list of attribute changes, or null if it is not one we accept. */
-export function parseMessage(data) {
-  if (typeof data !== 'object' || data === null || Array.isArray(data)) return null;
+/**
+ * The parent's message as a list of attribute changes, or null if it is not one we accept.
+ * @param {unknown} message
+ * @returns {{ getHeight: true } | { preset: string } | { scenario: string } | null}
+ */
+export function parseMessage(message) {
+  if (typeof message !== 'object' || message === null || Array.isArray(message)) return null;
+  // Any object: each field is checked before it is used.
+  const data = /** @type {Record<string, unknown>} */ (message);
   if (data.type === `${PREFIX}get-height`) return { getHeight: true };
   if (data.type !== `${PREFIX}load`) return null;
   const hasPreset = Object.hasOwn(data, 'preset');
@@ -76,8 +85,8 @@ window.addEventListener('message', (event) => {
     }
     return;
   }
-  if (msg.getHeight) return postHeight(true);
-  if (msg.preset !== undefined) {
+  if ('getHeight' in msg) return postHeight(true);
+  if ('preset' in msg) {
     el.removeAttribute('scenario');
     el.setAttribute('preset', msg.preset);
   } else {

@@ -1,3 +1,4 @@
+// @ts-check
 // <fencing-playground>: the playground as a custom element, for blog posts and docs pages.
 //
 //   <script type="module" src="./www/embed.js"></script>
@@ -11,51 +12,35 @@
 // No inline script or style is needed: the page can run under
 // `script-src 'self' 'wasm-unsafe-eval'` (styles are constructed sheets, which CSP allows).
 
+import { lazyFinder } from './on-demand.js';
+
+/** @typedef {import('../pkg/fencing_playground.js')} Glue */
+/** @typedef {import('../pkg/fencing_playground.js').MountOptions} MountOptions */
+
 const GLUE_URL = new URL('../pkg/fencing_playground.js', import.meta.url).href;
 export const DEFAULT_PRESET = 'gc-pause-fenced';
-const THEMES = ['light', 'dark', 'auto'];
+/**
+ * The themes mount() takes, as its declaration says (MountOptions in src/api/mod.rs): the type
+ * checker refuses this list if it misses one or names one more.
+ * @type {{ [T in NonNullable<MountOptions['theme']>]: T }}
+ */
+const THEME_NAMES = { light: 'light', dark: 'dark', auto: 'auto' };
+/** @type {string[]} */
+const THEMES = Object.values(THEME_NAMES);
 const OBSERVED = ['preset', 'scenario', 'height', 'readonly', 'compact', 'theme'];
 
 /**
- * "Find a failure" (./finder.js), shared by every element of the page and loaded only when a
+ * "Find a failure" (./on-demand.js), shared by every element of the page and loaded only when a
  * reader opens a panel or presses Search. On a page of another origin no worker can start from
  * here, and the finder searches on the main thread in short slices instead.
  */
-let finderReady;
-const at = (path) => new URL(path, import.meta.url).href;
-const loadFinder = () => (finderReady ??= import(at('./finder.js'))
-  .then((m) => m.createFinder({ worker: at('./search-worker.js'), glue: at('../pkg-search/search.js'), wasm: at('../pkg-search/search_bg.wasm') }))
-  .catch((err) => {
-    finderReady = undefined;
-    throw err;
-  }));
-const finder = {
-  prepare() {
-    loadFinder().then((f) => f.prepare(), () => {});
-  },
-  search(scenario, spec, onEvent) {
-    let running;
-    let cancelled = false;
-    loadFinder().then(
-      (f) => {
-        if (!cancelled) running = f.search(scenario, spec, onEvent);
-        else onEvent({ type: 'cancelled' });
-      },
-      (err) => onEvent({ type: 'error', message: String(err?.message ?? err) }),
-    );
-    return {
-      cancel() {
-        cancelled = true;
-        running?.cancel();
-      },
-    };
-  },
-};
+const finder = lazyFinder();
 
+/** @type {Promise<Glue> | undefined} */
 let wasmReady;
 /** The initialised wasm module; every element on the page shares the one fetch and compile. */
 export function loadPlayground() {
-  wasmReady ??= import(GLUE_URL).then(async (glue) => {
+  wasmReady ??= import(GLUE_URL).then(async (/** @type {Glue} */ glue) => {
     await glue.default();
     return glue;
   });
@@ -80,6 +65,7 @@ const HOST_CSS = `
   .fpe-note { color: #a3acb9; }
   .fpe-error { color: #ffd2cc; background: #3a1d1a; border-color: #8a3b31; }
 }`;
+/** @type {CSSStyleSheet | undefined} */
 let hostSheet;
 function hostStyles() {
   if (!hostSheet) {
@@ -89,13 +75,21 @@ function hostStyles() {
   return hostSheet;
 }
 
-/** `true` for a present boolean attribute, except the explicit text "false". */
+/**
+ * `true` for a present boolean attribute, except the explicit text "false".
+ * @param {Element} el
+ * @param {string} name
+ */
 function flag(el, name) {
   const v = el.getAttribute(name);
   return v !== null && v.trim().toLowerCase() !== 'false';
 }
 
-/** A CSS length for the `height` attribute, or an error message. */
+/**
+ * A CSS length for the `height` attribute, or an error message.
+ * @param {string} raw
+ * @returns {{ value: string, error?: undefined } | { error: string, value?: undefined }}
+ */
 export function parseHeight(raw) {
   const text = raw.trim();
   const value = /^\d+(\.\d+)?$/.test(text) ? `${text}px` : text;
@@ -108,9 +102,12 @@ export function parseHeight(raw) {
 /**
  * The options for mount() from the attributes, and every problem found on the way. Problems
  * that mount() itself finds (an unknown preset, a scenario that fails validation) come later.
+ * @param {Element} el
  */
 export function readAttributes(el) {
+  /** @type {string[]} */
   const problems = [];
+  /** @type {MountOptions} */
   const options = { readonly: flag(el, 'readonly'), compact: flag(el, 'compact') };
   const scenario = el.getAttribute('scenario');
   const preset = el.getAttribute('preset');
@@ -119,19 +116,21 @@ export function readAttributes(el) {
       options.scenario = JSON.parse(scenario);
     } catch (e) {
       const instead = preset === null ? 'the default scenario' : `preset ${JSON.stringify(preset)}`;
-      problems.push(`scenario: not valid JSON (${e.message}). Showing ${instead} instead.`);
+      problems.push(`scenario: not valid JSON (${e instanceof Error ? e.message : e}). Showing ${instead} instead.`);
     }
   }
   if (options.scenario === undefined && preset !== null) options.preset = preset.trim();
   let theme = (el.getAttribute('theme') ?? 'auto').trim().toLowerCase();
   if (!THEMES.includes(theme)) {
-    problems.push(`theme: expected light, dark or auto, got ${JSON.stringify(el.getAttribute('theme'))}`);
+    problems.push(`theme: expected ${THEMES.slice(0, -1).join(', ')} or ${THEMES.at(-1)}, got ${JSON.stringify(el.getAttribute('theme'))}`);
     theme = 'auto';
   }
+  /** @type {string | null} */
   let height = null;
-  if (el.hasAttribute('height')) {
-    const h = parseHeight(el.getAttribute('height'));
-    if (h.error) problems.push(h.error);
+  const heightText = el.getAttribute('height');
+  if (heightText !== null) {
+    const h = parseHeight(heightText);
+    if (h.error !== undefined) problems.push(h.error);
     else height = h.value;
   }
   return { options, theme, height, problems };
@@ -141,8 +140,11 @@ export class FencingPlayground extends HTMLElement {
   static observedAttributes = OBSERVED;
 
   #shadow;
+  /** @type {HTMLDivElement | null} */
   #frame = null;
+  /** @type {import('../pkg/fencing_playground.js').Playground | null} */
   #app = null; // what mount() returned; destroy() unmounts it before a remount
+  /** @type {string | null} */
   #mountedKey = null;
   #pending = false;
 
@@ -166,7 +168,7 @@ export class FencingPlayground extends HTMLElement {
     this.#pending = true;
     queueMicrotask(() => {
       this.#pending = false;
-      this.#render().catch((err) => this.#showProblems([`the playground failed to start: ${err.message}`]));
+      this.#render().catch((err) => this.#showProblems([`the playground failed to start: ${err instanceof Error ? err.message : err}`]));
     });
   }
 
@@ -185,6 +187,7 @@ export class FencingPlayground extends HTMLElement {
     this.#mountedKey = key;
     // A fresh container per mount, attached before mounting (the playground adopts its style
     // sheet into the container's root node), so a failed mount leaves nothing half-built behind.
+    /** @param {MountOptions} opts */
     const attempt = (opts) => {
       const frame = document.createElement('div');
       frame.className = 'fpe-frame';
@@ -200,7 +203,8 @@ export class FencingPlayground extends HTMLElement {
       frame = attempt(options);
     } catch (err) {
       // mount() prefixes its messages for API callers; a writer needs only the attribute's part.
-      problems.push(`${err.message.replace(/^mount: (options\.)?/, '')}. Showing the default scenario instead.`);
+      const message = err instanceof Error ? err.message : String(err);
+      problems.push(`${message.replace(/^mount: (options\.)?/, '')}. Showing the default scenario instead.`);
       frame = attempt({ ...options, scenario: undefined, preset: DEFAULT_PRESET });
     }
     this.#frame = frame;
@@ -208,6 +212,10 @@ export class FencingPlayground extends HTMLElement {
     this.#showProblems(problems);
   }
 
+  /**
+   * @param {string} theme
+   * @param {string | null} height
+   */
   #style(theme, height) {
     if (!this.#frame) return;
     this.#frame.dataset.theme = theme;
@@ -216,6 +224,7 @@ export class FencingPlayground extends HTMLElement {
     else this.#frame.style.removeProperty('--fpe-height');
   }
 
+  /** @param {string} text */
   #showNote(text) {
     const note = document.createElement('p');
     note.className = 'fpe-note';
@@ -224,6 +233,7 @@ export class FencingPlayground extends HTMLElement {
   }
 
   // Problems are text, never markup: attribute values are echoed back in them.
+  /** @param {string[]} problems */
   #showProblems(problems) {
     this.#shadow.querySelector('.fpe-error')?.remove();
     if (!problems.length) return;

@@ -1,3 +1,4 @@
+// @ts-check
 // The first stage of the page (src/first/): a first visit downloads a small wasm that draws the
 // default scenario's verdict and timeline and lets the reader drag its events, while the full
 // playground loads behind it. Every verdict comes from the core; this file only puts the
@@ -6,7 +7,10 @@
 // the reader's edit in the address (the full page reads its scenario from there) and removes
 // the stage, so the full page can be mounted in its place.
 
-/** Shows the first stage in `app`; resolves with `{ handOver }` once it can be dragged. */
+/**
+ * Shows the first stage in `app`; resolves with `{ handOver }` once it can be dragged.
+ * @param {HTMLElement} app
+ */
 export async function startFirst(app) {
   const { default: init, FirstStage, adoptStyle } = await import('../pkg-first/first.js');
   await init();
@@ -22,9 +26,20 @@ export async function startFirst(app) {
     '<div class="fp-timeline-box"><div class="fp-timeline-wrap"></div></div>' +
     '<p class="fp-first-note" role="status" data-testid="first-note">The rest of the playground (presets, settings, ' +
     'the narration, keyboard editing) is loading; you can already drag the events on the timeline.</p>';
-  const [slot, box, wrap] = ['.fp-verdict-slot', '.fp-timeline-box', '.fp-timeline-wrap'].map((s) => root.querySelector(s));
-  const banner = slot.firstElementChild;
-  /** Puts `html` in place of whatever lies between `after` (or the start) and `before`. */
+  /** @param {string} selector the root's part, written just above */
+  const part = (selector) => {
+    const e = root.querySelector(selector);
+    if (!(e instanceof HTMLElement)) throw new Error(`the first stage has no ${selector}`);
+    return e;
+  };
+  const [slot, box, wrap] = ['.fp-verdict-slot', '.fp-timeline-box', '.fp-timeline-wrap'].map(part);
+  const banner = part('.fp-verdict-slot > div');
+  /**
+   * Puts `html` in place of whatever lies between `after` (or the start) and `before`.
+   * @param {Element | null} after
+   * @param {Element} before
+   * @param {string} html
+   */
   const between = (after, before, html) => {
     while (before.previousSibling && before.previousSibling !== after) before.previousSibling.remove();
     before.insertAdjacentHTML('beforebegin', html);
@@ -33,8 +48,10 @@ export async function startFirst(app) {
   // In the page before the first drawing, so the timeline is laid out for the box's width.
   document.getElementById('boot-loading')?.remove();
   app.replaceChildren(root);
-  const stage = new FirstStage(Math.max(wrap.clientWidth, 240));
+  // The core's geometry keeps the width in its range (ui::lanes::geometry::Layout).
+  const stage = new FirstStage(wrap.clientWidth);
   let shownVerdict = '';
+  /** @param {boolean} all the heading and the hint too, not only the timeline and verdict */
   const draw = (all) => {
     wrap.innerHTML = stage.timeline();
     const v = stage.verdict();
@@ -50,9 +67,11 @@ export async function startFirst(app) {
   };
 
   // The pointer's place goes to the core as it is; the core's geometry turns it into time.
-  const rect = () => wrap.firstElementChild.getBoundingClientRect();
+  const rect = () => (wrap.firstElementChild ?? wrap).getBoundingClientRect();
   let frame = 0;
+  /** @type {{ x: number, left: number, width: number } | null} */
   let pending = null;
+  /** @param {PointerEvent} e */
   const onDown = (e) => {
     if (e.button !== 0 || !wrap.firstElementChild) return;
     const r = rect();
@@ -67,12 +86,14 @@ export async function startFirst(app) {
     pending = null;
     if (p && stage.dragging() && stage.follow(p.x, p.left, p.width)) draw(false);
   };
+  /** @param {PointerEvent} e */
   const onMove = (e) => {
     if (!stage.dragging()) return;
     const r = rect();
     pending = { x: e.clientX, left: r.left, width: r.width };
     frame ||= requestAnimationFrame(apply);
   };
+  /** @type {() => void} */
   let settled = () => {};
   const onUp = () => {
     if (!stage.dragging()) return;
@@ -85,24 +106,31 @@ export async function startFirst(app) {
     settled();
   };
   // A finger on an event drags it instead of panning the page.
+  /** @param {TouchEvent} e */
   const onTouch = (e) => {
-    if (e.target.closest?.('[data-ev]') && e.cancelable) e.preventDefault();
+    if (e.target instanceof Element && e.target.closest('[data-ev]') && e.cancelable) e.preventDefault();
   };
   const resize = new ResizeObserver(() => {
     if (wrap.clientWidth > 0 && !stage.dragging() && stage.resize(wrap.clientWidth)) draw(false);
   });
-  const listeners = [['pointerdown', onDown], ['pointermove', onMove], ['pointerup', onUp], ['pointercancel', onUp], ['touchstart', onTouch]];
+  // One signal removes every listener at the hand-over.
+  const listening = new AbortController();
+  const options = { passive: false, signal: listening.signal };
 
   draw(true);
-  for (const [type, f] of listeners) wrap.addEventListener(type, f, { passive: false });
+  wrap.addEventListener('pointerdown', onDown, options);
+  wrap.addEventListener('pointermove', onMove, options);
+  wrap.addEventListener('pointerup', onUp, options);
+  wrap.addEventListener('pointercancel', onUp, options);
+  wrap.addEventListener('touchstart', onTouch, options);
   resize.observe(wrap);
 
   return {
     /** Resolves once no drag is under way, with the stage gone from the page. */
     async handOver() {
-      if (stage.dragging()) await new Promise((resolve) => (settled = resolve));
+      if (stage.dragging()) await new Promise((resolve) => (settled = () => resolve(undefined)));
       resize.disconnect();
-      for (const [type, f] of listeners) wrap.removeEventListener(type, f);
+      listening.abort();
       root.remove();
       stage.free();
     },

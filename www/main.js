@@ -1,3 +1,4 @@
+// @ts-check
 // Boots the wasm app. No inline script anywhere, so the page runs under a strict CSP
 // (script-src 'self' 'wasm-unsafe-eval'). Paths are relative so dist/ works from any sub-path:
 // dist/index.html loads dist/www/main.js, which loads dist/pkg/.
@@ -5,64 +6,28 @@
 // The glue is imported dynamically (not `import init, { mount } from ...`) so that a missing
 // file or a missing export lands in the catch below and is shown on the page; a failing
 // static import would kill this module before any of it runs, leaving a silent blank page.
-const app = document.getElementById('app');
+const app = document.getElementById('app') ?? document.body;
 
+/** @param {unknown} err */
 function showError(err) {
   console.error('fencing playground failed to start:', err);
   const box = document.createElement('pre');
   box.className = 'boot-error';
   box.setAttribute('role', 'alert');
   box.dataset.testid = 'boot-error';
-  box.textContent = `The playground failed to start.\n\n${err && err.stack ? err.stack : String(err)}`;
+  box.textContent = `The playground failed to start.\n\n${err instanceof Error && err.stack ? err.stack : String(err)}`;
   app.replaceChildren(box);
 }
-
-/**
- * "Find a failure" (www/finder.js): nothing of it is fetched until the reader opens the panel
- * or presses Search; then the finder, the search wasm and the workers load.
- */
-function lazyFinder(load) {
-  let made;
-  const finder = () => (made ??= load().catch((err) => {
-    made = undefined;
-    throw err;
-  }));
-  return {
-    prepare() {
-      finder().then((f) => f.prepare(), () => {});
-    },
-    search(scenario, spec, onEvent) {
-      let running;
-      let cancelled = false;
-      finder().then(
-        (f) => {
-          if (!cancelled) running = f.search(scenario, spec, onEvent);
-          else onEvent({ type: 'cancelled' });
-        },
-        (err) => onEvent({ type: 'error', message: String(err?.message ?? err) }),
-      );
-      return {
-        cancel() {
-          cancelled = true;
-          running?.cancel();
-        },
-      };
-    },
-  };
-}
-const finder = lazyFinder(async () => {
-  const { createFinder } = await import('./finder.js');
-  const at = (path) => new URL(path, import.meta.url).href;
-  return createFinder({ worker: at('./search-worker.js'), glue: at('../pkg-search/search.js'), wasm: at('../pkg-search/search_bg.wasm') });
-});
 
 // A first visit (no scenario in the address, none saved) gets the first stage: a small wasm
 // that draws the default scenario and can be dragged while the full playground downloads
 // (www/first.js). Any other visit, or a first stage that fails, goes straight to the full page.
-// The key is persist::STORAGE_KEY (src/ui/model/persist.rs).
+// The key is persist::STORAGE_KEY (src/ui/model/persist.rs): this file needs it before any wasm
+// is fetched, so it cannot ask the wasm; tests/node/shared.test.mjs checks that the two agree.
+const STORAGE_KEY = 'fencing-playground:v1';
 const saved = () => {
   try {
-    return localStorage.getItem('fencing-playground:v1') !== null;
+    return localStorage.getItem(STORAGE_KEY) !== null;
   } catch {
     return false;
   }
@@ -84,6 +49,7 @@ if (!firstVisit && !document.getElementById('fp-wasm')) {
   }
 }
 
+/** @type {{ handOver(): Promise<void> } | null} */
 let first = null;
 if (firstVisit) {
   try {
@@ -94,6 +60,17 @@ if (firstVisit) {
   }
 }
 
+// "Find a failure" (www/on-demand.js): nothing of the search is fetched until the reader opens
+// the panel or presses Search. The small module that holds its place is asked for beside the
+// glue; should it fail, the page works without the panel, and the console says why.
+const finder = import('./on-demand.js').then(
+  ({ lazyFinder }) => lazyFinder(),
+  (err) => {
+    console.warn('fencing playground: "Find a failure" is not available', err);
+    return undefined;
+  },
+);
+
 try {
   const { default: init, mount } = await import('../pkg/fencing_playground.js');
   if (typeof mount !== 'function') throw new Error('the wasm module does not export mount()');
@@ -101,7 +78,7 @@ try {
   // The first stage leaves the reader's edit in the address, where the full page reads it.
   await first?.handOver();
   document.getElementById('boot-loading')?.remove();
-  mount(app, { share: true, autosave: true, finder });
+  mount(app, { share: true, autosave: true, finder: await finder });
 } catch (err) {
   await first?.handOver().catch(() => {});
   showError(err);

@@ -1,3 +1,4 @@
+// @ts-check
 // One "Find a failure" worker of the served page (see www/finder.js): a module worker from
 // the page's own origin, so the CSP's `script-src 'self'` allows it. It loads the search
 // package (dist/pkg-search/, built by scripts/build.sh) and answers the finder's messages with

@@ -1,4 +1,5 @@
 #!/usr/bin/env node
+// @ts-check
 // Where a drag frame's script time goes: a CPU profile of the 40-event drag of
 // scripts/bench-drag.mjs (200 moves, CPU throttled 4×), self time by function and by kind.
 // It needs a page whose wasm keeps its function names (the release build strips them):
@@ -28,24 +29,32 @@ await page.evaluate(async ({ scenario }) => {
   const host = document.createElement('div');
   document.body.replaceChildren(host);
   mount(host, { scenario });
-  window.__host = host;
+  /** @type {Window & { __host?: HTMLElement }} */ (window).__host = host;
 }, { scenario: dragScenario() });
 await page.waitForTimeout(500);
 await cdp.send('Profiler.enable');
 await cdp.send('Profiler.setSamplingInterval', { interval: 100 });
 await cdp.send('Profiler.start');
 const res = await page.evaluate(async ({ moves }) => {
-  const host = window.__host;
+  const host = /** @type {Window & { __host?: HTMLElement }} */ (window).__host;
+  /** @param {string} testid */
+  const find = (testid) => {
+    const e = host?.querySelector(`[data-testid="${testid}"]`);
+    if (!e) throw new Error(`no ${testid} in the page`);
+    return e;
+  };
   const nextTask = () => new Promise((r) => { const ch = new MessageChannel(); ch.port1.onmessage = r; ch.port2.postMessage(0); });
-  const svg = host.querySelector('[data-testid="timeline"]');
-  const handle = host.querySelector('[data-testid="pause-A-1-end"]');
+  const svg = find('timeline');
+  const handle = find('pause-A-1-end');
   const h = handle.getBoundingClientRect();
   const y = h.top + h.height / 2;
+  /** @param {string} type @param {number} x */
   const ev = (type, x) => new PointerEvent(type, { bubbles: true, cancelable: true, clientX: x, clientY: y, pointerId: 9, isPrimary: true, button: 0 });
   handle.dispatchEvent(ev('pointerdown', h.left + h.width / 2));
   await nextTask();
   const r = svg.getBoundingClientRect();
   const frame = () => new Promise((r) => requestAnimationFrame(() => r(performance.now())));
+  /** @type {number[]} */
   const work = [];
   for (let i = 0; i < moves; i++) {
     const f = (i % 100) / 100;
@@ -65,12 +74,13 @@ const byId = new Map(profile.nodes.map((n) => [n.id, n]));
 const parent = new Map();
 for (const n of profile.nodes) for (const c of n.children ?? []) parent.set(c, n.id);
 const self = new Map();
-const dt = profile.timeDeltas;
-profile.samples.forEach((id, i) => self.set(id, (self.get(id) ?? 0) + (dt[i] ?? 0)));
+const dt = profile.timeDeltas ?? [];
+(profile.samples ?? []).forEach((id, i) => self.set(id, (self.get(id) ?? 0) + (dt[i] ?? 0)));
 const fnSelf = new Map();
 let total = 0;
 for (const [id, t] of self) {
   const n = byId.get(id);
+  if (!n) throw new Error(`the profile has a sample of node ${id}, which it does not list`);
   const name = n.callFrame.functionName || `(${n.callFrame.url.split('/').pop()})`;
   if (name === '(idle)' || name === '(program)') continue;
   total += t;
@@ -78,6 +88,7 @@ for (const [id, t] of self) {
 }
 const top = [...fnSelf].sort((a, b) => b[1] - a[1]).slice(0, Number(process.argv[3] ?? 25));
 for (const [n, t] of top) console.log((100 * t / total).toFixed(1).padStart(5), '%', n.slice(0, 140));
+/** @type {[string, RegExp][]} */
 const buckets = [
   ['DOM writes', /^(setAttribute|removeAttribute|__wbg_set_|insertBefore|appendChild|removeChild|focus|__wbg_setAttribute|__wbg_removeAttribute)/],
   ['strings and calls across the boundary', /^(decode|decodeText|getStringFromWasm0|wasm-to-js|js-to-wasm|passStringToWasm0|encodeInto|__wbg_|__wbindgen|getObject|addHeapObject|takeObject|dropObject|wasm_bindgen::|<wasm_bindgen::|js_sys::)/],
@@ -88,11 +99,12 @@ const buckets = [
   ['formatting', /(core.*fmt|alloc.*fmt|to_string|format)/],
   ['frames and pointer (browser)', /^(requestAnimationFrame|getBoundingClientRect|dispatchEvent|composedPath|now|__wbg_now|setTimeout|queueMicrotask|\(garbage collector\))/],
 ];
+/** @type {Map<string, number>} */
 const sums = new Map(buckets.map(([b]) => [b, 0]));
 let other = 0;
 for (const [n, t] of fnSelf) {
   const b = buckets.find(([, re]) => re.test(n));
-  if (b) sums.set(b[0], sums.get(b[0]) + t); else other += t;
+  if (b) sums.set(b[0], (sums.get(b[0]) ?? 0) + t); else other += t;
 }
 console.log('--- self time by kind');
 for (const [b, t] of sums) console.log((100 * t / total).toFixed(1).padStart(5), '%', b);

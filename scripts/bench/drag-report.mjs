@@ -1,3 +1,4 @@
+// @ts-check
 // The drag part of BENCHMARKS.md (with what was tried since, scripts/bench/drag-notes.md), from two runs of `scripts/bench-drag.mjs --runs 5 --json`:
 // unthrottled (issue 10: p95 ≤ 3.0 ms) and CPU throttled 4× (issue 14: p95 ≤ 8 ms), each budget
 // on the median of the five runs' p95. `scripts/bench/report.mjs` imports it; on its own,
@@ -8,17 +9,37 @@
 import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 
+/**
+ * What `scripts/bench-drag.mjs --json` prints (exported for scripts/bench/report.mjs).
+ * @typedef {{ mean: number, median: number, p95: number, max: number }} Stats
+ * @typedef {{ moves: number, throttle: number, budgetMs: number, cores: number,
+ *   load: { before: number[], after: number[] }, medianP95: number,
+ *   runs: { handler: Stats, work: Stats, total: Stats }[], label: string }} DragBench
+ */
+
+/** @param {number} x */
 const f2 = (x) => x.toFixed(2);
+/** @param {number[]} l */
 const load = (l) => l.map((x) => x.toFixed(2)).join(' / ');
+/** @param {DragBench} d */
 const title = (d) => (d.throttle === 1 ? 'desktop, unthrottled' : `CPU throttled ${d.throttle}×`);
 
-/** The budget table's rows for the two figures. */
+/**
+ * The budget table's rows for the two figures.
+ * @param {DragBench} desktop
+ * @param {DragBench} throttled
+ */
 export function dragBudgetRows(desktop, throttled) {
+  /** @param {DragBench} d */
   const row = (d) => `| script time per pointer move, ${title(d)}: p95 ≤ ${d.budgetMs.toFixed(1)} ms (median of ${d.runs.length} runs) | ${f2(d.medianP95)} ms | ${d.medianP95 <= d.budgetMs ? 'met' : '**missed**'} |`;
   return [row(desktop), row(throttled)];
 }
 
-/** The "Dragging" section. */
+/**
+ * The "Dragging" section.
+ * @param {DragBench} desktop
+ * @param {DragBench} throttled
+ */
 export function dragSection(desktop, throttled) {
   const lines = ['## Dragging', ''];
   lines.push(`\`scripts/bench-drag.mjs\`: a 40-event scenario (four clients, ten events each), ${desktop.moves} pointer moves over the end of a pause, one per frame, each to a new millisecond; script time per move is the move's handler plus the script work of the frame that applies it (the two runs, the render and its microtasks; not style, layout or paint). Each run is a fresh page; the budgets are on the median of the runs' p95. The machine has ${desktop.cores} cores shared with other work, so the load average is given beside each set: on a busy machine every figure is worse, the p95 most.`, '');

@@ -1,3 +1,4 @@
+// @ts-check
 // The drag benchmark's scenario, shared by scripts/bench-drag.mjs (the timed bench) and
 // scripts/bench/drag-profile.mjs (where a frame's time goes): four clients, ten events each.
 export function dragScenario() {

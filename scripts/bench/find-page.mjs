@@ -1,3 +1,4 @@
+// @ts-check
 // "Find a failure" in the page, in headless Chromium, on the served release build: the time
 // from pressing Search to the first failing schedule and to the shrunk counterexample on
 // gc-pause-unfenced without its pause (the panel open and its workers started first), and the
@@ -14,6 +15,7 @@ import { startServer } from '../serve.mjs';
 const RUNS = Number(process.argv[2] ?? 10);
 const BUDGET = Number(process.argv[3] ?? 400_000);
 const dist = fileURLToPath(new URL('../../dist/', import.meta.url));
+/** @param {string} id */
 const tid = (id) => `[data-testid="${id}"]`;
 
 const server = await startServer({ root: dist, port: 0 });
@@ -22,6 +24,7 @@ const browser = await chromium.launch({
   args: ['--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--disable-sync', '--no-first-run'],
   headless: true,
 });
+/** @param {number[]} xs */
 const median = (xs) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
 try {
   const context = await browser.newContext({ viewport: { width: 1280, height: 800 } });
@@ -37,6 +40,7 @@ try {
   const once = async () => {
     const t = await page.evaluate(() => new Promise((resolve) => {
       const button = document.querySelector('[data-testid="find-search"]');
+      if (!(button instanceof HTMLElement)) throw new Error('no Search button in the page');
       const t0 = performance.now();
       new MutationObserver((_, obs) => {
         if (document.querySelector('[data-testid="found-mark"]')) {
@@ -47,7 +51,7 @@ try {
       button.click();
     }));
     const status = await page.locator(`${tid('find-status')}[data-state="found"]`)
-      .evaluate((el) => ({ first: Number(el.dataset.firstMs), done: Number(el.dataset.doneMs), mode: el.dataset.mode }));
+      .evaluate((/** @type {HTMLElement} */ el) => ({ first: Number(el.dataset.firstMs), done: Number(el.dataset.doneMs), mode: el.dataset.mode }));
     await page.locator(tid('undo')).click();
     await page.locator(tid('found-mark')).waitFor({ state: 'detached' });
     return { ...status, shown: t };
@@ -57,15 +61,22 @@ try {
   for (let i = 0; i < RUNS; i++) runs.push(await once());
 
   // Throughput through the finder itself, one worker then two.
+  /** @param {number} workers */
   const rate = async (workers) => page.evaluate(async ({ workers, budget }) => {
-    const { createFinder } = await import('./www/finder.js');
+    // The page's own files, relative to the page (dist/), typed as the sources they are built from.
+    /** @param {string} p */
     const at = (p) => new URL(p, location.href).href;
+    /** @type {typeof import('../../www/finder.js')} */
+    const { createFinder } = await import(at('www/finder.js'));
     const finder = createFinder({ worker: at('www/search-worker.js'), glue: at('pkg-search/search.js'), wasm: at('pkg-search/search_bg.wasm') }, { workers });
-    const presets = (await import('./pkg-search/search.js'));
+    /** @type {typeof import('../../dist/pkg-search/search.js')} */
+    const presets = await import(at('pkg-search/search.js'));
     await presets.default({ module_or_path: at('pkg-search/search_bg.wasm') });
-    const scenario = presets.presets().find((p) => p.id === 'gc-pause-fenced').scenario;
-    scenario.clients[0].events = scenario.clients[0].events.filter((e) => e.kind !== 'pause');
+    const scenario = presets.presets().find((p) => p.id === 'gc-pause-fenced')?.scenario;
+    if (!scenario) throw new Error('no preset gc-pause-fenced in this build');
+    scenario.clients[0].events = scenario.clients[0].events?.filter((e) => e.kind !== 'pause');
     const spec = JSON.stringify({ faults: ['pause', 'delay', 'client_crash'], maxFaults: 2, failure: 'stale_write_accepted', budget });
+    /** @type {() => Promise<import('../../dist/pkg/fencing_playground.js').FinderEvent & { type: 'done' }>} */
     const search = () => new Promise((resolve, reject) => finder.search(JSON.stringify(scenario), spec, (e) => {
       if (e.type === 'done') resolve(e);
       else if (e.type === 'error') reject(new Error(e.message));
@@ -80,14 +91,16 @@ try {
   const two = await rate(2);
   await context.close();
 
+  /** @param {number} x */
   const ms = (x) => `${x.toFixed(1)} ms`;
+  /** @param {{ schedules: number, seconds: number }} r */
   const perSecond = (r) => Math.round(r.schedules / r.seconds);
   const out = [];
   out.push('## Find a failure in the page (headless Chromium, served release build)', '');
   out.push(`Machine: ${os.cpus().length} cores (${os.cpus()[0]?.model ?? 'unknown CPU'}), load ${os.loadavg().map((l) => l.toFixed(1)).join(' / ')} (1/5/15 min) at the end of the run: shared with other builds, so these are wall-clock figures on a busy machine.`, '');
   out.push(`gc-pause-unfenced without its pause, the panel's default spec (pauses, debit delays, client crashes; k = 1; exhaustive), ${runs[0].mode === 'workers' ? 'in the page\'s workers' : `on the ${runs[0].mode}`}, started beforehand; median of ${RUNS} (min–max):`, '');
   out.push('| from pressing Search to | median | min | max |', '|---|---:|---:|---:|');
-  for (const [name, key] of [['the first failing schedule', 'first'], ['the shrunk report', 'done'], ['the counterexample on the timeline', 'shown']]) {
+  for (const [name, key] of /** @type {const} */ ([['the first failing schedule', 'first'], ['the shrunk report', 'done'], ['the counterexample on the timeline', 'shown']])) {
     const xs = runs.map((r) => r[key]);
     out.push(`| ${name} | ${ms(median(xs))} | ${ms(Math.min(...xs))} | ${ms(Math.max(...xs))} |`);
   }

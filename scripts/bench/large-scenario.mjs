@@ -1,3 +1,4 @@
+// @ts-check
 // Writes a large, deterministic scenario for the throughput benchmark: many clients taking
 // turns at one lock, with pauses, renewals, releases and debits. Usage: node large-scenario.mjs N
 const perClient = Number(process.argv[2] ?? 1000);

@@ -1,3 +1,4 @@
+// @ts-check
 // First interactive on a phone: the release page in dist/, served compressed the way a static
 // host serves it (scripts/serve.mjs with the build's .br / .gz files), opened in headless
 // Chromium under a mid-range phone profile: 390 × 844 CSS px at 3 device pixels per px, touch,
@@ -39,7 +40,7 @@ export const PROFILE = {
 
 if (!existsSync(dist + 'index.html')) throw new Error('dist/index.html is missing: run scripts/build.sh first');
 for (const enc of ENCODINGS.filter((e) => e !== 'none')) {
-  const suffix = { br: '.br', gzip: '.gz' }[enc];
+  const suffix = enc === 'br' ? '.br' : enc === 'gzip' ? '.gz' : `.${enc}`;
   if (!existsSync(dist + 'pkg/fencing_playground_bg.wasm' + suffix)) {
     throw new Error(`dist/ has no precompressed ${suffix} files: run scripts/build.sh (scripts/precompress.mjs)`);
   }
@@ -48,8 +49,20 @@ for (const enc of ENCODINGS.filter((e) => e !== 'none')) {
 // Runs in the page before any of its own scripts. Tells the bench (binding __fpReady) the moment
 // A's pause end handle is in the page, with where to put the finger; then, from the finger's
 // pointerdown on, watches the verdict and reports (binding __fpDone) when its text changes.
+/**
+ * Where the finger goes: `from` the handle's centre to `toX`, planned `at` (ms).
+ * @typedef {{ at: number, from: { x: number, y: number }, toX: number }} Plan
+ * The verdict's text before the drag and after it changed, `at` (ms).
+ * @typedef {{ at: number, before: string, after: string }} Changed
+ * The bindings `run` exposes to the page.
+ * @typedef {Window & { __fpReady(p: Plan): void, __fpFull(at: number): void, __fpDone(c: Changed): void }} Probed
+ */
+/** @param {number} dragToMs */
 const probe = (dragToMs) => {
+  const w = /** @type {Probed} */ (/** @type {unknown} */ (window));
+  /** @param {string} id */
   const q = (id) => document.querySelector(`[data-testid="${id}"]`);
+  /** @type {{ planned: boolean, before: string | null, done: boolean, full: boolean }} */
   const state = { planned: false, before: null, done: false, full: false };
   const plan = () => {
     const handle = q('pause-A-1-end');
@@ -58,7 +71,7 @@ const probe = (dragToMs) => {
     const hit = handle.querySelector(':scope > .hit') ?? handle;
     const box = hit.getBoundingClientRect();
     const lines = [...document.querySelectorAll('[data-testid^="grid-"]')]
-      .map((e) => [Number(e.dataset.testid.slice(5)), e.getBoundingClientRect().x]);
+      .map((e) => [Number((e.getAttribute('data-testid') ?? '').slice(5)), e.getBoundingClientRect().x]);
     if (lines.length < 2) return null;
     const [[t0, x0], [t1, x1]] = [lines[0], lines[lines.length - 1]];
     return {
@@ -72,18 +85,18 @@ const probe = (dragToMs) => {
       const p = plan();
       if (p) {
         state.planned = true;
-        window.__fpReady(p);
+        w.__fpReady(p);
       }
     }
     if (!state.full && q('playground')) {
       state.full = true;
-      window.__fpFull(performance.now());
+      w.__fpFull(performance.now());
     }
     if (state.planned && state.before !== null && !state.done) {
       const text = q('verdict')?.textContent ?? '';
       if (text !== state.before) {
         state.done = true;
-        window.__fpDone({ at: performance.now(), before: state.before, after: text });
+        w.__fpDone({ at: performance.now(), before: state.before, after: text });
       }
     }
   });
@@ -93,7 +106,12 @@ const probe = (dragToMs) => {
   }, true);
 };
 
-/** One cold load: returns { interactiveMs, timelineMs, bytes, requests, waterfall }. */
+/**
+ * One cold load: returns { interactiveMs, timelineMs, bytes, requests, waterfall }.
+ * @param {import('playwright-core').Browser} browser
+ * @param {string} url
+ * @param {string} enc
+ */
 async function run(browser, url, enc) {
   const context = await browser.newContext({
     viewport: PROFILE.viewport,
@@ -113,12 +131,18 @@ async function run(browser, url, enc) {
     });
     await cdp.send('Emulation.setCPUThrottlingRate', { rate: PROFILE.cpuThrottle });
 
+    /**
+     * @type {Map<string, { url: string, start: number, end: number | null, bytes: number,
+     *   chunks: [number, number][], encoding: string | null, status: number | null }>}
+     */
     const reqs = new Map();
-    let doc = null;
+    /** The document's request (the first), whose times tie CDP's clock to the page's. */
+    /** @type {{ timestamp: number, wallTime: number }[]} */
+    const docs = [];
     cdp.on('Network.requestWillBeSent', (e) => {
       const r = { url: e.request.url, start: e.timestamp, end: null, bytes: 0, chunks: [], encoding: null, status: null };
       reqs.set(e.requestId, r);
-      if (!doc && e.type === 'Document') doc = e;
+      if (e.type === 'Document') docs.push(e);
     });
     cdp.on('Network.responseReceived', (e) => {
       const r = reqs.get(e.requestId);
@@ -133,24 +157,32 @@ async function run(browser, url, enc) {
       if (r) Object.assign(r, { end: e.timestamp, bytes: e.encodedDataLength });
     });
 
-    let ready;
-    let done;
+    /** @type {(p: Plan) => void} */
+    let ready = () => {};
+    /** @type {(c: Changed) => void} */
+    let done = () => {};
+    /** @type {Promise<Plan>} */
     const readyP = new Promise((ok) => { ready = ok; });
+    /** @type {Promise<Changed>} */
     const doneP = new Promise((ok) => { done = ok; });
-    let full;
+    /** @type {(at: number) => void} */
+    let full = () => {};
+    /** @type {Promise<number>} */
     const fullP = new Promise((ok) => { full = ok; });
-    await page.exposeBinding('__fpFull', (_, at) => full(at));
-    await page.exposeBinding('__fpReady', (_, p) => ready(p));
-    await page.exposeBinding('__fpDone', (_, p) => done(p));
+    await page.exposeBinding('__fpFull', (_, /** @type {number} */ at) => full(at));
+    await page.exposeBinding('__fpReady', (_, /** @type {Plan} */ p) => ready(p));
+    await page.exposeBinding('__fpDone', (_, /** @type {Changed} */ p) => done(p));
     await page.addInitScript(probe, PROFILE.dragToMs);
 
+    /** @param {string} what @returns {Promise<never>} */
     const timeout = (what) => new Promise((_, fail) => setTimeout(() => fail(new Error(`${what}: no answer in ${TIMEOUT_MS} ms`)), TIMEOUT_MS));
     const nav = page.goto(url, { waitUntil: 'commit', timeout: TIMEOUT_MS });
     const plan = await Promise.race([readyP, timeout('A\'s pause handle')]);
     await nav;
 
     // The finger: down on the handle, three moves to the instant, up (one event each, at once).
-    const touch = (type, x, y) => cdp.send('Input.dispatchTouchEvent', {
+    /** @param {'touchStart' | 'touchMove' | 'touchEnd'} type @param {number} [x] @param {number} [y] */
+    const touch = (type, x = 0, y = 0) => cdp.send('Input.dispatchTouchEvent', {
       type,
       touchPoints: type === 'touchEnd' ? [] : [{ x, y, id: 1, radiusX: 4, radiusY: 4, force: 1 }],
     });
@@ -164,7 +196,10 @@ async function run(browser, url, enc) {
     // CDP times are monotonic seconds; the page's are ms from navigation start. The document
     // request's wall time ties the two together.
     const origin = await page.evaluate(() => performance.timeOrigin);
+    const doc = docs[0];
+    if (!doc) throw new Error('no document request was seen');
     const base = doc.timestamp - (doc.wallTime * 1000 - origin) / 1000;
+    /** @param {number} t */
     const ms = (t) => (t - base) * 1000;
     const until = changed.at;
     let bytes = 0;
@@ -208,14 +243,16 @@ async function run(browser, url, enc) {
 
 /** `#s=1.…` for the default preset, written by the build's own wasm (its link encoder). */
 async function defaultLink() {
+  /** @type {typeof import('../../dist/pkg/fencing_playground.js')} */
   const glue = await import(new URL('pkg/fencing_playground.js', `file://${dist}`).href);
   glue.initSync({ module: readFileSync(dist + 'pkg/fencing_playground_bg.wasm') });
-  // sim::presets::DEFAULT_PRESET
-  const preset = glue.presets().find((p) => p.id === 'gc-pause-unfenced');
-  if (!preset) throw new Error('no preset gc-pause-unfenced in this build');
+  // presets() lists the default (sim::presets::DEFAULT_PRESET) first.
+  const [preset] = glue.presets();
+  if (!preset) throw new Error('this build has no presets');
   return '#' + glue.encodeLink(preset.scenario);
 }
 
+/** @param {number[]} xs */
 const median = (xs) => {
   const s = [...xs].sort((a, b) => a - b);
   return s.length % 2 ? s[(s.length - 1) / 2] : (s[s.length / 2 - 1] + s[s.length / 2]) / 2;
@@ -226,6 +263,14 @@ const browser = await chromium.launch({
   args: ['--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update'],
   headless: true,
 });
+/**
+ * One cold load's figures (`run`), and the medians of several.
+ * @typedef {Awaited<ReturnType<typeof run>>} Run
+ * @typedef {{ interactiveMs: number, timelineMs: number, fullMs?: number, bytes: number, runs: Run[] }} Medians
+ * What this script prints (scripts/bench/phone-report.mjs reads it).
+ * @typedef {{ profile: typeof PROFILE, load: number[] | null, encodings: Record<string, Medians>, link?: Medians }} PhoneBench
+ */
+/** @type {PhoneBench} */
 const result = { profile: PROFILE, load: null, encodings: {} };
 try {
   for (const enc of ENCODINGS) {

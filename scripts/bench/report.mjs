@@ -1,3 +1,4 @@
+// @ts-check
 // Turns the benchmark outputs in a folder into BENCHMARKS.md (printed to stdout), with the
 // date, the machine and each budget met or missed.
 import { readFileSync } from 'node:fs';
@@ -5,25 +6,54 @@ import { execSync } from 'node:child_process';
 import os from 'node:os';
 import { dragBudgetRows, dragSection } from './drag-report.mjs';
 
+/**
+ * The outputs read here, as the scripts that write them print them (the native ones come from
+ * the Rust examples `scripts/bench.sh` runs).
+ * @typedef {{ file: string, raw: number, gzip: number, brotli: number }} SizeRow
+ * @typedef {{ rows: SizeRow[], total: SizeRow, full: { rows: SizeRow[], total: SizeRow },
+ *   budget: number, ceiling: number, fullCeiling: number }} Sizes
+ * @typedef {{ median: number, p95: number, min: number, runs: number }} Loads
+ * @typedef {{ events: number, seconds: number, eventsPerSecond: number }} Throughput
+ * @typedef {Throughput & { parseSeconds: number, jsParseSeconds: number, traceChars: number }} WasmThroughput
+ * @typedef {{ id: string, what: string, accepted: boolean, seconds: number, error?: string, traceBytes: number }} WorstCase
+ * @typedef {{ size: number, cases: WorstCase[], doubling: { n: number, seconds: number }[] }} WorstNative
+ * @typedef {{ cases: { id: string, seconds: number }[] }} WorstWasm
+ */
+
 const dir = process.argv[2];
+/** @param {string} f */
 const json = (f) => JSON.parse(readFileSync(`${dir}/${f}`, 'utf8'));
+/** @type {Sizes} */
 const sizes = json('sizes.json');
+/** @type {{ served: Loads, file: Loads }} */
 const render = json('render.json');
+/** @type {Throughput} */
 const native = json('native.json');
+/** @type {WasmThroughput} */
 const wasm = json('wasm.json');
+/** @type {import('./drag-report.mjs').DragBench} */
 const drag = json('drag.json');
+/** @type {import('./drag-report.mjs').DragBench} */
 const drag4x = json('drag-4x.json');
 const phases = readFileSync(`${dir}/phases.txt`, 'utf8').trim();
+/** @param {string} cmd */
 const sh = (cmd) => { try { return execSync(cmd, { encoding: 'utf8' }).trim(); } catch { return 'unknown'; } };
 
 const cpu = os.cpus()[0]?.model ?? 'unknown CPU';
+/** @param {number} b */
 const kb = (b) => (b / 1000).toFixed(1);
+/** @param {number} x */
 const ms = (x) => x.toFixed(1);
+/** @param {boolean} ok */
 const verdict = (ok) => (ok ? 'met' : '**missed**');
 const ratio = native.eventsPerSecond / wasm.eventsPerSecond;
+/** @type {WorstNative} */
 const worst = json('worst-native.json');
-const worstWasm = Object.fromEntries(json('worst-wasm.json').cases.map((c) => [c.id, c]));
+/** @type {WorstWasm} */
+const worstWasmRuns = json('worst-wasm.json');
+const worstWasm = Object.fromEntries(worstWasmRuns.cases.map((c) => [c.id, c]));
 const worstRows = worst.cases.map((c) => ({ ...c, wasm: worstWasm[c.id] ?? { seconds: -1 } }));
+/** @param {(typeof worstRows)[number]} c */
 const worstMet = (c) => c.accepted && c.seconds >= 0 && c.seconds <= 0.25 && c.wasm.seconds >= 0 && c.wasm.seconds <= 1 && c.traceBytes <= 10_000_000;
 const doublings = worst.doubling.slice(1).map((d, i) => d.seconds / worst.doubling[i].seconds);
 
@@ -54,7 +84,7 @@ for (const r of [...sizes.full.rows, sizes.full.total]) lines.push(`| ${r.file} 
 lines.push('', `The test command's size guard (\`node scripts/bench/sizes.mjs --check\`) fails when the first visit is over the budget or over its regression ceiling of ${sizes.ceiling} B brotli, or the full page's glue and wasm over theirs, ${sizes.fullCeiling} B (each the size measured when the guard was set, plus 2%).`, '');
 lines.push('## First render', '', 'Navigation start to the first `<svg data-testid="timeline">` in the DOM, fresh context per load.', '');
 lines.push('| page | loads | median (ms) | p95 (ms) | min (ms) |', '|---|---:|---:|---:|---:|');
-for (const [name, r] of [['served (127.0.0.1)', render.served], ['single file (file://)', render.file]]) {
+for (const [name, r] of /** @type {const} */ ([['served (127.0.0.1)', render.served], ['single file (file://)', render.file]])) {
   lines.push(`| ${name} | ${r.runs} | ${ms(r.median)} | ${ms(r.p95)} | ${ms(r.min)} |`);
 }
 lines.push('', ...dragSection(drag, drag4x));

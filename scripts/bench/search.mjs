@@ -1,3 +1,4 @@
+// @ts-check
 // "Find a failure" throughput in wasm under Node, beside the native figures: the two searches
 // the benchmark names (k = 2 over pauses, debit delays and client crashes; they find nothing,
 // so they run their whole budget) in one thread, then split between two worker threads, and
@@ -12,9 +13,14 @@ import os from 'node:os';
 
 // The search workers' package (feature search-worker), as the page's finder loads it.
 const pkg = fileURLToPath(new URL('../../dist/pkg-search/', import.meta.url));
+/** @type {typeof import('../../dist/pkg-search/search.js')} */
 const api = await import(pkg + 'search.js');
 api.initSync({ module: readFileSync(pkg + 'search_bg.wasm') });
 
+/**
+ * @param {number} budget
+ * @returns {import('../../dist/pkg-search/search.js').SearchSpec}
+ */
 const spec = (budget) => ({
   faults: ['pause', 'delay', 'client_crash'], maxFaults: 2, failure: 'stale_write_accepted', budget,
 });
@@ -25,22 +31,36 @@ if (!isMainThread) {
   const plan = new api.SearchPlan(scenario, spec(budget));
   const t0 = performance.now();
   const found = plan.scan(from, to);
+  if (!parentPort) throw new Error('a worker without its parent port');
   parentPort.postMessage({ found, seconds: (performance.now() - t0) / 1000 });
 } else {
   const [nativeFile, budgetArg] = process.argv.slice(2);
   const budget = Number(budgetArg ?? 200000);
+  /** @type {{ throughput: { name: string, perSecond: number }[], findAndShrinkSeconds: number }} */
   const native = JSON.parse(readFileSync(nativeFile, 'utf8'));
-  const preset = (id) => structuredClone(api.presets().find((p) => p.id === id).scenario);
+  /** @param {string} id */
+  const preset = (id) => {
+    const found = api.presets().find((p) => p.id === id);
+    if (!found) throw new Error(`no preset ${id} in this build`);
+    return structuredClone(found.scenario);
+  };
+  /** @param {string} id */
   const withoutPause = (id) => {
     const s = preset(id);
-    const i = s.clients[0].events.findIndex((e) => e.kind === 'pause');
-    if (i >= 0) s.clients[0].events.splice(i, 1);
+    const events = s.clients[0].events ?? [];
+    const i = events.findIndex((e) => e.kind === 'pause');
+    if (i >= 0) events.splice(i, 1);
     return s;
   };
+  /** @type {[string, import('../../dist/pkg-search/search.js').Scenario][]} */
   const cases = [
     ['two-client GC, strict fencing', withoutPause('gc-pause-fenced')],
     ['five-instance Redlock, non-standard fence', withoutPause('redlock-order-fenced')],
   ];
+  /**
+   * @param {import('../../dist/pkg-search/search.js').Scenario} scenario
+   * @param {number} total
+   */
   const halves = (scenario, total) => Promise.all([[0, Math.floor(total / 2)], [Math.floor(total / 2), total]].map(
     ([from, to]) => new Promise((resolve, reject) => {
       const w = new Worker(new URL(import.meta.url), { workerData: { scenario, budget, from, to } });
@@ -69,10 +89,11 @@ if (!isMainThread) {
   let summary = '';
   for (let i = 0; i < 5; i++) {
     const t0 = performance.now();
-    const r = api.search(story);
+    const r = api.search(story, undefined);
     best = Math.min(best, performance.now() - t0);
     summary = r.counterexample?.summary ?? '';
   }
+  /** @param {number} n @param {number} s */
   const rate = (n, s) => Math.round(n / s).toLocaleString('en-US');
   const out = [];
   out.push('## Find a failure (search)', '');

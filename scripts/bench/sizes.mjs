@@ -1,3 +1,4 @@
+// @ts-check
 // Sizes of everything a first visit to dist/index.html downloads before it answers a drag, and of
 // what the full page adds after it: raw, gzip -9, brotli -q 11. `--json` prints machine-readable
 // rows. `--check` is the size guard the test command runs (sizes are deterministic for one

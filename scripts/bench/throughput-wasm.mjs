@@ -1,3 +1,4 @@
+// @ts-check
 // simulate() throughput in wasm under Node, on the same scenario file as the native example:
 // parse, run and serialize the trace. Prints the same JSON shape as examples/throughput.rs.
 import { readFileSync } from 'node:fs';
@@ -6,10 +7,13 @@ import { fileURLToPath } from 'node:url';
 const [file, repeatsArg] = process.argv.slice(2);
 const repeats = Number(repeatsArg ?? 5);
 const pkg = fileURLToPath(new URL('../../dist/pkg/', import.meta.url));
+/** @type {typeof import('../../dist/pkg/fencing_playground.js')} */
 const api = await import(pkg + 'fencing_playground.js');
 api.initSync({ module: readFileSync(pkg + 'fencing_playground_bg.wasm') });
 const text = readFileSync(file, 'utf8');
-const events = JSON.parse(text).clients.reduce((n, c) => n + c.events.length, 0);
+/** @type {import('../../dist/pkg/fencing_playground.js').Scenario} */
+const scenario = JSON.parse(text);
+const events = scenario.clients.reduce((n, c) => n + (c.events?.length ?? 0), 0);
 let best = Infinity;
 let traceBytes = 0;
 for (let i = 0; i < repeats; i++) {

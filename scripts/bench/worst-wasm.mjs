@@ -1,3 +1,4 @@
+// @ts-check
 // The worst cases in wasm under Node, through the release package (dist/pkg/): each file of a
 // folder written by `cargo run --release --example worst -- --write DIR` is parsed, run and
 // serialized by simulate(), best of REPEATS. Prints one JSON object: per case the seconds and
@@ -8,6 +9,7 @@ import { fileURLToPath } from 'node:url';
 const [dir, repeatsArg] = process.argv.slice(2);
 const repeats = Number(repeatsArg ?? 3);
 const pkg = fileURLToPath(new URL('../../dist/pkg/', import.meta.url));
+/** @type {typeof import('../../dist/pkg/fencing_playground.js')} */
 const api = await import(pkg + 'fencing_playground.js');
 api.initSync({ module: readFileSync(pkg + 'fencing_playground_bg.wasm') });
 const cases = [];
@@ -23,7 +25,7 @@ for (const file of readdirSync(dir).filter((f) => f.endsWith('.json')).sort()) {
       best = Math.min(best, (performance.now() - t0) / 1000);
       if (i === 0) traceChars = JSON.stringify(trace).length;
     } catch (e) {
-      error = String(e.message ?? e);
+      error = String(e instanceof Error ? e.message : e);
       break;
     }
   }

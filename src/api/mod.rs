@@ -21,7 +21,9 @@ use wasm_bindgen::prelude::*;
 #[wasm_bindgen(typescript_custom_section)]
 const TS_TYPES: &'static str = r#"
 /** A scenario in the documented JSON format (see docs/scenario-format.md). */
-export interface Scenario { version: number; clients: { name: string; events?: object[] }[]; [field: string]: unknown }
+export interface Scenario { version: number; clients: { name: string; events?: ScenarioEvent[] }[]; [field: string]: unknown }
+/** One of a client's events (docs/scenario-format.md lists the kinds and their fields). */
+export interface ScenarioEvent { kind: string; atMs: number; [field: string]: unknown }
 /** The trace of a run: steps, lease and belief spans, ledger, balance, verdict, narration. */
 export interface Trace { clients: string[]; instances: string[]; majority: number; endMs: number; steps: object[]; writes: WriteRecord[]; acquisitions: Acquisition[]; majorities: HoldSpan[]; verdict: Verdict; narration: string[]; finalBalance: number; lastFence: number | null; [field: string]: unknown }
 /** The storage's verdict on one debit. Every key in a trace is camelCase. */
@@ -39,7 +41,11 @@ export type AcquireResult = { ok: true; fence: number | null } | { ok: false; er
 export type DebitResult = { ok: true; balance: number; duplicate?: true } | { ok: false; error: "stale_fence" | "missing_token"; lastFence: number; token: number | null };
 export interface MountOptions { preset?: string; scenario?: Scenario | string; readonly?: boolean; compact?: boolean; share?: boolean; autosave?: boolean; theme?: "light" | "dark" | "auto"; finder?: Finder }
 /** What runs "Find a failure" (www/finder.js); without one the page shows no search panel. */
-export interface Finder { prepare(): void; search(scenario: string, spec: string, onEvent: (event: { type: "progress" | "done" | "cancelled" | "error"; [field: string]: unknown }) => void): { cancel(): void } }
+export interface Finder { prepare(): void; search(scenario: string, spec: string, onEvent: (event: FinderEvent) => void): { cancel(): void } }
+/** What a search sends its listener (src/ui/finder.rs reads it): progress, then the report, or cancelled, or an error. */
+export type FinderEvent = FinderProgress | (Omit<FinderProgress, "type"> & { type: "done"; report: string; firstMs: number | null }) | { type: "cancelled" } | { type: "error"; message: string };
+/** Schedules `done` of `total`; `best` is the lowest failing schedule number so far; `slowestMs` the longest block or step; on the main thread, `slowestTaskMs` the longest task, `fallback` why no worker runs it, `tasks` how many of its tasks ran search work and `maxUnits` the most plan steps, schedules and shrink runs one was given (0 in workers). */
+export interface FinderProgress { type: "progress"; done: number; total: number; elapsedMs: number; best: number | null; mode: "workers" | "main thread"; workers: number; slowestMs: number; slowestTaskMs: number | null; fallback: string | null; tasks: number; maxUnits: { planSteps: number; scanSchedules: number; shrinkRuns: number } }
 "#;
 
 /// Runs a scenario and returns its trace (verdict and narration included).

@@ -34,6 +34,20 @@ pub struct Progress {
     pub slowest_ms: f64,
     /// On the main thread, the longest task of the search (the finder's own work included).
     pub slowest_task_ms: Option<f64>,
+    /// On the main thread, why the search is not in workers (a worker that could not start).
+    pub fallback: Option<String>,
+    /// How many main-thread tasks ran search work (0 in workers).
+    pub tasks: f64,
+    /// The most plan steps, schedules scanned and shrink runs one main-thread task was given.
+    pub max_units: Units,
+}
+
+/// The most of each unit one main-thread task was given (`maxUnits`; all 0 in workers).
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct Units {
+    pub plan_steps: f64,
+    pub scan_schedules: f64,
+    pub shrink_runs: f64,
 }
 
 /// One event from the finder.
@@ -69,6 +83,15 @@ fn progress(v: &JsValue) -> Progress {
         workers: number(v, "workers").unwrap_or(0.0),
         slowest_ms: number(v, "slowestMs").unwrap_or(0.0),
         slowest_task_ms: number(v, "slowestTaskMs"),
+        fallback: text(v, "fallback"),
+        tasks: number(v, "tasks").unwrap_or(0.0),
+        max_units: Reflect::get(v, &"maxUnits".into())
+            .map(|u| Units {
+                plan_steps: number(&u, "planSteps").unwrap_or(0.0),
+                scan_schedules: number(&u, "scanSchedules").unwrap_or(0.0),
+                shrink_runs: number(&u, "shrinkRuns").unwrap_or(0.0),
+            })
+            .unwrap_or_default(),
     }
 }
 

@@ -1,3 +1,4 @@
+// @ts-check
 // docs/scenario.schema.json against the real parser: every preset passes both, every malformed
 // example fails both (and validate() names the field), and the documented examples in
 // docs/scenario-format.md pass both and between them use every field the schema allows, so
@@ -6,10 +7,11 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
-import Ajv2020 from 'ajv/dist/2020.js';
+import { Ajv2020 } from 'ajv/dist/2020.js';
 
 const root = new URL('../../', import.meta.url);
 const pkg = fileURLToPath(new URL('dist/pkg/', root));
+/** @type {typeof import('../../dist/pkg/fencing_playground.js')} */
 const api = await import(pkg + 'fencing_playground.js');
 api.initSync({ module: readFileSync(pkg + 'fencing_playground_bg.wasm') });
 const { presets, validate } = api;
@@ -26,7 +28,9 @@ function docExamples() {
 }
 
 const minimal = () => ({ version: 1, clients: [{ name: 'A', events: [{ kind: 'acquire', atMs: 0 }] }] });
+/** @param {object} event */
 const withEvent = (event) => ({ version: 1, clients: [{ name: 'A', events: [event] }] });
+/** @param {object} instance */
 const withRedlock = (instance) => ({ ...minimal(), lock: { redlock: { instances: [instance] } } });
 
 test('the schema compiles in strict mode', () => {
@@ -99,6 +103,7 @@ test('the documented examples pass both and use every field and kind the schema 
   const examples = docExamples();
   assert.ok(examples.length >= 2, 'docs/scenario-format.md should hold a single-lock and a Redlock example');
   const used = new Set();
+  /** @param {unknown} v @returns {void} */
   const walk = (v) => {
     if (Array.isArray(v)) return v.forEach(walk);
     if (v && typeof v === 'object') {
@@ -115,6 +120,7 @@ test('the documented examples pass both and use every field and kind the schema 
     walk(example);
   }
   const named = new Set();
+  /** @param {any} s a part of the schema (JSON, any shape) @returns {void} */
   const collect = (s) => {
     if (Array.isArray(s)) return s.forEach(collect);
     if (!s || typeof s !== 'object') return;
@@ -129,6 +135,7 @@ test('the documented examples pass both and use every field and kind the schema 
 
 test('the schema and validate() agree on what the limits allow', () => {
   // Exactly at each limit is fine; one past it fails both.
+  /** @param {string} name */
   const at = (name) => ({ version: 1, clients: [{ name }] });
   for (const [ok, bad] of [
     [at('x'.repeat(40)), at('x'.repeat(41))],

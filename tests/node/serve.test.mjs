@@ -1,3 +1,4 @@
+// @ts-check
 // scripts/serve.mjs serves like a static host: brotli, else gzip, when the client accepts it,
 // from the build's precompressed files or compressed on the fly, with Vary: Accept-Encoding, and
 // wasm as application/wasm (streaming compilation needs it).
@@ -11,9 +12,15 @@ import { brotliCompressSync, brotliDecompressSync, gunzipSync } from 'node:zlib'
 import { startServer, pickEncoding } from '../../scripts/serve.mjs';
 
 /** A raw GET (Node's fetch would decode the body): status, headers, body bytes as sent. */
+/**
+ * @param {string} url
+ * @param {string} [acceptEncoding]
+ * @returns {Promise<{ status: number | undefined, headers: import('node:http').IncomingHttpHeaders, body: Buffer }>}
+ */
 function get(url, acceptEncoding) {
   return new Promise((ok, fail) => {
     const req = request(url, { headers: acceptEncoding === undefined ? {} : { 'accept-encoding': acceptEncoding } }, (res) => {
+      /** @type {Buffer[]} */
       const chunks = [];
       res.on('data', (c) => chunks.push(c));
       res.on('end', () => ok({ status: res.statusCode, headers: res.headers, body: Buffer.concat(chunks) }));

@@ -1,3 +1,4 @@
+// @ts-check
 // The package's TypeScript declarations against real traces: every key a trace's verdict,
 // attempts, writes and majority spans carry (over every preset, plus runs that produce the
 // optional parts) is declared in the `.d.ts`, and every enumerated value seen is one of the
@@ -8,12 +9,14 @@ import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 
 const pkg = fileURLToPath(new URL('../../dist/pkg/', import.meta.url));
+/** @type {typeof import('../../dist/pkg/fencing_playground.js')} */
 const api = await import(pkg + 'fencing_playground.js');
 api.initSync({ module: readFileSync(pkg + 'fencing_playground_bg.wasm') });
 const dts = readFileSync(pkg + 'fencing_playground.d.ts', 'utf8');
 
 // The text between the braces of `export interface NAME {` or after `export type NAME =`, up to
 // the end of its line (the declarations are written one per line).
+/** @param {string} name */
 function declaration(name) {
   const line = dts
     .split('\n')
@@ -22,9 +25,16 @@ function declaration(name) {
   return line;
 }
 
+/** @param {string} text */
 const declaredKeys = (text) => new Set([...text.matchAll(/(\w+)\??:/g)].map((m) => m[1]));
+/** @param {string} text */
 const literals = (text) => new Set([...text.matchAll(/"([a-z_]+)"/g)].map((m) => m[1]));
 
+/**
+ * @param {string} name
+ * @param {object[]} objects
+ * @param {string} [text]
+ */
 function assertDeclared(name, objects, text = declaration(name)) {
   const keys = declaredKeys(text);
   const words = literals(text);
@@ -39,11 +49,13 @@ function assertDeclared(name, objects, text = declaration(name)) {
 }
 
 function traces() {
+  /** @type {[string, import('../../dist/pkg/fencing_playground.js').Trace][]} */
   const out = api.presets().map(({ id, scenario }) => [id, api.simulate(scenario)]);
   // Redlock with a wall clock stepped back mid-round: the attempt carries `timingHazard`.
-  const redlock = api.presets().find((p) => p.id === 'redlock-happy').scenario;
+  const redlock = api.presets().find((p) => p.id === 'redlock-happy')?.scenario;
+  assert.ok(redlock, 'the preset redlock-happy');
   const hazard = structuredClone(redlock);
-  hazard.lock.ttlMs = 60;
+  hazard.lock = { .../** @type {object} */ (hazard.lock), ttlMs: 60 };
   hazard.clients = [
     {
       name: 'A',

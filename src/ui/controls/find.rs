@@ -370,6 +370,14 @@ pub fn FindPanel(props: &FindProps) -> Html {
         Some((f, d, m, s)) => (f, Some(d), Some(m), Some(s)),
         None => (None, None, None, None),
     };
+    // What the search did on the main thread (the e2e tests read it): why it is there, if it
+    // is, its tasks and the most units one was given.
+    let shown_progress = match shown {
+        Status::Running(p) | Status::Answered { progress: p, .. } => Some(p),
+        _ => None,
+    };
+    let fallback = shown_progress.and_then(|p| p.fallback.clone());
+    let work = |f: fn(&Progress) -> f64| shown_progress.map(|p| whole_of(f(p)).to_string());
     html! {
         <details class="fp-find" data-testid="find" {onclick}>
             <summary data-act="open">{ "Find a failure" }</summary>
@@ -413,7 +421,11 @@ pub fn FindPanel(props: &FindProps) -> Html {
                 }
                 <div class="fp-find-status" role="status" aria-live="polite" data-testid="find-status"
                     data-state={state} data-first-ms={first_ms} data-done-ms={done_ms} data-mode={mode}
-                    data-slowest-ms={slowest_ms}>
+                    data-slowest-ms={slowest_ms} data-fallback={fallback}
+                    data-tasks={work(|p| p.tasks)}
+                    data-max-plan-steps={work(|p| p.max_units.plan_steps)}
+                    data-max-scan-schedules={work(|p| p.max_units.scan_schedules)}
+                    data-max-shrink-runs={work(|p| p.max_units.shrink_runs)}>
                     <p data-testid="find-line">{ line }</p>
                     if !detail.is_empty() { <p class="fp-find-detail">{ detail }</p> }
                     if let Some(s) = (*searched).clone().filter(|_| !stale) { <p class="fp-find-detail" data-testid="find-searched">{ s }</p> }

@@ -348,7 +348,6 @@ pub fn FindPanel(props: &FindProps) -> Html {
             Some((
                 first_ms.map(tenths),
                 tenths(progress.elapsed_ms),
-                progress.mode.clone(),
                 // How long the search held its runner at most: on the main thread, the
                 // longest task (the e2e tests read it).
                 tenths(progress.slowest_task_ms.unwrap_or(progress.slowest_ms)),
@@ -366,16 +365,19 @@ pub fn FindPanel(props: &FindProps) -> Html {
         Status::Cancelled(_) => "cancelled",
         Status::Failed(_) => "failed",
     };
-    let (first_ms, done_ms, mode, slowest_ms) = match times {
-        Some((f, d, m, s)) => (f, Some(d), Some(m), Some(s)),
-        None => (None, None, None, None),
+    let (first_ms, done_ms, slowest_ms) = match times {
+        Some((f, d, s)) => (f, Some(d), Some(s)),
+        None => (None, None, None),
     };
-    // What the search did on the main thread (the e2e tests read it): why it is there, if it
-    // is, its tasks and the most units one was given.
+    // What the search did on the main thread (the e2e tests read it): where it runs, why it is
+    // there, its tasks and the most units one was given; while it runs as well as after.
     let shown_progress = match shown {
         Status::Running(p) | Status::Answered { progress: p, .. } => Some(p),
         _ => None,
     };
+    let mode = shown_progress
+        .map(|p| p.mode.clone())
+        .filter(|m| !m.is_empty());
     let fallback = shown_progress.and_then(|p| p.fallback.clone());
     let work = |f: fn(&Progress) -> f64| shown_progress.map(|p| whole_of(f(p)).to_string());
     html! {

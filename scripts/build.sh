@@ -33,28 +33,28 @@ node scripts/short-imports.mjs "dist/pkg/${crate}.js" "dist/pkg/${crate}_bg.wasm
 
 # "Find a failure" runs in workers that load a wasm of their own: the core and the search API
 # without the front end (feature search-worker), fetched only when the reader opens the panel,
-# so the page's first download does not carry it. Its own target directory keeps the page's
-# build from being redone on every switch of features (the first build of it compiles the
-# dependencies once more: about 2 minutes on 2 cores; then about 40 s for the crate).
-# The search is optimised for speed (opt-level 3, wasm-opt -O3), not size like the page: it is
-# loaded late, and its throughput is what the reader waits on.
-echo "[build] cargo build (release at opt-level 3, wasm32, feature search-worker) for the search workers"
-search_wasm="target/search-wasm/wasm32-unknown-unknown/release/$crate.wasm"
-cargo build --release --config 'profile.release.opt-level=3' --target wasm32-unknown-unknown --lib \
-  --features search-worker --target-dir target/search-wasm
-wasm-bindgen --target web --typescript --out-dir dist/pkg-search --out-name search "$search_wasm"
+# so the page's first download does not carry it. The search is optimised for speed, not size
+# like the page: it is loaded late, and its throughput is what the reader waits on. The crate
+# alone is built at opt-level 3 (a profile override for this package; the fat LTO that makes the
+# wasm runs at the crate's level), so the dependencies' release builds above are reused: one
+# compile of them serves the page, the search and the first stage (a target directory of its
+# own cost about a minute more per build on 2 cores; the throughput is the same, see
+# BENCHMARKS.md). wasm-opt -O3 then optimises the whole module for speed.
+echo "[build] cargo build (release, the crate at opt-level 3, wasm32, feature search-worker) for the search workers"
+cargo build --release --config 'profile.release.package.fencing-playground.opt-level=3' \
+  --target wasm32-unknown-unknown --lib --features search-worker
+wasm-bindgen --target web --typescript --out-dir dist/pkg-search --out-name search "$wasm_in"
 WASM_OPT_LEVEL=-O3 bash scripts/wasm-opt.sh dist/pkg-search/search_bg.wasm dist/pkg-search/search_bg.wasm.opt
 mv dist/pkg-search/search_bg.wasm.opt dist/pkg-search/search_bg.wasm
 rm -f dist/pkg-search/.gitignore
 
 # The first stage (src/first/, www/first.js): the default scenario's verdict and timeline,
 # drawn without Yew, which a first visit downloads first and can drag while the full page
-# loads. Its own target directory, as for the search (the first build of it compiles the
-# dependencies once more: about a minute on 2 cores).
+# loads. Same profile and target directory as the page: only the crate is compiled again.
+# Each build overwrites the one .wasm cargo writes, so wasm-bindgen reads it right after.
 echo "[build] cargo build (release, wasm32, feature first-stage) for the first stage"
-first_wasm="target/first-wasm/wasm32-unknown-unknown/release/$crate.wasm"
-cargo build --release --target wasm32-unknown-unknown --lib --features first-stage --target-dir target/first-wasm
-wasm-bindgen --target web --typescript --out-dir dist/pkg-first --out-name first "$first_wasm"
+cargo build --release --target wasm32-unknown-unknown --lib --features first-stage
+wasm-bindgen --target web --typescript --out-dir dist/pkg-first --out-name first "$wasm_in"
 bash scripts/wasm-opt.sh dist/pkg-first/first_bg.wasm dist/pkg-first/first_bg.wasm.opt
 mv dist/pkg-first/first_bg.wasm.opt dist/pkg-first/first_bg.wasm
 node scripts/short-imports.mjs dist/pkg-first/first.js dist/pkg-first/first_bg.wasm

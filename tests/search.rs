@@ -312,8 +312,8 @@ fn the_report_in_slices_is_the_report_in_one_call() {
             plan.scan(0, total)
         };
         let schedules = hit.map_or(total, |i| i + 1);
-        let whole = plan.finish(hit, schedules);
-        let mut f = plan.finishing(hit, schedules);
+        let whole = plan.finish(hit, schedules).expect("counts of the plan");
+        let mut f = plan.finishing(hit, schedules).expect("counts of the plan");
         let mut slices = 0;
         while !f.advance(&plan, 1) {
             slices += 1;
@@ -367,6 +367,76 @@ fn a_plan_made_in_slices_is_the_plan_made_at_once() {
             whole.scan(0, total)
         };
         let n = hit.map_or(total, |i| i + 1);
-        assert_eq!(sliced.finish(hit, n), whole.finish(hit, n));
+        assert_eq!(sliced.finish(hit, n).ok(), whole.finish(hit, n).ok());
     }
+}
+
+/// A count the plan does not hold is refused, naming `schedules`, and never turns into a
+/// complete search: only the numbers of the plan, all of them, make "exhaustive".
+#[test]
+fn a_count_beyond_the_plan_is_refused_not_reported_complete() {
+    let s = preset("gc-pause-fenced").expect("preset");
+    let spec = SearchSpec {
+        failure: Some(ViolationKind::StaleWriteAccepted),
+        ..spec(&[FaultKind::Pause])
+    };
+    let plan = Plan::new(&s, &spec);
+    let total = plan.total();
+    assert_eq!(total, plan.space(), "the budget does not cut this grid");
+    let refused = |found: Option<u64>, schedules: u64| match plan.finish(found, schedules) {
+        Ok(r) => panic!("{found:?}, {schedules}: accepted: {}", r.statement),
+        Err(e) => e.to_string(),
+    };
+    let above = refused(None, u64::MAX);
+    assert_eq!(
+        above,
+        format!(
+            "schedules: {} is more than the {total} schedules of this search",
+            u64::MAX
+        )
+    );
+    assert!(refused(None, total + 1).starts_with("schedules: "));
+    assert_eq!(
+        refused(Some(5), 5),
+        "schedules: 5 scanned cannot include the failure found at number 5"
+    );
+    // Every number scanned: complete. One short of it: not.
+    let all = plan.finish(None, total).expect("the plan's own count");
+    assert!(all.stats.complete, "{}", all.statement);
+    assert!(all.statement.starts_with("No failure found: exhaustive: "));
+    let short = plan
+        .finish(None, total - 1)
+        .expect("a count below the total");
+    assert!(!short.stats.complete, "{}", short.statement);
+    assert!(
+        !short.statement.contains("exhaustive: "),
+        "{}",
+        short.statement
+    );
+}
+
+/// When the budget cuts the grid, even every number of the plan scanned is not complete.
+#[test]
+fn a_search_cut_at_the_budget_is_never_complete() {
+    let s = preset("gc-pause-fenced").expect("preset");
+    let spec = SearchSpec {
+        failure: Some(ViolationKind::StaleWriteAccepted),
+        budget: 10,
+        strategy: Strategy::Exhaustive,
+        ..spec(&[FaultKind::Pause])
+    };
+    let plan = Plan::new(&s, &spec);
+    assert_eq!(plan.total(), 10);
+    assert!(plan.space() > 10);
+    assert!(
+        plan.finish(None, plan.space()).is_err(),
+        "the whole grid's count, past the budget"
+    );
+    let r = plan.finish(None, 10).expect("the plan's own count");
+    assert!(!r.stats.complete, "{}", r.statement);
+    assert!(
+        r.statement.contains("stopped at the budget"),
+        "{}",
+        r.statement
+    );
 }

@@ -1,8 +1,8 @@
 // "Find a failure" through the search workers' package (dist/pkg-search/, built by
 // scripts/build.sh with the search-api feature; the page's own package leaves the API out) under Node: search(scenario, spec) finds the
 // paused-holder double write in gc-pause-unfenced without its pause and shrinks it to one
-// pause; strict fencing survives; the sliced SearchPlan agrees with search(); bad specs throw
-// an Error naming the field.
+// pause; strict fencing survives; the sliced SearchPlan agrees with search(); a count of
+// schedules the plan does not hold, and bad specs, throw an Error naming the argument.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
@@ -72,6 +72,31 @@ test('SearchPlan scanned in slices gives what search() gives', () => {
   assert.notEqual(found, undefined);
   const sliced = plan.finish(found, found + 1);
   assert.deepEqual(sliced, search(scenario, spec));
+  plan.free();
+});
+
+test('SearchPlan.finish refuses a count the plan does not hold instead of reporting it complete', () => {
+  const scenario = without('gc-pause-fenced', 0, 1);
+  const plan = new SearchPlan(scenario, { faults: ['pause'], failure: 'stale_write_accepted' });
+  const total = plan.total();
+  const cases = [
+    [[undefined, 1e20], new RegExp(`^finish: schedules: expected a whole number from 0 to ${total}, got 100000000000000000000$`)],
+    [[undefined, total + 1], new RegExp(`^finish: schedules: expected a whole number from 0 to ${total}, got ${total + 1}$`)],
+    [[undefined, NaN], /^finish: schedules: expected a whole number from 0 to \d+, got NaN$/],
+    [[undefined, Infinity], /^finish: schedules: expected a whole number from 0 to \d+, got Infinity$/],
+    [[undefined, -1], /^finish: schedules: expected a whole number from 0 to \d+, got -1$/],
+    [[undefined, 2.5], /^finish: schedules: expected a whole number from 0 to \d+, got 2.5$/],
+    [[undefined, '7'], /^finish: schedules: expected a number$/],
+    [[-1, 7], /^finish: found: expected a whole number from 0 to 9007199254740991, got -1$/],
+    [[7, 7], /^finish: schedules: 7 scanned cannot include the failure found at number 7$/],
+  ];
+  for (const [args, pattern] of cases) {
+    assert.throws(() => plan.finish(...args), (e) => e instanceof Error && pattern.test(e.message), String(pattern));
+  }
+  assert.throws(() => plan.startFinish(undefined, 1e20), /^Error: startFinish: schedules: expected a whole number/);
+  // The plan's own count is complete; one short of it is not.
+  assert.equal(plan.finish(undefined, total).stats.complete, true);
+  assert.equal(plan.finish(null, total - 1).stats.complete, false);
   plan.free();
 });
 

@@ -27,7 +27,7 @@ pub use shrink::ShrinkStep;
 pub use spec::{FaultKind, SearchSpec, Strategy};
 
 use crate::sim::engine::{run, Progress, Run};
-use crate::sim::scenario::Scenario;
+use crate::sim::scenario::{Scenario, ScenarioError};
 use crate::sim::trace::Trace;
 use building::GridBuild;
 use chunks::Chunks;
@@ -161,18 +161,52 @@ impl Plan {
     }
 
     /// The report once scanning is over: `found` is the lowest failing number, if any, and
-    /// `schedules` how many numbers were scanned. A failure is shrunk and replayed first.
-    pub fn finish(&self, found: Option<u64>, schedules: u64) -> SearchReport {
-        let mut f = self.finishing(found, schedules);
+    /// `schedules` how many numbers were scanned. A failure is shrunk and replayed first. The
+    /// counts are checked as `finishing` checks them.
+    pub fn finish(
+        &self,
+        found: Option<u64>,
+        schedules: u64,
+    ) -> Result<SearchReport, ScenarioError> {
+        let mut f = self.finishing(found, schedules)?;
         f.advance(self, u64::MAX);
-        self.report(f)
+        Ok(self.report(f))
     }
 
     /// The report taken a slice at a time: this starts it (one run, to check `found`), then
     /// `Finishing::advance` shrinks in slices of runs, and `report` replays and writes the
     /// answer (three runs). What `finish` does in one call, in steps the main thread can take
     /// between frames.
-    pub fn finishing(&self, found: Option<u64>, schedules: u64) -> Finishing {
+    ///
+    /// The caller's counts are checked against the plan, never clamped: `schedules` above
+    /// `total()` (numbers this plan does not have), or below `found + 1` (a failure at a number
+    /// not scanned), is an error naming `schedules`. A count that is refused cannot be turned
+    /// into a claim the search did not earn: clamping 10^20 to `total()` would still report a
+    /// complete search nobody ran. Within the plan the core cannot see which workers scanned
+    /// what, so the count is the caller's word; it only ever names numbers this plan holds.
+    pub fn finishing(
+        &self,
+        found: Option<u64>,
+        schedules: u64,
+    ) -> Result<Finishing, ScenarioError> {
+        let total = self.total();
+        if schedules > total {
+            return Err(ScenarioError::new(
+                "schedules",
+                format!("{schedules} is more than the {total} schedules of this search"),
+            ));
+        }
+        if let Some(i) = found.filter(|i| *i >= schedules) {
+            return Err(ScenarioError::new(
+                "schedules",
+                format!("{schedules} scanned cannot include the failure found at number {i}"),
+            ));
+        }
+        Ok(self.start(found, schedules))
+    }
+
+    /// `finishing` once its counts are known to fit the plan.
+    fn start(&self, found: Option<u64>, schedules: u64) -> Finishing {
         let stats = Stats {
             strategy: self.spec.strategy,
             fault_kinds: self.spec.faults.clone(),
@@ -181,9 +215,11 @@ impl Plan {
             budget: self.spec.budget,
             schedules,
             space: self.space(),
+            // Every schedule of the grid up to k: none cut by the budget, every one scanned.
             complete: self.spec.strategy == Strategy::Exhaustive
                 && found.is_none()
-                && schedules >= self.space(),
+                && self.total() == self.space()
+                && schedules == self.space(),
             grid: self.grid.clone(),
             shrink_runs: 0,
             shrink_cut_short: false,
@@ -380,10 +416,13 @@ impl Finishing {
 /// Searches the whole budget on one thread: what the JS API and the tests call.
 pub fn search(scenario: &Scenario, spec: &SearchSpec) -> SearchReport {
     let plan = Plan::new(scenario, spec);
-    if plan.fails_as_is() {
-        return plan.finish(None, 0);
-    }
-    let total = plan.total();
-    let found = plan.scan(0, total);
-    plan.finish(found, found.map_or(total, |i| i + 1))
+    // The counts are the ones scanned here: they fit the plan, so `start` needs no check.
+    let finishing = if plan.fails_as_is() {
+        plan.start(None, 0)
+    } else {
+        let total = plan.total();
+        let found = plan.scan(0, total);
+        plan.start(found, found.map_or(total, |i| i + 1))
+    };
+    plan.report(finishing)
 }

@@ -11,13 +11,19 @@ use wasm_bindgen::prelude::*;
 const TS_SEARCH: &'static str = r#"
 export type FaultKind = "pause" | "delay" | "client_clock_jump" | "lock_clock_jump" | "instance_crash" | "partition" | "client_crash";
 export type ViolationKindName = "stale_write_accepted" | "two_holders" | "lease_deleted_by_non_owner" | "balance_mismatch" | "overlapping_writers";
+/** "auto" (the default): every schedule of the grid while the whole grid up to k fits the budget; otherwise every schedule of up to the largest k that fits, then random ones of more faults. "exhaustive": the grid in order, cut at the budget. "swarm": random schedules only. */
+export type SearchStrategy = "auto" | "exhaustive" | "swarm";
 /** What a search may inject and what counts as a failure; every field is optional. */
-export interface SearchSpec { faults?: FaultKind[]; pauseCause?: "gc" | "sigstop" | "page_fault" | "network"; pauseMs?: [number, number]; delayMs?: [number, number]; jumpMs?: [number, number]; downMs?: [number, number]; partitionMs?: [number, number]; persistence?: "with" | "without" | "both"; maxFaults?: number; failure?: "any" | ViolationKindName; seed?: number; budget?: number; strategy?: "exhaustive" | "swarm" }
+export interface SearchSpec { faults?: FaultKind[]; pauseCause?: "gc" | "sigstop" | "page_fault" | "network"; pauseMs?: [number, number]; delayMs?: [number, number]; jumpMs?: [number, number]; downMs?: [number, number]; partitionMs?: [number, number]; persistence?: "with" | "without" | "both"; maxFaults?: number; failure?: "any" | ViolationKindName; seed?: number; budget?: number; strategy?: SearchStrategy }
 /** One injected fault; clients and instances are indices, a delay names its debit by index. */
 export type Fault = { kind: FaultKind; atMs?: number; client?: number; instance?: number; event?: number; durationMs?: number; delayMs?: number; byMs?: number; downMs?: number; persistent?: boolean; cause?: string };
 export type OwnEvent = { lane: "client"; client: number; event: number } | { lane: "instance"; instance: number; event: number };
 export interface Counterexample { scenario: Scenario; faults: Fault[]; injected: { fault: number; at: OwnEvent | null; jump: number | null; text: string }[]; leftOut: OwnEvent[]; summary: string; violations: Verdict["violations"]; foundFaults: Fault[]; foundIndex: number | null }
-export interface SearchStats { strategy: "exhaustive" | "swarm"; faultKinds: FaultKind[]; maxFaults: number; seed: number; budget: number; schedules: number; space: number; complete: boolean; grid: { instants: number; perKind: [FaultKind, number][]; singleFaults: number }; shrinkRuns: number; shrinkCutShort: boolean }
+/** The numbers that walk the grid in order: every schedule of up to `upToK` faults (and, cut at the budget, the first of the next size); `schedules` of `space` scanned. */
+export interface SearchExhaustivePart { upToK: number; space: number; schedules: number }
+/** The numbers after the exhaustive ones: random schedules of `minFaults` to `maxFaults` faults, drawn from the seed; `schedules` of `space` scanned. Never exhaustive. */
+export interface SearchSampledPart { minFaults: number; maxFaults: number; space: number; schedules: number }
+export interface SearchStats { strategy: SearchStrategy; faultKinds: FaultKind[]; maxFaults: number; seed: number; budget: number; schedules: number; space: number; complete: boolean; exhaustive: SearchExhaustivePart | null; sampled: SearchSampledPart | null; grid: { instants: number; perKind: [FaultKind, number][]; singleFaults: number }; shrinkRuns: number; shrinkCutShort: boolean }
 export interface SearchReport { outcome: "found" | "fails_as_is" | "none_found"; statement: string; counterexample: Counterexample | null; stats: SearchStats; shrinkSteps: { text: string; faults: number; ownEvents: number }[] }
 "#;
 

@@ -1,7 +1,8 @@
 // "Find a failure" through the search workers' package (dist/pkg-search/, built by
 // scripts/build.sh with the search-api feature; the page's own package leaves the API out) under Node: search(scenario, spec) finds the
 // paused-holder double write in gc-pause-unfenced without its pause and shrinks it to one
-// pause; strict fencing survives; the sliced SearchPlan agrees with search(); a count of
+// pause; strict fencing survives; with no strategy named, a grid too large for the budget is
+// walked as far as it fits and sampled past it; the sliced SearchPlan agrees with search(); a count of
 // schedules the plan does not hold, and bad specs, throw an Error naming the argument.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
@@ -73,6 +74,24 @@ test('SearchPlan scanned in slices gives what search() gives', () => {
   const sliced = plan.finish(found, found + 1);
   assert.deepEqual(sliced, search(scenario, spec));
   plan.free();
+});
+
+test('no strategy named: every single clock jump, then random ones, finds three on the Redlock happy path', () => {
+  const scenario = presets().find((p) => p.id === 'redlock-happy').scenario;
+  assert.equal(scenario.lock.redlock.instances.length, 5);
+  const report = search(scenario, { faults: ['lock_clock_jump'], maxFaults: 3, budget: 300000 });
+  assert.equal(report.outcome, 'found', report.statement);
+  const { strategy, exhaustive, sampled, schedules, complete } = report.stats;
+  assert.equal(strategy, 'auto');
+  assert.equal(complete, false);
+  assert.equal(exhaustive.upToK, 1);
+  assert.equal(exhaustive.schedules, exhaustive.space);
+  assert.deepEqual([sampled.minFaults, sampled.maxFaults], [2, 3]);
+  assert.equal(exhaustive.space + sampled.space, 300000);
+  assert.equal(exhaustive.schedules + sampled.schedules, schedules);
+  assert.match(report.statement, /^Found a failure after \d+ schedules \(exhaustive for k ≤ 1: \d+ schedules; then \d+ random schedules of 2 to 3 faults, seed 0\); shrunk to 3 faults: /);
+  assert.equal(report.counterexample.faults.length, 3);
+  assert.equal(simulate(report.counterexample.scenario).verdict.safe, false);
 });
 
 test('SearchPlan.finish refuses a count the plan does not hold instead of reporting it complete', () => {

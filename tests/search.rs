@@ -1,7 +1,10 @@
 //! "Find a failure", end to end through the core: from each unsafe preset with its fault taken
 //! out, the search finds a failure again and shrinks it to the preset's number of faults; strict
 //! fencing survives an exhaustive search; the same seed gives the same counterexample; every
-//! reported counterexample replays to a failure. Runs natively and in headless Chromium.
+//! reported counterexample replays to a failure; the default walks the grid as far as the
+//! budget covers whole sizes and samples past it (three clock jumps on Redlock's happy path),
+//! saying which part was which; a count of schedules the plan does not hold is refused. Runs
+//! natively and in headless Chromium.
 
 #[cfg(target_arch = "wasm32")]
 use wasm_bindgen_test::wasm_bindgen_test as test;
@@ -237,25 +240,28 @@ fn a_scenario_that_fails_already_is_reported_as_such() {
 #[test]
 fn the_lowest_failing_schedule_wins_however_the_range_is_split() {
     let s = without("gc-pause-unfenced", At::Client(0, 1));
-    for strategy in [Strategy::Exhaustive, Strategy::Swarm] {
+    // Auto with a budget the pairs do not fit: every single fault, then random pairs.
+    for (strategy, budget) in [
+        (Strategy::Exhaustive, 100_000),
+        (Strategy::Swarm, 100_000),
+        (Strategy::Auto, 3_000),
+    ] {
         let spec = SearchSpec {
             strategy,
+            budget,
             max_faults: 2,
             seed: 7,
             ..spec(&[FaultKind::Pause, FaultKind::Delay, FaultKind::ClientCrash])
         };
         let plan = Plan::new(&s, &spec);
         let whole = plan.scan(0, plan.total()).expect("a failure");
+        if strategy == Strategy::Auto {
+            let stats = plan.finish(None, 0).expect("no count").stats;
+            assert!(stats.exhaustive.is_some() && stats.sampled.is_some());
+        }
         // Slices of any size, scanned by any number of workers: the smallest failure wins.
-        for slice in [1, 7, 64, plan.total() / 2 + 1] {
-            let mut found = None;
-            let mut from = 0;
-            // Slices above a failure already found are skipped, as the workers do.
-            while from < plan.total() && found.is_none_or(|f| from < f) {
-                let hit = plan.scan(from, from + slice);
-                found = found.min(hit).or(found).or(hit);
-                from += slice;
-            }
+        for slice in [1, 7, 64, 1000, plan.total() / 2 + 1] {
+            let found = lowest_in_blocks(&plan, slice);
             assert_eq!(found, Some(whole), "{strategy:?}, slices of {slice}");
         }
     }
@@ -302,6 +308,8 @@ fn the_report_in_slices_is_the_report_in_one_call() {
             preset("gc-pause-fenced").expect("preset"),
             spec(&[FaultKind::Delay]),
         ),
+        // Found among the random schedules, after every single jump.
+        three_jumps(20_000),
     ];
     for (scenario, spec) in cases {
         let plan = Plan::new(&scenario, &spec);
@@ -312,8 +320,8 @@ fn the_report_in_slices_is_the_report_in_one_call() {
             plan.scan(0, total)
         };
         let schedules = hit.map_or(total, |i| i + 1);
-        let whole = plan.finish(hit, schedules);
-        let mut f = plan.finishing(hit, schedules);
+        let whole = plan.finish(hit, schedules).expect("counts of the plan");
+        let mut f = plan.finishing(hit, schedules).expect("counts of the plan");
         let mut slices = 0;
         while !f.advance(&plan, 1) {
             slices += 1;
@@ -347,6 +355,8 @@ fn a_plan_made_in_slices_is_the_plan_made_at_once() {
             preset("redlock-monotonic").expect("preset"),
             spec(&[FaultKind::LockClockJump]),
         ),
+        // The default samples past single jumps here, and finds three.
+        three_jumps(20_000),
     ];
     for (scenario, spec) in cases {
         let whole = Plan::new(&scenario, &spec);
@@ -367,6 +377,257 @@ fn a_plan_made_in_slices_is_the_plan_made_at_once() {
             whole.scan(0, total)
         };
         let n = hit.map_or(total, |i| i + 1);
-        assert_eq!(sliced.finish(hit, n), whole.finish(hit, n));
+        let report = whole.finish(hit, n);
+        assert!(report.is_ok(), "{report:?}");
+        assert_eq!(sliced.finish(hit, n), report);
     }
+}
+
+/// A count the plan does not hold is refused, naming `schedules`, and never turns into a
+/// complete search: only the numbers of the plan, all of them, make "exhaustive".
+#[test]
+fn a_count_beyond_the_plan_is_refused_not_reported_complete() {
+    let s = preset("gc-pause-fenced").expect("preset");
+    let spec = SearchSpec {
+        failure: Some(ViolationKind::StaleWriteAccepted),
+        ..spec(&[FaultKind::Pause])
+    };
+    let plan = Plan::new(&s, &spec);
+    let total = plan.total();
+    assert_eq!(total, plan.space(), "the budget does not cut this grid");
+    let refused = |found: Option<u64>, schedules: u64| match plan.finish(found, schedules) {
+        Ok(r) => panic!("{found:?}, {schedules}: accepted: {}", r.statement),
+        Err(e) => e.to_string(),
+    };
+    let above = refused(None, u64::MAX);
+    assert_eq!(
+        above,
+        format!(
+            "schedules: {} is more than the {total} schedules of this search",
+            u64::MAX
+        )
+    );
+    assert!(refused(None, total + 1).starts_with("schedules: "));
+    assert_eq!(
+        refused(Some(5), 5),
+        "schedules: 5 scanned cannot include the failure found at number 5"
+    );
+    // Every number scanned: complete. One short of it: not.
+    let all = plan.finish(None, total).expect("the plan's own count");
+    assert!(all.stats.complete, "{}", all.statement);
+    assert!(all.statement.starts_with("No failure found: exhaustive: "));
+    let short = plan
+        .finish(None, total - 1)
+        .expect("a count below the total");
+    assert!(!short.stats.complete, "{}", short.statement);
+    assert!(
+        !short.statement.contains("exhaustive: "),
+        "{}",
+        short.statement
+    );
+}
+
+/// When the budget cuts the grid, even every number of the plan scanned is not complete.
+#[test]
+fn a_search_cut_at_the_budget_is_never_complete() {
+    let s = preset("gc-pause-fenced").expect("preset");
+    let spec = SearchSpec {
+        failure: Some(ViolationKind::StaleWriteAccepted),
+        budget: 10,
+        strategy: Strategy::Exhaustive,
+        ..spec(&[FaultKind::Pause])
+    };
+    let plan = Plan::new(&s, &spec);
+    assert_eq!(plan.total(), 10);
+    assert!(plan.space() > 10);
+    assert!(
+        plan.finish(None, plan.space()).is_err(),
+        "the whole grid's count, past the budget"
+    );
+    let r = plan.finish(None, 10).expect("the plan's own count");
+    assert!(!r.stats.complete, "{}", r.statement);
+    assert!(
+        r.statement.contains("stopped at the budget"),
+        "{}",
+        r.statement
+    );
+}
+
+/// The spec a new user's JSON asks for, read as the API reads it.
+fn spec_json(json: &str) -> SearchSpec {
+    let v: serde_json::Value = serde_json::from_str(json).expect("JSON");
+    SearchSpec::from_value(&v).expect("a spec")
+}
+
+/// Redlock's happy path (five instances, A holds, B asks at 20 ms), lock clock jumps only,
+/// k = 3: three of the five instances must step for B to get a majority.
+fn three_jumps(budget: u64) -> (Scenario, SearchSpec) {
+    let s = preset("redlock-happy").expect("preset");
+    assert_eq!(s.lock.redlock.as_ref().map(|r| r.instances.len()), Some(5));
+    let json = format!(r#"{{"faults":["lock_clock_jump"],"maxFaults":3,"budget":{budget}}}"#);
+    (s, spec_json(&json))
+}
+
+/// No strategy named, 300 000 schedules, where the grid of up to three jumps holds tens of
+/// billions: the default walks every single jump, then samples two and three, and finds the
+/// failure within the budget, saying which part was which. The exhaustive order (the old
+/// default) spends all 300 000 numbers on singles and pairs and reports none found.
+#[test]
+fn the_default_finds_three_clock_jumps_on_redlock_within_the_budget() {
+    let (s, spec) = three_jumps(300_000);
+    assert_eq!(spec.strategy, Strategy::Auto);
+    let r = search(&s, &spec);
+    assert_eq!(r.outcome, Outcome::Found, "{}", r.statement);
+    replays(&r, &spec);
+    assert_eq!(r.counterexample.as_ref().map(|c| c.faults.len()), Some(3));
+    let (e, p) = (r.stats.exhaustive.clone(), r.stats.sampled.clone());
+    let (e, p) = (e.expect("an exhaustive part"), p.expect("a sampled part"));
+    assert_eq!((e.up_to_k, e.schedules), (1, e.space), "every single jump");
+    assert_eq!((p.min_faults, p.max_faults), (2, 3));
+    assert_eq!(e.space + p.space, 300_000);
+    assert!(p.schedules >= 1 && e.schedules + p.schedules == r.stats.schedules);
+    assert!(!r.stats.complete);
+    let want = format!(
+        "Found a failure after {} schedules (exhaustive for k ≤ 1: {} schedules; then {} random \
+         schedules of 2 to 3 faults, seed 0); shrunk to 3 faults: ",
+        r.stats.schedules, e.space, p.schedules
+    );
+    assert!(r.statement.starts_with(&want), "{}", r.statement);
+    // The exhaustive order over the same budget never gets past pairs.
+    let old = Plan::new(
+        &s,
+        &SearchSpec {
+            strategy: Strategy::Exhaustive,
+            ..spec.clone()
+        },
+    );
+    assert!(old.space() > 1_000 * old.total(), "{}", old.space());
+    assert_eq!(old.faults_of(old.total() - 1).len(), 2);
+}
+
+/// However the numbers are cut into blocks, across the exhaustive part's end and into the
+/// random part, the lowest failing number is the one a single scan finds.
+#[test]
+fn blocks_of_any_size_find_the_lowest_failing_number_across_both_parts() {
+    let (s, spec) = three_jumps(20_000);
+    let plan = Plan::new(&s, &spec);
+    let whole = plan.scan(0, plan.total()).expect("a failure");
+    let walked = plan.finish(None, 0).expect("no count").stats.exhaustive;
+    assert!(
+        walked.is_some_and(|e| whole >= e.space),
+        "found in the random part"
+    );
+    for block in [1, 7, 1000] {
+        assert_eq!(
+            lowest_in_blocks(&plan, block),
+            Some(whole),
+            "blocks of {block}"
+        );
+    }
+}
+
+/// The lowest failing number when `plan`'s numbers are scanned in blocks of `block`, skipping
+/// the blocks above a failure already found, as the workers do.
+fn lowest_in_blocks(plan: &Plan, block: u64) -> Option<u64> {
+    let mut found = None;
+    let mut from = 0;
+    while from < plan.total() && found.is_none_or(|f| from < f) {
+        let hit = plan.scan(from, from + block);
+        found = found.min(hit).or(found).or(hit);
+        from += block;
+    }
+    found
+}
+
+/// Where the whole grid fits the budget, the default is the exhaustive search, word for word:
+/// the same schedules, the same report, complete when nothing is found.
+#[test]
+fn a_small_space_is_searched_exhaustively_by_default_and_reported_complete() {
+    let cases = [
+        (
+            without("gc-pause-unfenced", At::Client(0, 1)),
+            spec(&[FaultKind::Pause, FaultKind::Delay, FaultKind::ClientCrash]),
+        ),
+        (
+            without("gc-pause-fenced", At::Client(0, 1)),
+            SearchSpec {
+                failure: Some(ViolationKind::StaleWriteAccepted),
+                ..spec(&[FaultKind::Pause, FaultKind::Delay, FaultKind::ClientCrash])
+            },
+        ),
+    ];
+    for (s, auto) in cases {
+        assert_eq!(auto.strategy, Strategy::Auto);
+        let exhaustive = SearchSpec {
+            strategy: Strategy::Exhaustive,
+            ..auto.clone()
+        };
+        let (a, e) = (search(&s, &auto), search(&s, &exhaustive));
+        assert_eq!(a.statement, e.statement);
+        assert_eq!(
+            (a.stats.strategy, e.stats.strategy),
+            (auto.strategy, exhaustive.strategy)
+        );
+        // The strategy asked for is all that differs.
+        let mut same = a.clone();
+        same.stats.strategy = Strategy::Exhaustive;
+        assert_eq!(same, e);
+        assert_eq!(a.stats.sampled, None);
+        let part = a.stats.exhaustive.clone().expect("an exhaustive part");
+        assert_eq!((part.up_to_k, part.space), (1, a.stats.space));
+        match a.outcome {
+            Outcome::Found => assert!(
+                a.statement.starts_with("Found a failure after ")
+                    && a.statement
+                        .contains(" schedules (exhaustive, k ≤ 1); shrunk to 1 fault: "),
+                "{}",
+                a.statement
+            ),
+            _ => {
+                assert!(a.stats.complete, "{}", a.statement);
+                assert!(
+                    a.statement.starts_with("No failure found: exhaustive: "),
+                    "{}",
+                    a.statement
+                );
+            }
+        }
+    }
+}
+
+/// When the auto search samples and finds nothing, it says which part was exhaustive and which
+/// random, that it is bounded, and never that it was complete.
+#[test]
+fn none_found_tells_the_exhaustive_part_from_the_random_one() {
+    let s = without("gc-pause-fenced", At::Client(0, 1));
+    let spec = SearchSpec {
+        failure: Some(ViolationKind::StaleWriteAccepted),
+        max_faults: 2,
+        budget: 2_000,
+        ..spec(&[FaultKind::Pause, FaultKind::Delay])
+    };
+    let r = search(&s, &spec);
+    assert_eq!(r.outcome, Outcome::NoneFound, "{}", r.statement);
+    assert!(!r.stats.complete);
+    let e = r.stats.exhaustive.clone().expect("an exhaustive part");
+    let p = r.stats.sampled.clone().expect("a sampled part");
+    assert_eq!((e.up_to_k, p.min_faults, p.max_faults), (1, 2, 2));
+    assert_eq!((e.schedules, p.schedules), (e.space, 2_000 - e.space));
+    let want = format!(
+        "No failure found: exhaustive for k ≤ 1: {} schedules, grid: ",
+        e.space
+    );
+    assert!(r.statement.starts_with(&want), "{}", r.statement);
+    let tail = format!(
+        "; then {} random schedules of 2 faults, seed 0, k ≤ 2, fault kinds: client pauses, \
+         debit delays. Bounded by this budget and grid, not a proof.",
+        p.schedules
+    );
+    assert!(r.statement.ends_with(&tail), "{}", r.statement);
+    // Its stats read as camelCase JSON with both parts.
+    let json = serde_json::to_value(&r.stats).expect("JSON");
+    assert_eq!(json["strategy"], "auto");
+    assert_eq!(json["exhaustive"]["upToK"], 1);
+    assert_eq!(json["sampled"]["minFaults"], 2);
+    assert_eq!(json["sampled"]["schedules"], p.schedules);
 }

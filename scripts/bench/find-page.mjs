@@ -75,7 +75,7 @@ try {
     const scenario = presets.presets().find((p) => p.id === 'gc-pause-fenced')?.scenario;
     if (!scenario) throw new Error('no preset gc-pause-fenced in this build');
     scenario.clients[0].events = scenario.clients[0].events?.filter((e) => e.kind !== 'pause');
-    const spec = JSON.stringify({ faults: ['pause', 'delay', 'client_crash'], maxFaults: 2, failure: 'stale_write_accepted', budget });
+    const spec = JSON.stringify({ faults: ['pause', 'delay', 'client_crash'], maxFaults: 2, failure: 'stale_write_accepted', budget, strategy: 'exhaustive' });
     /** @type {() => Promise<import('../../dist/pkg/fencing_playground.js').FinderEvent & { type: 'done' }>} */
     const search = () => new Promise((resolve, reject) => finder.search(JSON.stringify(scenario), spec, (e) => {
       if (e.type === 'done') resolve(e);

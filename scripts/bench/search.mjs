@@ -22,7 +22,7 @@ api.initSync({ module: readFileSync(pkg + 'search_bg.wasm') });
  * @returns {import('../../dist/pkg-search/search.js').SearchSpec}
  */
 const spec = (budget) => ({
-  faults: ['pause', 'delay', 'client_crash'], maxFaults: 2, failure: 'stale_write_accepted', budget,
+  faults: ['pause', 'delay', 'client_crash'], maxFaults: 2, failure: 'stale_write_accepted', budget, strategy: 'exhaustive',
 });
 
 if (!isMainThread) {

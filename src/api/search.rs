@@ -3,7 +3,7 @@
 //! Web Worker or between frames, and ask for the report when done. A bad spec is an `Error`
 //! naming the field (`spec.maxFaults: …`); nothing a caller passes can panic.
 
-use super::args::{error, json_text, scenario_arg, to_js};
+use super::args::{self, error, json_text, scenario_arg, to_js, MAX_SAFE};
 use crate::sim::search::{self, Finishing, Plan, Planning, SearchSpec};
 use wasm_bindgen::prelude::*;
 
@@ -11,13 +11,19 @@ use wasm_bindgen::prelude::*;
 const TS_SEARCH: &'static str = r#"
 export type FaultKind = "pause" | "delay" | "client_clock_jump" | "lock_clock_jump" | "instance_crash" | "partition" | "client_crash";
 export type ViolationKindName = "stale_write_accepted" | "two_holders" | "lease_deleted_by_non_owner" | "balance_mismatch" | "overlapping_writers";
+/** "auto" (the default): every schedule of the grid while the whole grid up to k fits the budget; otherwise every schedule of up to the largest k that fits, then random ones of more faults. "exhaustive": the grid in order, cut at the budget. "swarm": random schedules only. */
+export type SearchStrategy = "auto" | "exhaustive" | "swarm";
 /** What a search may inject and what counts as a failure; every field is optional. */
-export interface SearchSpec { faults?: FaultKind[]; pauseCause?: "gc" | "sigstop" | "page_fault" | "network"; pauseMs?: [number, number]; delayMs?: [number, number]; jumpMs?: [number, number]; downMs?: [number, number]; partitionMs?: [number, number]; persistence?: "with" | "without" | "both"; maxFaults?: number; failure?: "any" | ViolationKindName; seed?: number; budget?: number; strategy?: "exhaustive" | "swarm" }
+export interface SearchSpec { faults?: FaultKind[]; pauseCause?: "gc" | "sigstop" | "page_fault" | "network"; pauseMs?: [number, number]; delayMs?: [number, number]; jumpMs?: [number, number]; downMs?: [number, number]; partitionMs?: [number, number]; persistence?: "with" | "without" | "both"; maxFaults?: number; failure?: "any" | ViolationKindName; seed?: number; budget?: number; strategy?: SearchStrategy }
 /** One injected fault; clients and instances are indices, a delay names its debit by index. */
 export type Fault = { kind: FaultKind; atMs?: number; client?: number; instance?: number; event?: number; durationMs?: number; delayMs?: number; byMs?: number; downMs?: number; persistent?: boolean; cause?: string };
 export type OwnEvent = { lane: "client"; client: number; event: number } | { lane: "instance"; instance: number; event: number };
 export interface Counterexample { scenario: Scenario; faults: Fault[]; injected: { fault: number; at: OwnEvent | null; jump: number | null; text: string }[]; leftOut: OwnEvent[]; summary: string; violations: Verdict["violations"]; foundFaults: Fault[]; foundIndex: number | null }
-export interface SearchStats { strategy: "exhaustive" | "swarm"; faultKinds: FaultKind[]; maxFaults: number; seed: number; budget: number; schedules: number; space: number; complete: boolean; grid: { instants: number; perKind: [FaultKind, number][]; singleFaults: number }; shrinkRuns: number; shrinkCutShort: boolean }
+/** The numbers that walk the grid in order: every schedule of up to `upToK` faults (and, cut at the budget, the first of the next size); `schedules` of `space` scanned. */
+export interface SearchExhaustivePart { upToK: number; space: number; schedules: number }
+/** The numbers after the exhaustive ones: random schedules of `minFaults` to `maxFaults` faults, drawn from the seed; `schedules` of `space` scanned. Never exhaustive. */
+export interface SearchSampledPart { minFaults: number; maxFaults: number; space: number; schedules: number }
+export interface SearchStats { strategy: SearchStrategy; faultKinds: FaultKind[]; maxFaults: number; seed: number; budget: number; schedules: number; space: number; complete: boolean; exhaustive: SearchExhaustivePart | null; sampled: SearchSampledPart | null; grid: { instants: number; perKind: [FaultKind, number][]; singleFaults: number }; shrinkRuns: number; shrinkCutShort: boolean }
 export interface SearchReport { outcome: "found" | "fails_as_is" | "none_found"; statement: string; counterexample: Counterexample | null; stats: SearchStats; shrinkSteps: { text: string; faults: number; ownEvents: number }[] }
 "#;
 
@@ -43,7 +49,8 @@ pub fn search(
 }
 
 /// A search to run in slices: `total()` schedules, `scan(from, to)` returns the first failing
-/// number in the slice (or undefined), and `finish(found, schedules)` shrinks and reports. The
+/// number in the slice (or undefined), and `finish(found, schedules)` shrinks and reports
+/// (`schedules` is checked against `total()`: a count the plan does not hold is an `Error`). The
 /// main thread, which must not run long, says `startFinish(found, schedules)`, then
 /// `shrink(runs)` until it returns true, then `report()`: the same report in short steps.
 #[wasm_bindgen]
@@ -93,16 +100,29 @@ impl SearchPlan {
     }
 
     /// The report: `found` is the lowest failing number (or undefined), `schedules` how many
-    /// were scanned.
+    /// were scanned. A count that is not a whole number, is above `total()`, or does not reach
+    /// past `found` is an `Error` naming it, never clamped: the report says "complete" only
+    /// when the count covers the whole space.
     #[wasm_bindgen(unchecked_return_type = "SearchReport")]
-    pub fn finish(&self, found: Option<f64>, schedules: f64) -> Result<JsValue, JsError> {
-        to_js(&self.plan.finish(found.map(whole), whole(schedules)))
+    pub fn finish(
+        &self,
+        #[wasm_bindgen(unchecked_param_type = "number | null | undefined")] found: JsValue,
+        #[wasm_bindgen(unchecked_param_type = "number")] schedules: JsValue,
+    ) -> Result<JsValue, JsError> {
+        let f = self.counted("finish", &found, &schedules)?;
+        to_js(&self.plan.report(f))
     }
 
-    /// Starts the report in steps (one run): `found` and `schedules` as for `finish`.
+    /// Starts the report in steps (one run): `found` and `schedules` as for `finish`, and
+    /// checked as `finish` checks them.
     #[wasm_bindgen(js_name = startFinish)]
-    pub fn start_finish(&mut self, found: Option<f64>, schedules: f64) {
-        self.finishing = Some(self.plan.finishing(found.map(whole), whole(schedules)));
+    pub fn start_finish(
+        &mut self,
+        #[wasm_bindgen(unchecked_param_type = "number | null | undefined")] found: JsValue,
+        #[wasm_bindgen(unchecked_param_type = "number")] schedules: JsValue,
+    ) -> Result<(), JsError> {
+        self.finishing = Some(self.counted("startFinish", &found, &schedules)?);
+        Ok(())
     }
 
     /// Shrinks for at most `runs` runs; true when only `report()` is left. False before
@@ -121,6 +141,29 @@ impl SearchPlan {
             Some(f) => to_js(&self.plan.report(f)),
             None => Err(error("report: call startFinish first")),
         }
+    }
+}
+
+impl SearchPlan {
+    /// The report started from the caller's counts, read and checked against the plan; errors
+    /// name `method: found` or `method: schedules`.
+    fn counted(
+        &self,
+        method: &str,
+        found: &JsValue,
+        schedules: &JsValue,
+    ) -> Result<Finishing, JsError> {
+        let total = self.plan.total();
+        let found = if found.is_undefined() || found.is_null() {
+            None
+        } else {
+            Some(args::whole(found, &format!("{method}: found"), MAX_SAFE)?)
+        };
+        let limit = (total as f64).min(MAX_SAFE);
+        let schedules = args::whole(schedules, &format!("{method}: schedules"), limit)?;
+        self.plan
+            .finishing(found, schedules)
+            .map_err(|e| error(format!("{method}: {e}")))
     }
 }
 

@@ -1,8 +1,9 @@
 // "Find a failure" through the search workers' package (dist/pkg-search/, built by
 // scripts/build.sh with the search-api feature; the page's own package leaves the API out) under Node: search(scenario, spec) finds the
 // paused-holder double write in gc-pause-unfenced without its pause and shrinks it to one
-// pause; strict fencing survives; the sliced SearchPlan agrees with search(); bad specs throw
-// an Error naming the field.
+// pause; strict fencing survives; with no strategy named, a grid too large for the budget is
+// walked as far as it fits and sampled past it; the sliced SearchPlan agrees with search(); a count of
+// schedules the plan does not hold, and bad specs, throw an Error naming the argument.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
@@ -72,6 +73,49 @@ test('SearchPlan scanned in slices gives what search() gives', () => {
   assert.notEqual(found, undefined);
   const sliced = plan.finish(found, found + 1);
   assert.deepEqual(sliced, search(scenario, spec));
+  plan.free();
+});
+
+test('no strategy named: every single clock jump, then random ones, finds three on the Redlock happy path', () => {
+  const scenario = presets().find((p) => p.id === 'redlock-happy').scenario;
+  assert.equal(scenario.lock.redlock.instances.length, 5);
+  const report = search(scenario, { faults: ['lock_clock_jump'], maxFaults: 3, budget: 300000 });
+  assert.equal(report.outcome, 'found', report.statement);
+  const { strategy, exhaustive, sampled, schedules, complete } = report.stats;
+  assert.equal(strategy, 'auto');
+  assert.equal(complete, false);
+  assert.equal(exhaustive.upToK, 1);
+  assert.equal(exhaustive.schedules, exhaustive.space);
+  assert.deepEqual([sampled.minFaults, sampled.maxFaults], [2, 3]);
+  assert.equal(exhaustive.space + sampled.space, 300000);
+  assert.equal(exhaustive.schedules + sampled.schedules, schedules);
+  assert.match(report.statement, /^Found a failure after \d+ schedules \(exhaustive for k ≤ 1: \d+ schedules; then \d+ random schedules of 2 to 3 faults, seed 0\); shrunk to 3 faults: /);
+  assert.equal(report.counterexample.faults.length, 3);
+  assert.equal(simulate(report.counterexample.scenario).verdict.safe, false);
+});
+
+test('SearchPlan.finish refuses a count the plan does not hold instead of reporting it complete', () => {
+  const scenario = without('gc-pause-fenced', 0, 1);
+  const plan = new SearchPlan(scenario, { faults: ['pause'], failure: 'stale_write_accepted' });
+  const total = plan.total();
+  const cases = [
+    [[undefined, 1e20], new RegExp(`^finish: schedules: expected a whole number from 0 to ${total}, got 100000000000000000000$`)],
+    [[undefined, total + 1], new RegExp(`^finish: schedules: expected a whole number from 0 to ${total}, got ${total + 1}$`)],
+    [[undefined, NaN], /^finish: schedules: expected a whole number from 0 to \d+, got NaN$/],
+    [[undefined, Infinity], /^finish: schedules: expected a whole number from 0 to \d+, got Infinity$/],
+    [[undefined, -1], /^finish: schedules: expected a whole number from 0 to \d+, got -1$/],
+    [[undefined, 2.5], /^finish: schedules: expected a whole number from 0 to \d+, got 2.5$/],
+    [[undefined, '7'], /^finish: schedules: expected a number$/],
+    [[-1, 7], /^finish: found: expected a whole number from 0 to 9007199254740991, got -1$/],
+    [[7, 7], /^finish: schedules: 7 scanned cannot include the failure found at number 7$/],
+  ];
+  for (const [args, pattern] of cases) {
+    assert.throws(() => plan.finish(...args), (e) => e instanceof Error && pattern.test(e.message), String(pattern));
+  }
+  assert.throws(() => plan.startFinish(undefined, 1e20), /^Error: startFinish: schedules: expected a whole number/);
+  // The plan's own count is complete; one short of it is not.
+  assert.equal(plan.finish(undefined, total).stats.complete, true);
+  assert.equal(plan.finish(null, total - 1).stats.complete, false);
   plan.free();
 });
 

@@ -7,7 +7,8 @@
 //! The children never import this file: `spec` (what may be searched), `fault` (a schedule and
 //! the scenario it makes), `probe` (does it fail), `grid` (the instants that matter and the
 //! numbered exhaustive space), `building` (the same grid in slices, kept in `chunks`), `swarm`
-//! (numbered random schedules), `shrink`, `report`. This
+//! (numbered random schedules), `layout` (which numbers are the grid's and which random),
+//! `shrink`, `report`. This
 //! file composes them into a `Plan`, which the page's workers can scan in slices: the result
 //! is the lowest failing schedule number however the numbers are split.
 
@@ -15,6 +16,7 @@ pub mod building;
 pub mod chunks;
 pub mod fault;
 pub mod grid;
+pub mod layout;
 pub mod probe;
 pub mod report;
 pub mod shrink;
@@ -22,16 +24,17 @@ pub mod spec;
 pub mod swarm;
 
 pub use fault::{Fault, Injected, Own, Schedule};
-pub use report::{Counterexample, Outcome, SearchReport, Stats};
+pub use report::{Counterexample, ExhaustivePart, Outcome, SampledPart, SearchReport, Stats};
 pub use shrink::ShrinkStep;
 pub use spec::{FaultKind, SearchSpec, Strategy};
 
 use crate::sim::engine::{run, Progress, Run};
-use crate::sim::scenario::Scenario;
+use crate::sim::scenario::{Scenario, ScenarioError};
 use crate::sim::trace::Trace;
 use building::GridBuild;
 use chunks::Chunks;
 use grid::{Combos, GridSize};
+use layout::Layout;
 use swarm::Swarm;
 
 /// How many runs the shrinker may spend.
@@ -44,7 +47,7 @@ pub struct Plan {
     lean: Scenario,
     spec: SearchSpec,
     options: Chunks,
-    counts: Vec<u64>,
+    layout: Layout,
     swarm: Swarm,
     grid: GridSize,
     fails_as_is: bool,
@@ -80,7 +83,7 @@ impl Plan {
         swarm: Swarm,
     ) -> Plan {
         let fails_as_is = !probe::counted(trace, spec.failure.as_ref()).is_empty();
-        let counts = grid::counts(options.len(), spec.max_faults);
+        let layout = Layout::new(spec, &grid::counts(options.len(), spec.max_faults));
         let mut lean = base.clone();
         lean.name.clear();
         lean.caption.clear();
@@ -90,7 +93,7 @@ impl Plan {
             base: base.clone(),
             spec: spec.clone(),
             options,
-            counts,
+            layout,
             grid,
             fails_as_is,
         }
@@ -100,28 +103,31 @@ impl Plan {
         self.fails_as_is
     }
 
-    /// Schedules in the space: the grid up to k for an exhaustive search, the budget for a
-    /// swarm.
+    /// Schedules in the space: the grid up to k for an exhaustive search (and an auto one
+    /// whose grid fits the budget), the budget for a swarm (and an auto search that samples).
     pub fn space(&self) -> u64 {
-        match self.spec.strategy {
-            Strategy::Exhaustive => self.counts.iter().fold(0u64, |a, c| a.saturating_add(*c)),
-            Strategy::Swarm => self.spec.budget,
-        }
+        self.layout.space
     }
 
     /// The schedules the search runs: the space, cut at the budget.
     pub fn total(&self) -> u64 {
-        self.space().min(self.spec.budget)
+        self.layout.space.min(self.spec.budget)
     }
 
-    /// The faults of schedule number `index`.
+    /// The faults of schedule number `index`: a combination of the grid in the exhaustive
+    /// part, a random draw after it.
     pub fn faults_of(&self, index: u64) -> Vec<Fault> {
-        match self.spec.strategy {
-            Strategy::Exhaustive => Combos::at(self.options.len(), self.counts.clone(), index)
+        let l = &self.layout;
+        match l.sampled {
+            Some((lo, hi)) if index >= l.exhaustive => {
+                self.swarm
+                    .schedule_of(&self.spec, index - l.exhaustive, lo, hi)
+            }
+            _ if index >= l.exhaustive => Vec::new(),
+            _ => Combos::at(self.options.len(), l.walked.clone(), index)
                 .current()
                 .map(|(_, c)| c.iter().map(|i| self.options[*i].clone()).collect())
                 .unwrap_or_default(),
-            Strategy::Swarm => self.swarm.schedule(&self.spec, index),
         }
     }
 
@@ -132,47 +138,82 @@ impl Plan {
         })
     }
 
-    /// The first failing schedule number in `from..to` (cut at `total()`), if any.
+    /// The first failing schedule number in `from..to` (cut at `total()`), if any: the
+    /// exhaustive part's numbers walked in order, then the random ones'.
     pub fn scan(&self, from: u64, to: u64) -> Option<u64> {
         let to = to.min(self.total());
+        let l = &self.layout;
         let mut work = self.lean.clone();
         let mut faults = Vec::with_capacity(self.spec.max_faults as usize);
-        match self.spec.strategy {
-            Strategy::Exhaustive => {
-                let mut combos = Combos::at(self.options.len(), self.counts.clone(), from);
-                while let Some((i, c)) = combos.current() {
-                    if i >= to {
-                        break;
-                    }
-                    faults.clear();
-                    faults.extend(c.iter().map(|j| self.options[*j].clone()));
-                    if self.schedule_fails(&mut work, &faults) {
-                        return Some(i);
-                    }
-                    combos.advance();
+        let walked_to = to.min(l.exhaustive);
+        if from < walked_to {
+            let mut combos = Combos::at(self.options.len(), l.walked.clone(), from);
+            while let Some((i, c)) = combos.current() {
+                if i >= walked_to {
+                    break;
                 }
-                None
+                faults.clear();
+                faults.extend(c.iter().map(|j| self.options[*j].clone()));
+                if self.schedule_fails(&mut work, &faults) {
+                    return Some(i);
+                }
+                combos.advance();
             }
-            Strategy::Swarm => (from..to).find(|i| {
-                let faults = self.swarm.schedule(&self.spec, *i);
-                self.schedule_fails(&mut work, &faults)
-            }),
         }
+        let (lo, hi) = l.sampled?;
+        (from.max(l.exhaustive)..to).find(|i| {
+            let faults = self.swarm.schedule_of(&self.spec, i - l.exhaustive, lo, hi);
+            self.schedule_fails(&mut work, &faults)
+        })
     }
 
     /// The report once scanning is over: `found` is the lowest failing number, if any, and
-    /// `schedules` how many numbers were scanned. A failure is shrunk and replayed first.
-    pub fn finish(&self, found: Option<u64>, schedules: u64) -> SearchReport {
-        let mut f = self.finishing(found, schedules);
+    /// `schedules` how many numbers were scanned. A failure is shrunk and replayed first. The
+    /// counts are checked as `finishing` checks them.
+    pub fn finish(
+        &self,
+        found: Option<u64>,
+        schedules: u64,
+    ) -> Result<SearchReport, ScenarioError> {
+        let mut f = self.finishing(found, schedules)?;
         f.advance(self, u64::MAX);
-        self.report(f)
+        Ok(self.report(f))
     }
 
     /// The report taken a slice at a time: this starts it (one run, to check `found`), then
     /// `Finishing::advance` shrinks in slices of runs, and `report` replays and writes the
     /// answer (three runs). What `finish` does in one call, in steps the main thread can take
     /// between frames.
-    pub fn finishing(&self, found: Option<u64>, schedules: u64) -> Finishing {
+    ///
+    /// The caller's counts are checked against the plan, never clamped: `schedules` above
+    /// `total()` (numbers this plan does not have), or below `found + 1` (a failure at a number
+    /// not scanned), is an error naming `schedules`. A count that is refused cannot be turned
+    /// into a claim the search did not earn: clamping 10^20 to `total()` would still report a
+    /// complete search nobody ran. Within the plan the core cannot see which workers scanned
+    /// what, so the count is the caller's word; it only ever names numbers this plan holds.
+    pub fn finishing(
+        &self,
+        found: Option<u64>,
+        schedules: u64,
+    ) -> Result<Finishing, ScenarioError> {
+        let total = self.total();
+        if schedules > total {
+            return Err(ScenarioError::new(
+                "schedules",
+                format!("{schedules} is more than the {total} schedules of this search"),
+            ));
+        }
+        if let Some(i) = found.filter(|i| *i >= schedules) {
+            return Err(ScenarioError::new(
+                "schedules",
+                format!("{schedules} scanned cannot include the failure found at number {i}"),
+            ));
+        }
+        Ok(self.start(found, schedules))
+    }
+
+    /// `finishing` once its counts are known to fit the plan.
+    fn start(&self, found: Option<u64>, schedules: u64) -> Finishing {
         let stats = Stats {
             strategy: self.spec.strategy,
             fault_kinds: self.spec.faults.clone(),
@@ -181,9 +222,13 @@ impl Plan {
             budget: self.spec.budget,
             schedules,
             space: self.space(),
-            complete: self.spec.strategy == Strategy::Exhaustive
+            // Every schedule of the grid up to k: none cut by the budget, every one scanned.
+            complete: self.layout.sampled.is_none()
                 && found.is_none()
-                && schedules >= self.space(),
+                && self.total() == self.space()
+                && schedules == self.space(),
+            exhaustive: self.layout.exhaustive_part(schedules),
+            sampled: self.layout.sampled_part(schedules),
             grid: self.grid.clone(),
             shrink_runs: 0,
             shrink_cut_short: false,
@@ -380,10 +425,13 @@ impl Finishing {
 /// Searches the whole budget on one thread: what the JS API and the tests call.
 pub fn search(scenario: &Scenario, spec: &SearchSpec) -> SearchReport {
     let plan = Plan::new(scenario, spec);
-    if plan.fails_as_is() {
-        return plan.finish(None, 0);
-    }
-    let total = plan.total();
-    let found = plan.scan(0, total);
-    plan.finish(found, found.map_or(total, |i| i + 1))
+    // The counts are the ones scanned here: they fit the plan, so `start` needs no check.
+    let finishing = if plan.fails_as_is() {
+        plan.start(None, 0)
+    } else {
+        let total = plan.total();
+        let found = plan.scan(0, total);
+        plan.start(found, found.map_or(total, |i| i + 1))
+    };
+    plan.report(finishing)
 }

@@ -89,6 +89,11 @@ pub enum Strategy {
     Exhaustive,
     /// Random schedules: each draws which fault kinds are on and their number from the seed.
     Swarm,
+    /// The default: `Exhaustive` while the whole grid up to k fits the budget; otherwise every
+    /// schedule of up to the largest k' that fits, then random schedules of k' + 1 to k faults
+    /// (drawn as `Swarm` draws them) for the rest of the budget, so the budget is never spent
+    /// on a walk it cannot finish.
+    Auto,
 }
 
 /// An inclusive range of milliseconds.
@@ -119,7 +124,8 @@ pub struct SearchSpec {
 }
 
 impl Default for SearchSpec {
-    /// Pauses, debit delays and client crashes, one fault, exhaustive, 100 000 schedules.
+    /// Pauses, debit delays and client crashes, one fault, auto (exhaustive while the grid fits
+    /// the budget), 100 000 schedules.
     fn default() -> Self {
         SearchSpec {
             faults: vec![FaultKind::Pause, FaultKind::Delay, FaultKind::ClientCrash],
@@ -137,7 +143,7 @@ impl Default for SearchSpec {
             failure: None,
             seed: 0,
             budget: 100_000,
-            strategy: Strategy::Exhaustive,
+            strategy: Strategy::Auto,
         }
     }
 }
@@ -270,7 +276,8 @@ const FAILURES: [(&str, Option<ViolationKind>); 6] = [
         Some(ViolationKind::OverlappingWriters),
     ),
 ];
-const STRATEGIES: [(&str, Strategy); 2] = [
+const STRATEGIES: [(&str, Strategy); 3] = [
+    ("auto", Strategy::Auto),
     ("exhaustive", Strategy::Exhaustive),
     ("swarm", Strategy::Swarm),
 ];
@@ -457,7 +464,13 @@ mod tests {
                 r#"{"failure":"fire"}"#,
                 "spec.failure: expected one of \"any\"",
             ),
-            (r#"{"strategy":"guess"}"#, "spec.strategy: expected one of"),
+            (
+                r#"{"strategy":"guess"}"#,
+                "spec.strategy: expected one of \"auto\", \"exhaustive\", \"swarm\", got text \"guess\"",
+            ),
+            (r#"{"strategy":"auto"}"#, "ok"),
+            (r#"{"strategy":"exhaustive"}"#, "ok"),
+            (r#"{"strategy":"swarm"}"#, "ok"),
         ];
         for (json, want) in cases {
             let got = error_of(json);
@@ -492,5 +505,23 @@ mod tests {
         assert_eq!(s.max_faults, 2);
         assert_eq!(s.failure, Some(ViolationKind::TwoHolders));
         assert_eq!(s.faults, SearchSpec::default().faults);
+        assert_eq!(s.strategy, Strategy::Auto, "no strategy named: auto");
+    }
+
+    /// The names links and API calls already use keep their meaning.
+    #[test]
+    fn every_strategy_reads_back_by_its_name() {
+        for (json, want) in [
+            (r#"{"strategy":"exhaustive"}"#, Strategy::Exhaustive),
+            (r#"{"strategy":"swarm"}"#, Strategy::Swarm),
+            (r#"{"strategy":"auto"}"#, Strategy::Auto),
+            (r#"{}"#, Strategy::Auto),
+        ] {
+            let v: Value = serde_json::from_str(json).unwrap();
+            let s = SearchSpec::from_value(&v).unwrap();
+            assert_eq!(s.strategy, want, "{json}");
+            let again: Value = serde_json::from_str(&s.to_json()).unwrap();
+            assert_eq!(SearchSpec::from_value(&again).unwrap(), s, "{json}");
+        }
     }
 }

@@ -3,6 +3,8 @@
 //! and how many faults it holds, then each fault, half the time from the grid of instants that
 //! matter and half the time anywhere in the run with any size the bounds allow. Because a
 //! schedule depends on nothing but its number, workers can split the numbers any way they like.
+//! The auto strategy draws the same way with a floor on the number of faults
+//! (`schedule_of`): the sizes below it it has walked in full.
 
 use super::chunks::Chunks;
 use super::fault::{bounds_of, Fault};
@@ -69,8 +71,20 @@ impl Swarm {
         Swarm { by_kind, end_ms }
     }
 
-    /// Schedule number `index`.
+    /// Schedule number `index`, of 1 to k faults.
     pub fn schedule(&self, spec: &SearchSpec, index: u64) -> Vec<Fault> {
+        self.schedule_of(spec, index, 1, spec.max_faults)
+    }
+
+    /// Schedule number `index`, of `min_faults` to `max_faults` faults (`1..=k` is `schedule`,
+    /// draw for draw): what the auto strategy samples past the sizes it walked in full.
+    pub fn schedule_of(
+        &self,
+        spec: &SearchSpec,
+        index: u64,
+        min_faults: u32,
+        max_faults: u32,
+    ) -> Vec<Fault> {
         let mut d = Draw::new(spec.seed, index);
         let present = self.by_kind.len() as u64;
         if present == 0 {
@@ -80,7 +94,8 @@ impl Swarm {
         if on.is_empty() {
             on.push(d.below(present) as usize);
         }
-        let n = 1 + d.below(u64::from(spec.max_faults)) as usize;
+        let (lo, hi) = (min_faults.max(1), max_faults.max(min_faults.max(1)));
+        let n = (lo + d.below(u64::from(hi - lo + 1)) as u32) as usize;
         let mut out = Vec::with_capacity(n);
         for _ in 0..n {
             let of_kind = &self.by_kind[on[d.below(on.len() as u64) as usize]].1;

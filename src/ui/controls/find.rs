@@ -128,7 +128,8 @@ fn form_spec(root: &web_sys::Element) -> String {
         number("select[name=k]"),
         number("input[name=budget]"),
         number("input[name=seed]"),
-        if swarm { "swarm" } else { "exhaustive" }
+        // Unchecked: the default, exhaustive while the grid fits the budget, then sampled.
+        if swarm { "swarm" } else { "auto" }
     )
 }
 

@@ -1,6 +1,6 @@
 //! Every preset's run in full: the steps, the narration, the verdict and the whole trace as
 //! JSON, pinned in `tests/snapshots/` with `expect-test`. A change in behaviour shows up as a
-//! diff a reviewer can read; `UPDATE_EXPECT=1 cargo test --test snapshots` rewrites the files
+//! diff a reviewer can read; `UPDATE_EXPECT=1 cargo test --test suite snapshots::` rewrites the files
 //! after a deliberate change. Native only: the files are read from disk.
 #![cfg(not(target_arch = "wasm32"))]
 

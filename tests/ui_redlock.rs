@@ -7,8 +7,7 @@
 use fencing_playground::sim::presets::preset;
 use fencing_playground::ui::MountOptions;
 
-mod common;
-use common::*;
+use crate::common::*;
 use wasm_bindgen::JsCast;
 use wasm_bindgen_test::*;
 use web_sys::{Element, KeyboardEvent, KeyboardEventInit, MouseEvent, MouseEventInit};

@@ -5,8 +5,7 @@
 
 use fencing_playground::ui::{mount, MountOptions};
 
-mod common;
-use common::*;
+use crate::common::*;
 use wasm_bindgen::JsCast;
 use wasm_bindgen_test::*;
 use web_sys::{

@@ -11,8 +11,9 @@ cd "$(dirname "$0")/.."
 export PATH="$HOME/.cargo/bin:$PATH"
 
 crate=fencing_playground
-wasm_in="target/wasm32-unknown-unknown/release/$crate.wasm"
-search_in="target/search-wasm/wasm32-unknown-unknown/release/$crate.wasm"
+# The raw wasm of the page's and the search's release builds, as scripts/build.sh keeps them.
+wasm_in=target/wasm-raw/page.wasm
+search_in=target/wasm-raw/search.wasm
 out=dist/fencing-playground.html
 for f in "$wasm_in" "$search_in"; do
   if ! [ -f "$f" ]; then
@@ -25,7 +26,7 @@ tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 
 echo "[build-single] wasm-bindgen --target no-modules"
-wasm-bindgen --target no-modules --no-typescript --out-dir "$tmp" "$wasm_in"
+wasm-bindgen --target no-modules --no-typescript --out-dir "$tmp" --out-name "$crate" "$wasm_in"
 
 echo "[build-single] wasm-opt -Oz"
 bash scripts/wasm-opt.sh "$tmp/${crate}_bg.wasm" "$tmp/${crate}_bg.opt.wasm"

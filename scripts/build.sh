@@ -9,14 +9,20 @@ export PATH="$HOME/.cargo/bin:$PATH"
 
 crate=fencing_playground
 wasm_in="target/wasm32-unknown-unknown/release/$crate.wasm"
+# The three builds below share one target directory, where each overwrites the one .wasm cargo
+# writes: each build's raw wasm is kept here under its own name (scripts/build-single.sh reads
+# the page's and the search's).
+raw=target/wasm-raw
+mkdir -p "$raw"
 
 echo "[build] cargo build (release, wasm32)"
 cargo build --release --target wasm32-unknown-unknown --lib
+cp "$wasm_in" "$raw/page.wasm"
 
 echo "[build] wasm-bindgen --target web"
 rm -rf dist
 mkdir -p dist
-wasm-bindgen --target web --typescript --out-dir dist/pkg "$wasm_in"
+wasm-bindgen --target web --typescript --out-dir dist/pkg --out-name "$crate" "$raw/page.wasm"
 
 # Methods called on a freed object (or re-entered from now()) must fail in JavaScript, before
 # they reach the wasm module: see scripts/class-guard.js.
@@ -43,7 +49,8 @@ node scripts/short-imports.mjs "dist/pkg/${crate}.js" "dist/pkg/${crate}_bg.wasm
 echo "[build] cargo build (release, the crate at opt-level 3, wasm32, feature search-worker) for the search workers"
 cargo build --release --config 'profile.release.package.fencing-playground.opt-level=3' \
   --target wasm32-unknown-unknown --lib --features search-worker
-wasm-bindgen --target web --typescript --out-dir dist/pkg-search --out-name search "$wasm_in"
+cp "$wasm_in" "$raw/search.wasm"
+wasm-bindgen --target web --typescript --out-dir dist/pkg-search --out-name search "$raw/search.wasm"
 WASM_OPT_LEVEL=-O3 bash scripts/wasm-opt.sh dist/pkg-search/search_bg.wasm dist/pkg-search/search_bg.wasm.opt
 mv dist/pkg-search/search_bg.wasm.opt dist/pkg-search/search_bg.wasm
 rm -f dist/pkg-search/.gitignore
@@ -54,7 +61,8 @@ rm -f dist/pkg-search/.gitignore
 # Each build overwrites the one .wasm cargo writes, so wasm-bindgen reads it right after.
 echo "[build] cargo build (release, wasm32, feature first-stage) for the first stage"
 cargo build --release --target wasm32-unknown-unknown --lib --features first-stage
-wasm-bindgen --target web --typescript --out-dir dist/pkg-first --out-name first "$wasm_in"
+cp "$wasm_in" "$raw/first.wasm"
+wasm-bindgen --target web --typescript --out-dir dist/pkg-first --out-name first "$raw/first.wasm"
 bash scripts/wasm-opt.sh dist/pkg-first/first_bg.wasm dist/pkg-first/first_bg.wasm.opt
 mv dist/pkg-first/first_bg.wasm.opt dist/pkg-first/first_bg.wasm
 node scripts/short-imports.mjs dist/pkg-first/first.js dist/pkg-first/first_bg.wasm

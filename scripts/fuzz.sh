@@ -3,7 +3,7 @@
 # Replays every saved reproducer in tests/fuzz/corpus/, then fuzzes for the given seconds, half
 # natively (tests/fuzz/: the scenario reader, the link decoder, the engine and its checker, in
 # the test profile: overflow checks and the engine's debug assertions on, and no build of its
-# own, since `cargo test` has built it) and half under Node against the release package (tests/fuzz/node.mjs: the JS
+# own, since `cargo test` has built it) and half under Node, side by side, against the release package (tests/fuzz/node.mjs: the JS
 # API and the LeaseLock/FencedAccount classes). Each half reports inputs per second and saves a
 # reproducer for every failure into tests/fuzz/corpus/ (commit it with the fix). A run slower
 # than 250 ms natively or 1 s in wasm (best of three) is saved into tests/fuzz/slow/ and
@@ -25,11 +25,23 @@ if [ "${FUZZ_BUILD:-0}" = 1 ] || ! [ -f dist/pkg/fencing_playground_bg.wasm ]; t
   bash scripts/build.sh >/dev/null
 fi
 
+# The two halves are independent and each keeps one core busy: they run side by side (the
+# native build first, so the compile does not eat into the Node half), and each one's output
+# is shown whole once both are done.
 status=0
-echo "[fuzz] native: replay tests/fuzz/corpus/, then ${native} s (cargo test --test fuzz: overflow checks and debug assertions on)"
-FUZZ_SECONDS=$native FUZZ_SEED=$seed cargo test --quiet --test fuzz -- --nocapture || status=1
+cargo test --quiet --test fuzz --no-run
+logs=$(mktemp -d)
+echo "[fuzz] native: replay tests/fuzz/corpus/, then ${native} s (cargo test --test fuzz: overflow checks and debug assertions on), beside"
 echo "[fuzz] node: replay tests/fuzz/corpus/, then ${node_seconds} s (node tests/fuzz/node.mjs)"
-node tests/fuzz/node.mjs "$node_seconds" "$seed" || status=1
+FUZZ_SECONDS=$native FUZZ_SEED=$seed cargo test --quiet --test fuzz -- --nocapture >"$logs/native" 2>&1 &
+native_pid=$!
+node tests/fuzz/node.mjs "$node_seconds" "$seed" >"$logs/node" 2>&1 &
+node_pid=$!
+wait "$native_pid" || status=1
+wait "$node_pid" || status=1
+echo "[fuzz] native:"; cat "$logs/native"
+echo "[fuzz] node:"; cat "$logs/node"
+rm -rf "$logs"
 if [ "$status" -ne 0 ]; then
   echo "[fuzz] FAILED: see the reproducers listed above (tests/fuzz/corpus/); replay with FUZZ_SEED=$seed" >&2
 fi

@@ -145,21 +145,23 @@ impl Run {
 
 impl Sim {
     fn new(s: Rc<Scenario>) -> Sim {
-        let (service, instances, majority) = match &s.lock.redlock {
+        let (service, kind, instances, majority) = match &s.lock.redlock {
             None => (
                 Service::Single(Box::new(Single::new(&s))),
+                ServiceKind::Single,
                 vec!["lock".to_string()],
                 1,
             ),
             Some(r) => (
                 Service::Redlock(Redlock::new(&s, r)),
+                ServiceKind::Redlock,
                 r.instances.iter().map(|i| i.name.clone()).collect(),
                 r.majority(),
             ),
         };
         let storage = Storage::new(&s);
         Sim {
-            w: World::new(s, instances, majority),
+            w: World::new(s, kind, instances, majority),
             service,
             storage,
             steps: 0,

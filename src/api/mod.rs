@@ -67,9 +67,11 @@ pub fn presets() -> Result<JsValue, JsError> {
     unchecked_return_type = "{ ok: true } | { ok: false; path: string; message: string; error: string }"
 )]
 pub fn validate(scenario: JsValue) -> JsValue {
-    let result = json_text(&scenario, "scenario")
-        .map_err(|_| sim::ScenarioError::new("", "expected a scenario object or JSON text"))
-        .and_then(|text| read_scenario(&scenario, &text));
+    let result = counts_of(&scenario).and_then(|()| {
+        json_text(&scenario, "scenario")
+            .map_err(|_| sim::ScenarioError::new("", "expected a scenario object or JSON text"))
+            .and_then(|text| read_scenario(&scenario, &text))
+    });
     let out = Object::new();
     match result {
         Ok(_) => set(&out, "ok", true.into()),

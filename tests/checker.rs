@@ -20,6 +20,7 @@ fn blank() -> Trace {
         clients: vec!["A".into(), "B".into()],
         tier: Tier::Correctness,
         fence_rule: FenceRule::Strict,
+        service: ServiceKind::Single,
         instances: vec!["lock".into()],
         majority: 1,
         majorities: Vec::new(),

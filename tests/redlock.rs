@@ -6,9 +6,10 @@ use wasm_bindgen_test::wasm_bindgen_test as test;
 #[cfg(target_arch = "wasm32")]
 wasm_bindgen_test::wasm_bindgen_test_configure!(run_in_browser);
 
+use fencing_playground::sim::commands::{commands, server_name, Act};
 use fencing_playground::sim::presets::{empty_redlock, preset};
 use fencing_playground::sim::scenario::{InstanceEvent, Redlock};
-use fencing_playground::sim::trace::{Failure, Trace};
+use fencing_playground::sim::trace::{Failure, ServiceKind, Trace};
 use fencing_playground::sim::words::failure_text;
 use fencing_playground::sim::{run, Event, Scenario, ViolationKind};
 
@@ -278,4 +279,47 @@ fn every_redlock_caption_names_its_assumption() {
             "{id}: caption states no condition: {c}"
         );
     }
+}
+
+/// The clock-jump preset over R3 alone: Redlock with one instance, whose majority is one.
+fn one_instance_redlock() -> Scenario {
+    let mut s = preset("redlock-clock-jump").unwrap();
+    let r = settings(&mut s);
+    r.instances = vec![r.instances[2].clone()];
+    s
+}
+
+/// Where the run's first Redis command goes, as the Commands view names it.
+fn redis_server(s: &Scenario, t: &Trace) -> String {
+    let all = commands(s, t);
+    let c = all.iter().find(|c| matches!(c.act, Act::Redis { .. }));
+    server_name(t, c.expect("a Redis command"))
+}
+
+#[test]
+fn redlock_over_one_instance_is_told_as_redlock() {
+    let s = one_instance_redlock();
+    let t = run(&s);
+    assert_eq!(t.service, ServiceKind::Redlock);
+    let told = t.narration.join("\n");
+    assert!(
+        told.contains("R3 expired A's key") && told.contains("before A's lock stops being valid"),
+        "{told}"
+    );
+    assert_eq!(
+        t.verdict.violations.first().map(|v| v.text.as_str()),
+        Some(
+            "B held the lock from 22 to 58 ms while A's lock was still valid by its own clock, \
+             though its majority was gone at 15 ms"
+        ),
+        "{:#?}",
+        t.verdict
+    );
+    assert_eq!(redis_server(&s, &t), "R3");
+    // A single lock stays a single lock.
+    let s = preset("gc-pause-unfenced").unwrap();
+    let t = run(&s);
+    assert_eq!(t.service, ServiceKind::Single);
+    assert_eq!(redis_server(&s, &t), "redis");
+    assert!(t.narration.iter().all(|l| !l.contains("majority")));
 }

@@ -2,6 +2,7 @@
 //! flags and text checked against their documented ranges, and errors that name the argument.
 //! Every function here returns an error instead of panicking.
 
+use crate::sim::scenario::{counts, SCENARIO_VERSION};
 use crate::sim::{Scenario, ScenarioError};
 use js_sys::{Array, Object, Reflect, JSON};
 use wasm_bindgen::prelude::*;
@@ -34,32 +35,112 @@ pub(super) fn to_js<T: serde::Serialize>(value: &T) -> Result<JsValue, JsError> 
 }
 
 pub(super) fn scenario_arg(value: &JsValue) -> Result<Scenario, JsError> {
+    let scenario = |e: ScenarioError| error(format!("scenario: {e}"));
+    counts_of(value).map_err(scenario)?;
     let text = json_text(value, "scenario")?;
-    read_scenario(value, &text).map_err(|e| error(format!("scenario: {e}")))
+    read_scenario(value, &text).map_err(scenario)
+}
+
+/// The counts of a scenario object's lists (`sim::scenario::counts`), before `JSON.stringify`
+/// reads a single entry: a million clock jumps are refused by their count. JSON text is
+/// counted as it is parsed, and an object of another version by the reader after migrating.
+pub(super) fn counts_of(value: &JsValue) -> Result<(), ScenarioError> {
+    if !value.is_object() || get(value, "version").as_f64() != Some(f64::from(SCENARIO_VERSION)) {
+        return Ok(());
+    }
+    counts::check(&Js(value.clone()))
+}
+
+/// A JS value as the counts read it; every lookup that throws (a proxy, a getter) is absent.
+struct Js(JsValue);
+
+impl counts::Tree for Js {
+    fn field(&self, name: &str) -> Option<Js> {
+        if !self.0.is_object() {
+            return None;
+        }
+        let v = Reflect::get(&self.0, &name.into()).ok()?;
+        (!v.is_undefined()).then_some(Js(v))
+    }
+
+    fn list_len(&self) -> Option<usize> {
+        // `length` is read, never `Array.from`, which would copy the list.
+        Array::is_array(&self.0).then(|| self.0.unchecked_ref::<Array>().length() as usize)
+    }
+
+    fn item(&self, i: usize) -> Option<Js> {
+        let i = u32::try_from(i).ok()?;
+        Reflect::get_u32(&self.0, i).ok().map(Js)
+    }
+
+    fn is_text(&self, text: &str) -> bool {
+        self.0.as_string().as_deref() == Some(text)
+    }
 }
 
 /// Reads the scenario a JS value stands for, given its JSON text. `JSON.stringify` writes NaN
 /// and ±Infinity as null, so when the text holds a null the value itself is searched for the
 /// number that became it, and the message names that number instead of a null nobody wrote.
+/// The search is bounded: a null the reader refused is looked up at the path it names, and the
+/// whole value is searched only once the reader has accepted it (a null it took: an absent
+/// `redlock`, idempotency key or partition client), when every list is within its limit.
 pub(super) fn read_scenario(value: &JsValue, text: &str) -> Result<Scenario, ScenarioError> {
     let result = Scenario::from_json(text);
     if value.as_string().is_some() || !text.contains("null") {
         return result;
     }
-    let mut path = String::new();
-    let Some(number) = non_finite(value, &mut path, 0) else {
-        return result;
-    };
-    Err(match result {
-        Err(e) if e.path == path && e.message.ends_with("got null") => {
-            let expected = &e.message[..e.message.len() - "null".len()];
-            ScenarioError::new(path, format!("{expected}{number}"))
+    match result {
+        Err(e) if e.message.ends_with("got null") => {
+            match at_path(value, &e.path).and_then(|v| non_finite_number(&v)) {
+                Some(number) => {
+                    let expected = &e.message[..e.message.len() - "null".len()];
+                    Err(ScenarioError::new(
+                        e.path.clone(),
+                        format!("{expected}{number}"),
+                    ))
+                }
+                None => Err(e),
+            }
         }
-        _ => ScenarioError::new(
-            path,
-            format!("got {number}, which JSON cannot carry (it would be read as null)"),
-        ),
-    })
+        Ok(scenario) => {
+            let mut path = String::new();
+            match non_finite(value, &mut path, 0) {
+                Some(number) => Err(ScenarioError::new(
+                    path,
+                    format!("got {number}, which JSON cannot carry (it would be read as null)"),
+                )),
+                None => Ok(scenario),
+            }
+        }
+        Err(e) => Err(e),
+    }
+}
+
+/// The value at a path as the reader writes it (`clients[0].events[1].atMs`), if there is one.
+fn at_path(value: &JsValue, path: &str) -> Option<JsValue> {
+    let mut v = value.clone();
+    for part in path.split('.') {
+        let mut pieces = part.split('[');
+        let name = pieces.next()?;
+        if !name.is_empty() {
+            v = Reflect::get(&v, &name.into()).ok()?;
+        }
+        for index in pieces {
+            let i: u32 = index.strip_suffix(']')?.parse().ok()?;
+            v = Reflect::get_u32(&v, i).ok()?;
+        }
+    }
+    Some(v)
+}
+
+/// NaN or ±Infinity, spelled as JavaScript spells it, when `value` is one.
+fn non_finite_number(value: &JsValue) -> Option<&'static str> {
+    match value.as_f64()? {
+        n if n.is_nan() => Some("NaN"),
+        n if n.is_infinite() && n > 0.0 => Some("Infinity"),
+        n if n.is_infinite() => Some("-Infinity"),
+        _ => None,
+    }
 }
 
 /// Deeper than this the JSON reader refuses the text anyway.
@@ -68,13 +149,8 @@ const MAX_DEPTH: u32 = 130;
 /// The first NaN or ±Infinity inside `value`, spelled as JavaScript spells it, with `path`
 /// left pointing at it (`clients[0].events[1].atMs`).
 fn non_finite(value: &JsValue, path: &mut String, depth: u32) -> Option<&'static str> {
-    if let Some(n) = value.as_f64() {
-        return match n {
-            n if n.is_nan() => Some("NaN"),
-            n if n.is_infinite() && n > 0.0 => Some("Infinity"),
-            n if n.is_infinite() => Some("-Infinity"),
-            _ => None,
-        };
+    if value.as_f64().is_some() {
+        return non_finite_number(value);
     }
     if depth > MAX_DEPTH || !value.is_object() {
         return None;

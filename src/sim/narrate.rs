@@ -10,7 +10,7 @@ use std::collections::{BinaryHeap, HashMap};
 pub fn narrate(trace: &Trace) -> Vec<String> {
     let mut lines: Vec<(u64, usize, String)> = Vec::new();
     let name = |c: usize| trace.client_name(c);
-    let redlock = trace.instances.len() > 1;
+    let redlock = trace.is_redlock();
     let mut lease_of: HashMap<(usize, u64), Vec<(u64, u64)>> = HashMap::new();
     for l in &trace.leases {
         lease_of

@@ -16,7 +16,10 @@ pub struct Trace {
     pub tier: Tier,
     /// How the storage compared tokens; `cas_value` tokens are lock values, not fences.
     pub fence_rule: FenceRule,
-    /// Lock instances: one (`lock`) for a single Redis, N for Redlock.
+    /// The lock service the run used. Readers ask this, never the number of instances: Redlock
+    /// may run over a single instance.
+    pub service: ServiceKind,
+    /// Lock instances: one (`lock`) for a single Redis, N (1 or more) for Redlock.
     pub instances: Vec<String>,
     /// Redlock's majority (1 for a single instance).
     pub majority: usize,
@@ -52,10 +55,23 @@ impl Trace {
         self.clients.get(client).map_or("?", String::as_str)
     }
 
+    /// Whether the run was against Redlock (over any number of instances).
+    pub fn is_redlock(&self) -> bool {
+        self.service == ServiceKind::Redlock
+    }
+
     /// A lock instance's name, or "?" for an index the trace does not know.
     pub fn instance_name(&self, instance: usize) -> &str {
         self.instances.get(instance).map_or("?", String::as_str)
     }
+}
+
+/// Which lock service a run used: `single` (one Redis) or `redlock`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum ServiceKind {
+    Single,
+    Redlock,
 }
 
 /// One thing a client or the storage did, in the order it happened.

@@ -239,7 +239,7 @@ pub fn two_holders_text(
     from_ms: u64,
     to_ms: u64,
 ) -> String {
-    let redlock = trace.instances.len() > 1;
+    let redlock = trace.is_redlock();
     let held = |c: usize| {
         trace
             .majorities

@@ -1,10 +1,11 @@
 //! The fuzz target for the doors a stranger's bytes come in by: the scenario reader, the link
 //! decoder, and the engine with its checker behind them. `cargo test --test fuzz` replays every
 //! reproducer saved in `tests/fuzz/corpus/`; with `FUZZ_SECONDS` set it then generates inputs
-//! from `FUZZ_SEED` for that long (`scripts/fuzz.sh` runs it in release mode), reports inputs
-//! per second, and saves a shrunk reproducer for every failure: a panic, a run that differs
-//! between two runs, a scenario that does not survive its JSON or its link, a run that needs
-//! more steps than `validate` counted, or a trace over 10 MB. A run slower than 250 ms (timed
+//! from `FUZZ_SEED` for that long (`scripts/fuzz.sh` runs it in the test profile), reports
+//! inputs per second, and saves a shrunk reproducer for every failure: a panic, a run that
+//! differs between two runs, a scenario that does not survive its JSON or its link, a run that
+//! needs more steps than `validate` counted, a trace over 10 MB, a trace that breaks
+//! `sim::invariants`, or a lean run that disagrees with the full run. A run slower than 250 ms (timed
 //! only while fuzzing a release build) is saved into `tests/fuzz/slow/` instead: it is a
 //! finding for the engine's benchmark, not a failure, since no test here depends on a clock.
 
@@ -144,8 +145,10 @@ fn fuzz() {
     }
     let secs = start.elapsed().as_secs_f64();
     println!(
-        "fuzz: native, seed {seed}: {inputs} inputs in {secs:.1} s ({:.0} inputs/s), {} found, {} slow",
+        "fuzz: native, seed {seed}: {inputs} inputs in {secs:.1} s ({:.0} inputs/s, {} of them \
+         valid scenarios run and checked), {} found, {} slow",
         inputs as f64 / secs,
+        oracle::RUNS.load(std::sync::atomic::Ordering::Relaxed),
         found.len(),
         slow.len()
     );

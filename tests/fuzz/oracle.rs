@@ -1,8 +1,12 @@
 //! What every input must satisfy, and how a failing one is made small before it is saved.
+//! A valid scenario's run must keep `sim::invariants` (checked here explicitly, not only by
+//! the engine's debug assertion, so a build without debug assertions checks them too) and its
+//! lean run must agree with it on the verdict and on everything else it reports.
 
 use fencing_playground::link;
+use fencing_playground::sim::engine::run_lean;
 use fencing_playground::sim::scenario::work;
-use fencing_playground::sim::{run, Scenario};
+use fencing_playground::sim::{invariants, run, Scenario, Trace};
 use serde_json::Value;
 use std::fmt;
 use std::panic::{catch_unwind, AssertUnwindSafe};
@@ -18,10 +22,20 @@ pub enum Failure {
     Nondeterministic,
     JsonRoundTrip,
     LinkRoundTrip,
-    Underestimated { work: u64 },
-    Slow { ms: u128 },
-    BigTrace { bytes: usize },
+    Underestimated {
+        work: u64,
+    },
+    Slow {
+        ms: u128,
+    },
+    BigTrace {
+        bytes: usize,
+    },
     BadMessage(String),
+    /// The full run's trace broke one of `sim::invariants` (the first, in words).
+    Invariant(String),
+    /// The lean run's trace differs from the full run's, words aside, at this key.
+    LeanDisagrees(String),
 }
 
 impl Failure {
@@ -35,6 +49,8 @@ impl Failure {
             Failure::Slow { .. } => "slow",
             Failure::BigTrace { .. } => "big-trace",
             Failure::BadMessage(_) => "bad-message",
+            Failure::Invariant(_) => "invariant",
+            Failure::LeanDisagrees(_) => "lean-disagrees",
         }
     }
 }
@@ -55,6 +71,10 @@ impl fmt::Display for Failure {
             Failure::Slow { ms } => write!(f, "the run took {ms} ms (at most {SLOW_MS})"),
             Failure::BigTrace { bytes } => write!(f, "the trace is {bytes} bytes"),
             Failure::BadMessage(m) => write!(f, "unhelpful message: {m}"),
+            Failure::Invariant(m) => write!(f, "broken invariant: {m}"),
+            Failure::LeanDisagrees(k) => {
+                write!(f, "the lean run disagrees with the full run on `{k}`")
+            }
         }
     }
 }
@@ -99,6 +119,9 @@ fn check_error(e: &fencing_playground::sim::ScenarioError) -> Result<(), Failure
 /// Whether runs are timed: only while fuzzing in an optimised build. Replaying the corpus never
 /// times anything, so the test command holds no timed test; slow inputs are kept apart.
 static TIMED: std::sync::atomic::AtomicBool = std::sync::atomic::AtomicBool::new(false);
+
+/// How many valid scenarios were run and checked, for the fuzzer's report.
+pub static RUNS: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0);
 
 pub fn time_runs(on: bool) {
     TIMED.store(
@@ -149,6 +172,9 @@ fn check_valid(s: &Scenario) -> Result<(), Failure> {
     if serde_json::to_string(&again).unwrap_or_default() != text {
         return Err(Failure::Nondeterministic);
     }
+    let lean = guarded(|| run_lean(s))?;
+    RUNS.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+    check_runs(s, &first, &lean)?;
     let w = work(s).total();
     if first.step_limit_hit && u64::from(s.step_limit) >= w {
         return Err(Failure::Underestimated { work: w });
@@ -160,6 +186,45 @@ fn check_valid(s: &Scenario) -> Result<(), Failure> {
         return Err(Failure::Slow { ms });
     }
     Ok(())
+}
+
+/// The full run `full` of `s` against the invariants, and the lean run `lean` against the full
+/// run: the same verdict and, words aside, the same trace.
+pub fn check_runs(s: &Scenario, full: &Trace, lean: &Trace) -> Result<(), Failure> {
+    if let Some(broken) = invariants::check(s, full).into_iter().next() {
+        return Err(Failure::Invariant(broken));
+    }
+    if lean.verdict != full.verdict {
+        return Err(Failure::LeanDisagrees("verdict".into()));
+    }
+    let json = |t: &Trace| serde_json::to_value(without_words(t)).unwrap_or_default();
+    let (full, lean) = (json(full), json(lean));
+    if full == lean {
+        return Ok(());
+    }
+    let key = match (&full, &lean) {
+        (Value::Object(f), Value::Object(l)) => f
+            .iter()
+            .find(|(k, v)| l.get(k.as_str()) != Some(*v))
+            .map(|(k, _)| k.clone()),
+        _ => None,
+    };
+    Err(Failure::LeanDisagrees(
+        key.unwrap_or_else(|| "the trace".into()),
+    ))
+}
+
+/// A trace with every word a lean run leaves out taken out (as `tests/lean.rs` does).
+fn without_words(t: &Trace) -> Trace {
+    let mut t = t.clone();
+    for s in &mut t.steps {
+        s.text.clear();
+    }
+    for m in &mut t.messages {
+        m.label.clear();
+    }
+    t.narration.clear();
+    t
 }
 
 /// The same failure as `f` (same kind), for shrinking.
@@ -271,5 +336,44 @@ fn remove(v: &mut Value, path: &[Value]) -> bool {
             }
         }
         _ => false,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use fencing_playground::sim::presets::preset;
+    use fencing_playground::sim::trace::BalancePoint;
+
+    #[test]
+    fn the_oracle_refuses_a_broken_invariant_and_a_lean_run_that_disagrees() {
+        let s = preset("gc-pause-fenced").expect("the preset");
+        let (full, lean) = (run(&s), run_lean(&s));
+        assert_eq!(check_runs(&s, &full, &lean), Ok(()));
+        let mut broken = full.clone();
+        broken.balance.push(BalancePoint {
+            at_ms: 1,
+            balance: 7,
+        });
+        assert!(matches!(
+            check_runs(&s, &broken, &lean),
+            Err(Failure::Invariant(_))
+        ));
+        let mut other = lean.clone();
+        other.verdict.safe = !other.verdict.safe;
+        assert_eq!(
+            check_runs(&s, &full, &other),
+            Err(Failure::LeanDisagrees("verdict".into()))
+        );
+        let mut other = lean.clone();
+        other.final_balance += 1;
+        assert_eq!(
+            check_runs(&s, &full, &other),
+            Err(Failure::LeanDisagrees("finalBalance".into()))
+        );
+        // Words are what a lean run leaves out.
+        let mut other = lean;
+        other.steps[0].text = "a word".into();
+        assert_eq!(check_runs(&s, &full, &other), Ok(()));
     }
 }

@@ -157,6 +157,23 @@ test('NaN and Infinity are named as themselves, with their path, not as the null
   assert.equal(validate(base({ kind: 'debit', atMs: 1, amount: 1, idempotencyKey: null })).ok, true);
 });
 
+test('a million clock jumps are refused by their count, as an object and as text, whatever the last one holds', () => {
+  // The last jump holds a NaN and the lock a null: an error about either would mean every
+  // entry was read (or walked) before the count.
+  const jumps = Array.from({ length: 1_000_000 }, () => ({ atMs: 1, byMs: 1 }));
+  jumps[jumps.length - 1] = { atMs: NaN, byMs: 1 };
+  const scenario = { version: 1, lock: { redlock: null }, clients: [{ name: 'A', clock: { jumps } }] };
+  const path = 'clients[0].clock.jumps';
+  const message = 'expected at most 1000 clock jumps, got 1000000';
+  for (const input of [scenario, JSON.stringify(scenario)]) {
+    assert.deepEqual(validate(input), { ok: false, path, message, error: `${path}: ${message}` });
+    assert.throws(() => simulate(input), { message: `scenario: ${path}: ${message}` });
+  }
+  const events = Array.from({ length: 1_000_000 }, () => ({ kind: 'acquire', atMs: 1 }));
+  assert.throws(() => simulate({ version: 1, clients: [{ name: 'A', events }] }),
+    { message: 'scenario: clients[0].events: expected at most 10000 events, got 1000000' });
+});
+
 test('limits are stated as documented, and a link cut short says so', () => {
   const one = { version: 1, clients: [{ name: 'A' }] };
   assert.throws(() => simulate({ ...one, stepLimit: 2 ** 33 }),

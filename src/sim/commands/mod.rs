@@ -104,7 +104,7 @@ fn setup(s: &Scenario, t: &Trace) -> Vec<Command> {
 /// Where a command goes, as the page and the script name it: `R2`, `redis` or `psql`.
 pub fn server_name(t: &Trace, c: &Command) -> String {
     match &c.act {
-        Act::Redis { instance, .. } if t.instances.len() > 1 => t.instance_name(*instance).into(),
+        Act::Redis { instance, .. } if t.is_redlock() => t.instance_name(*instance).into(),
         Act::Redis { .. } => "redis".to_string(),
         Act::Sql(_) | Act::Store { .. } => "psql".to_string(),
         _ => String::new(),

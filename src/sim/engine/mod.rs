@@ -25,6 +25,8 @@ mod storage;
 mod world;
 
 use super::checker;
+#[cfg(debug_assertions)]
+use super::invariants;
 use super::narrate;
 use super::scenario::{Event, Scenario};
 use super::trace::*;
@@ -145,21 +147,23 @@ impl Run {
 
 impl Sim {
     fn new(s: Rc<Scenario>) -> Sim {
-        let (service, instances, majority) = match &s.lock.redlock {
+        let (service, kind, instances, majority) = match &s.lock.redlock {
             None => (
                 Service::Single(Box::new(Single::new(&s))),
+                ServiceKind::Single,
                 vec!["lock".to_string()],
                 1,
             ),
             Some(r) => (
                 Service::Redlock(Redlock::new(&s, r)),
+                ServiceKind::Redlock,
                 r.instances.iter().map(|i| i.name.clone()).collect(),
                 r.majority(),
             ),
         };
         let storage = Storage::new(&s);
         Sim {
-            w: World::new(s, instances, majority),
+            w: World::new(s, kind, instances, majority),
             service,
             storage,
             steps: 0,
@@ -387,9 +391,52 @@ impl Sim {
         trace.final_balance = storage.balance();
         trace.last_fence = storage.last_fence();
         trace.verdict = checker::check(&trace);
+        // Every run a debug build makes (every test's, the lean runs of the search included)
+        // is held to the invariants the trace format promises.
+        #[cfg(debug_assertions)]
+        {
+            let broken = invariants::check(&w.s, &trace);
+            debug_assert!(
+                broken.is_empty(),
+                "the run of {:?} broke its invariants: {broken:#?}",
+                w.s.name
+            );
+        }
         if tell {
             trace.narration = narrate::narrate(&trace);
         }
         trace
+    }
+}
+
+#[cfg(test)]
+// The invariants are asserted in debug builds only, so these tests exist only there.
+#[cfg(debug_assertions)]
+mod tests {
+    use super::*;
+    use crate::sim::presets::preset;
+
+    /// A run whose trace gains, before it finishes, a balance point no debit made.
+    fn tampered(words: Words) -> Trace {
+        let s = preset("gc-pause-fenced").expect("the preset");
+        let mut r = Run::with_words(&s, words);
+        r.advance(3);
+        r.sim.w.trace.balance.push(BalancePoint {
+            at_ms: 1,
+            balance: 7,
+        });
+        r.finish()
+    }
+
+    #[test]
+    #[should_panic(expected = "broke its invariants")]
+    fn a_full_run_checks_its_invariants_when_it_ends() {
+        tampered(Words::All);
+    }
+
+    #[test]
+    #[should_panic(expected = "broke its invariants")]
+    fn a_lean_run_checks_its_invariants_when_it_ends() {
+        tampered(Words::None);
     }
 }

@@ -59,8 +59,13 @@ pub struct World {
 }
 
 impl World {
-    /// A fresh run of `s` against a service with these instance names and majority.
-    pub fn new(s: Rc<Scenario>, instances: Vec<String>, majority: usize) -> World {
+    /// A fresh run of `s` against a service of this kind with these instance names and majority.
+    pub fn new(
+        s: Rc<Scenario>,
+        service: ServiceKind,
+        instances: Vec<String>,
+        majority: usize,
+    ) -> World {
         let horizon = s.horizon_ms();
         let limit = horizon
             .saturating_add(s.lock.ttl_ms.saturating_mul(10))
@@ -89,6 +94,7 @@ impl World {
                 clients: s.clients.iter().map(|c| c.name.clone()).collect(),
                 tier: s.tier,
                 fence_rule: s.storage.fence_rule,
+                service,
                 instances,
                 majority,
                 majorities: Vec::new(),

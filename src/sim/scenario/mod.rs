@@ -3,10 +3,12 @@
 //! and validates the limits, so input is either a scenario every run of which is bounded, or an
 //! error that names the field at fault.
 
+pub mod counts;
 mod error;
 mod fields;
 pub mod limits;
 mod migrate;
+mod parse;
 mod read;
 mod types;
 mod validate;
@@ -18,16 +20,23 @@ pub use types::*;
 pub use work::{work, Work};
 
 impl Scenario {
-    /// Parses and validates a scenario from JSON text, migrating older versions.
+    /// Parses and validates a scenario from JSON text, migrating older versions. A list past
+    /// its limit is counted, not built, and refused once the version is known to be readable.
     pub fn from_json(text: &str) -> Result<Scenario, ScenarioError> {
-        let value: serde_json::Value = serde_json::from_str(text)
+        let (value, refusal) = parse::value(text)
             .map_err(|e| ScenarioError::new("", format!("not valid JSON ({e})")))?;
+        if let Some(e) = refusal {
+            migrate::version(&value)?;
+            return Err(e);
+        }
         Scenario::from_value(value)
     }
 
-    /// Validates an already-parsed JSON value (what the JS API receives).
+    /// Validates an already-parsed JSON value (a link's, a search report's): every list's
+    /// count is checked before any entry is read.
     pub fn from_value(value: serde_json::Value) -> Result<Scenario, ScenarioError> {
         let value = migrate::to_current(value)?;
+        counts::check(&&value)?;
         let scenario = read::scenario(&value)?;
         scenario.validate()?;
         Ok(scenario)

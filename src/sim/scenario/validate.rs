@@ -7,6 +7,7 @@
 //! ("clients[0].events[2].atMs") is a `Path` that is written out only when a check fails:
 //! formatting every path of every event cost more than the checks themselves.
 
+use super::counts::{events_in_all, jumps_in_all};
 use super::error::ScenarioError;
 use super::limits::*;
 use super::types::{Client, Event, InstanceEvent, Redlock, Scenario};
@@ -109,17 +110,7 @@ impl Scenario {
         let instances = self.lock.redlock.iter().flat_map(|r| r.instances.iter());
         let client_events: usize = self.clients.iter().map(|c| c.events.len()).sum();
         let instance_events: usize = instances.clone().map(|i| i.events.len()).sum();
-        let events = client_events + instance_events;
-        if !EVENTS.allows(events as i128) {
-            return Err(ScenarioError::new(
-                "clients",
-                format!(
-                    "expected {} in all (client events and instance events together), \
-                     got {events} ({client_events} + {instance_events})",
-                    EVENTS.expected()
-                ),
-            ));
-        }
+        events_in_all(client_events, instance_events)?;
         let jump_events = self
             .clients
             .iter()
@@ -137,16 +128,7 @@ impl Scenario {
                 .map(|c| c.clock.jumps.len())
                 .sum::<usize>()
             + jump_events;
-        if !CLOCK_JUMPS.allows(jumps as i128) {
-            return Err(ScenarioError::new(
-                "clients",
-                format!(
-                    "expected {} in all (every clock's jumps and every clock_jump event), \
-                     got {jumps}",
-                    CLOCK_JUMPS.expected()
-                ),
-            ));
-        }
+        jumps_in_all(jumps)?;
         let w = work(self);
         if !WORK.allows(i128::from(w.total())) {
             return Err(ScenarioError::new(

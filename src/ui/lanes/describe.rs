@@ -238,13 +238,13 @@ pub fn instant_text(trace: &Trace, at: &Instant) -> String {
     let fence = |f: Option<u64>| f.map_or(String::new(), |f| format!(" (fence {f})"));
     let mut s = format!("At {} ms: ", at.at_ms);
     match at.holder {
-        Some((c, f)) if trace.instances.len() > 1 => s.push_str(&format!(
+        Some((c, f)) if trace.is_redlock() => s.push_str(&format!(
             "{} holds keys on a majority of the instances{}.",
             name(c),
             fence(f)
         )),
         Some((c, f)) => s.push_str(&format!("{} holds the lease{}.", name(c), fence(f))),
-        None if trace.instances.len() > 1 => s.push_str("nobody holds a majority."),
+        None if trace.is_redlock() => s.push_str("nobody holds a majority."),
         None => s.push_str("nobody holds the lease."),
     }
     let names: Vec<&str> = at.believers.iter().map(|b| name(b.client)).collect();
@@ -431,6 +431,20 @@ mod tests {
             .starts_with("At 12 ms: A holds keys on a majority of the instances."));
         assert!(instant_text(&t, &instant(&t, 45))
             .starts_with("At 45 ms: B holds keys on a majority of the instances."));
+    }
+
+    #[test]
+    fn the_playhead_counts_a_majority_of_one_redlock_instance() {
+        let mut s = preset("redlock-clock-jump").unwrap();
+        if let Some(r) = s.lock.redlock.as_mut() {
+            r.instances = vec![r.instances[2].clone()];
+        }
+        let t = run(&s);
+        assert!(instant_text(&t, &instant(&t, 10))
+            .starts_with("At 10 ms: A holds keys on a majority of the instances."));
+        assert!(
+            instant_text(&t, &instant(&t, 16)).starts_with("At 16 ms: nobody holds a majority.")
+        );
     }
 
     #[test]

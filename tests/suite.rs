@@ -14,6 +14,7 @@ mod banner_words;
 mod breaks;
 mod checker;
 mod contracts;
+mod counts;
 mod errors;
 mod json_keys;
 mod lean;

@@ -6,7 +6,9 @@
 //! - nothing under `src/sim/` uses `yew`, `web_sys`, `wasm_bindgen` or `js_sys`;
 //! - no two files of `src/sim/` (or of `src/ui/model/`) import each other, directly or around a
 //!   longer cycle, read from their `use crate::…` / `use super::…` lines and inline paths;
-//! - no `#[allow(unreachable_patterns)]`: the compiler checks every match.
+//! - no `#[allow(unreachable_patterns)]`: the compiler checks every match;
+//! - every `tests/*.rs` is a module of `tests/suite.rs` (with `autotests = false`, a file left
+//!   out would never run).
 //!
 //! Native only: it reads files from disk.
 #![cfg(not(target_arch = "wasm32"))]
@@ -136,6 +138,26 @@ fn the_core_never_touches_the_browser() {
         found.is_empty(),
         "src/sim must not use the browser:\n{}",
         found.join("\n")
+    );
+}
+
+#[test]
+fn every_test_file_is_part_of_the_suite() {
+    let suite = read("tests/suite.rs");
+    let declared: BTreeSet<String> = code_lines(&suite)
+        .filter_map(|l| l.trim().strip_prefix("mod ")?.strip_suffix(';').map(str::to_string))
+        .collect();
+    let missing: Vec<String> = rust_files(&root().join("tests"))
+        .into_iter()
+        .filter_map(|f| {
+            let name = f.strip_prefix("tests/")?.strip_suffix(".rs")?.to_string();
+            (!name.contains('/') && name != "suite" && !declared.contains(&name)).then_some(f)
+        })
+        .collect();
+    assert!(
+        missing.is_empty(),
+        "add these to tests/suite.rs as `mod …;`, or they never run:\n{}",
+        missing.join("\n")
     );
 }
 

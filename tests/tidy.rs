@@ -145,7 +145,12 @@ fn the_core_never_touches_the_browser() {
 fn every_test_file_is_part_of_the_suite() {
     let suite = read("tests/suite.rs");
     let declared: BTreeSet<String> = code_lines(&suite)
-        .filter_map(|l| l.trim().strip_prefix("mod ")?.strip_suffix(';').map(str::to_string))
+        .filter_map(|l| {
+            l.trim()
+                .strip_prefix("mod ")?
+                .strip_suffix(';')
+                .map(str::to_string)
+        })
         .collect();
     let missing: Vec<String> = rust_files(&root().join("tests"))
         .into_iter()

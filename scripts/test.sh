@@ -86,9 +86,9 @@ if [ "$lab_status" -ne 0 ]; then
   exit "$lab_status"
 fi
 
-# Two release wasm builds: the page's, and the search workers' (feature search-worker, in
-# target/search-wasm/, whose first build compiles the dependencies once more: about 3 minutes on
-# a bare 2-core machine). Budget: 10 minutes cold, about 2 warm.
+# Three release wasm builds in one target directory: the page's, the search workers' (feature
+# search-worker, the crate at opt-level 3) and the first stage's (feature first-stage); the
+# dependencies compile once, for the first. Budget: 4 minutes cold, about 1 warm.
 stage "release build (scripts/build.sh)"
 bash scripts/build.sh
 

@@ -80,6 +80,7 @@ try {
   document.getElementById('boot-loading')?.remove();
   mount(app, { share: true, autosave: true, finder: await finder });
 } catch (err) {
-  await first?.handOver().catch(() => {});
+  // The error shown is the one that stopped the page; a second one from the hand-over is logged.
+  await first?.handOver().catch((e) => console.warn('fencing playground: the first stage did not hand over:', e));
   showError(err);
 }

@@ -49,6 +49,9 @@ echo "[bench] find a failure in the page: Search to counterexample, finder throu
 # The browser's timings the test command does not assert (they depend on the machine's load):
 # main-thread tasks during a search in workers and on the main thread (a Chromium trace), the
 # counterexample within 2 s, and the heavy link's click answered within 1 s at 20x throttling.
+# The test command's stage times are measured by the test command itself (it prints them);
+# the figures of its last measured run, with the reasons, are kept in a notes file.
+{ echo; cat scripts/bench/test-command-notes.md; } >> BENCHMARKS.md
 echo "[bench] timed browser checks (playwright.bench.config.mjs)"
 {
   printf '\n## Timed browser checks (load %s)\n\n```\n' "$(cut -d' ' -f1 /proc/loadavg)"

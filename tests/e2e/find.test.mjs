@@ -302,6 +302,35 @@ test('find: what would break this? fencing off finds the paused holder; monotoni
   assertClean(rec);
 });
 
+test('find: by default a sweep too big for its budget is exhaustive as far as it fits, then random: three lock clock jumps break the happy Redlock', async ({ openPage }) => {
+  test.setTimeout(90_000);
+  const rec = await openPage();
+  const { page } = rec;
+  await boot(page);
+  // As a new user tries it: five instances, a holder and a later contender, only the lock's
+  // clock jumps, k = 3, a budget of 300 000, the default strategy (the swarm box unticked).
+  // Every schedule of 3 jumps is tens of billions: an exhaustive walk would spend the budget
+  // on 1 and 2 jumps and find nothing.
+  await loadPreset(page, 'redlock-happy');
+  await openPanel(page);
+  for (const box of await page.locator(`${tid('find')} input[data-kind]`).all()) {
+    const want = (await box.getAttribute('data-kind')) === 'lock_clock_jump';
+    if ((await box.isChecked()) !== want) await box.click();
+  }
+  assert.equal(await page.locator(tid('find-swarm')).isChecked(), false);
+  await page.selectOption(tid('find-k'), '3');
+  await page.locator(tid('find-budget')).fill('300000');
+  await page.locator(tid('find-seed')).fill('0');
+  await click(page, tid('find-search'));
+  const status = await answer(page, 60_000);
+  assert.equal(status.state, 'found', status.text);
+  // The answer says which part was walked whole and which was sampled.
+  assert.match(status.text, /^Found a failure after \d+ schedules \(exhaustive for k ≤ 1: \d+ schedules; then \d+ random schedules of 2 to 3 faults, seed 0\); shrunk to 3 faults/);
+  await expectText(page, 'verdict-word', '✗ Unsafe');
+  await rec.screenshot('find-auto-redlock');
+  assertClean(rec);
+});
+
 test('find: a scenario that already fails is reported as such, and nothing loads', async ({ openPage }) => {
   const rec = await openPage({ viewport: { width: 390, height: 844 } });
   const { page } = rec;

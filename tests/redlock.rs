@@ -323,3 +323,62 @@ fn redlock_over_one_instance_is_told_as_redlock() {
     assert_eq!(redis_server(&s, &t), "redis");
     assert!(t.narration.iter().all(|l| !l.contains("majority")));
 }
+
+/// `redlock-restart` with the non-standard fence, and B asking again at 110 ms, once every
+/// lease has run out: R3 comes back without its keys, the fence counter among them, as real
+/// Redis does (`INCR` on a missing key answers 1). With persistence (AOF) the counter survives.
+fn fenced_restart(persistent: bool) -> Trace {
+    let mut s = preset("redlock-restart").expect("the preset");
+    s.clients[1].events.push(Event::Acquire { at_ms: 110 });
+    let r = settings(&mut s);
+    r.fence = true;
+    for e in &mut r.instances[2].events {
+        if let InstanceEvent::Crash { persistent: p, .. } = e {
+            *p = persistent;
+        }
+    }
+    run(&s)
+}
+
+fn grants_on(t: &Trace, instance: usize) -> Vec<(String, Option<u64>)> {
+    t.leases
+        .iter()
+        .filter(|l| l.instance == instance)
+        .map(|l| (t.clients[l.holder].clone(), l.fence))
+        .collect()
+}
+
+#[test]
+fn a_restart_without_persistence_starts_the_fence_counter_again_from_one() {
+    let t = fenced_restart(false);
+    assert_eq!(
+        grants_on(&t, 2)[..2],
+        [("A".to_string(), Some(33)), ("B".to_string(), Some(1))]
+    );
+    // B's fence is the largest of R3 (1), R4 and R5 (33 each): A's own fence again.
+    let fences: Vec<Option<u64>> = t
+        .acquisitions
+        .iter()
+        .filter(|a| a.ok)
+        .map(|a| a.fence)
+        .collect();
+    assert_eq!(fences[..2], [Some(33), Some(33)]);
+    assert!(
+        t.narration
+            .iter()
+            .any(|l| l.contains("fence 33, the same as an earlier grant got: the fence repeated")),
+        "{:#?}",
+        t.narration
+    );
+    assert_eq!(
+        grants_on(&t, 2)[2..],
+        [("B".to_string(), Some(2))],
+        "the counter goes on from where the restart left it"
+    );
+    let kept = fenced_restart(true);
+    assert_eq!(
+        grants_on(&kept, 2),
+        [("A".to_string(), Some(33)), ("B".to_string(), Some(34))],
+        "with its keys R3 refuses B at 30 ms and keeps its counter"
+    );
+}

@@ -19,7 +19,8 @@
 //!    previous one less the amount; the final balance is the last point; a write without a
 //!    verdict exists only when the run stopped at its step limit.
 //! 6. **Fences only go up.** A single lock's grants carry strictly increasing fences, and so do
-//!    the grants of each Redlock instance. Across instances there is no such order: the
+//!    the grants of each Redlock instance between two of its restarts without persistence (the
+//!    restart loses the counter key, and `INCR` starts again from 1). Across instances there is no such order: the
 //!    non-standard Redlock fence (the largest counter of the majority) can repeat or go down
 //!    when two majorities share few instances, which is why the seeds reject it.
 //! 7. **The verdict follows its violations**: safe exactly when there are none.
@@ -245,13 +246,28 @@ fn balance_follows_the_ledger(scenario: &Scenario, trace: &Trace, out: &mut Vec<
 
 fn fences_go_up(trace: &Trace, out: &mut Vec<String>) {
     for i in 0..trace.instances.len() {
-        let fences: Vec<u64> = trace
+        // A restart without persistence loses the counter key, so the instance's fences start
+        // again from 1: they go up between two such restarts, not across one.
+        let restarts: Vec<u64> = trace
+            .outages
+            .iter()
+            .filter(|o| o.instance == i && o.kind == OutageKind::Crash && !o.persistent)
+            .map(|o| o.start_ms)
+            .collect();
+        let fences: Vec<(usize, u64)> = trace
             .leases
             .iter()
             .filter(|l| l.instance == i)
-            .filter_map(|l| l.fence)
+            .filter_map(|l| {
+                let epoch = restarts.iter().filter(|&&r| r <= l.start_ms).count();
+                l.fence.map(|f| (epoch, f))
+            })
             .collect();
-        if let Some(k) = fences.windows(2).position(|w| w[0] >= w[1]) {
+        let backwards = fences
+            .windows(2)
+            .position(|w| w[0].0 == w[1].0 && w[0].1 >= w[1].1);
+        let fences: Vec<u64> = fences.into_iter().map(|(_, f)| f).collect();
+        if let Some(k) = backwards {
             out.push(format!(
                 "{}'s fences do not go up: {} then {}",
                 trace.instance_name(i),

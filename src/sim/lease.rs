@@ -150,9 +150,13 @@ impl LeaseTable {
         }
     }
 
-    /// Forgets every key, as an instance that restarts without persistence does.
+    /// Forgets every key, as an instance that restarts without persistence does: the fence
+    /// counter is a key too. The setup's `SET` that seeds it for `first_fence` runs once, before
+    /// the run, so after the restart the acquire script's `INCR` finds no key and answers 1, and
+    /// the fences start again from 1. The generations (the checker's order) go on counting.
     pub fn forget_all(&mut self) {
         self.leases.clear();
+        self.next_fence = 1;
     }
 }
 
@@ -177,6 +181,19 @@ mod tests {
         let a = t.acquire("k", "A", 0).unwrap();
         let b = t.acquire("k", "B", 31).unwrap();
         assert_eq!((a.fence, b.fence), (None, None));
+        assert!(b.generation > a.generation);
+    }
+
+    #[test]
+    fn a_restart_without_keys_loses_the_fence_counter_as_incr_on_a_missing_key_does() {
+        let mut t = LeaseTable::new(30, 33, true);
+        let a = t.acquire("k", "A", 0).unwrap();
+        assert_eq!(a.fence, Some(33));
+        t.forget_all();
+        // Real Redis: `INCR fence:k` on the restarted, empty instance answers 1, then 2.
+        let b = t.acquire("k", "B", 5).unwrap();
+        assert_eq!(b.fence, Some(1));
+        assert_eq!(t.acquire("k", "C", 35).map(|l| l.fence), Ok(Some(2)));
         assert!(b.generation > a.generation);
     }
 

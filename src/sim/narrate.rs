@@ -210,7 +210,21 @@ pub fn narrate(trace: &Trace) -> Vec<String> {
                         a.elapsed_ms,
                         a.drift_ms,
                         a.validity_ms,
-                        a.fence.map_or(String::new(), |f| format!(", fence {f}"))
+                        a.fence.map_or(String::new(), |f| {
+                            // A fence that does not go up (an instance restarted without its
+                            // counter, or a majority of other instances) is told as such.
+                            let earlier = trace
+                                .acquisitions
+                                .iter()
+                                .take(*attempt)
+                                .filter(|e| e.ok && e.purpose == Purpose::Acquire)
+                                .filter_map(|e| e.fence)
+                                .max();
+                            match earlier {
+                                Some(e) if e >= f => format!(", {}", words::fence_not_up_text(f, e)),
+                                _ => format!(", fence {f}"),
+                            }
+                        })
                     ),
                     (p, false) => format!(
                         "At {t} ms {who}'s {}{tries} failed: {}.",

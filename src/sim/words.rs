@@ -31,6 +31,16 @@ pub fn fence_text(fence: Option<u64>) -> String {
     }
 }
 
+/// A Redlock grant's fence that is not above one an earlier grant got, e.g. "fence 1, lower
+/// than the 33 an earlier grant got: the fence went backwards".
+pub fn fence_not_up_text(fence: u64, earlier: u64) -> String {
+    if fence < earlier {
+        format!("fence {fence}, lower than the {earlier} an earlier grant got: the fence went backwards")
+    } else {
+        format!("fence {fence}, the same as an earlier grant got: the fence repeated")
+    }
+}
+
 /// How a write's token reads: a fence, or a lock value under compare-and-set.
 pub fn token_text(trace: &Trace, token: Option<u64>) -> String {
     match (trace.fence_rule, token) {
@@ -437,5 +447,17 @@ mod tests {
         assert_eq!(span_end_words(&SpanEnd::Forgotten), "forgotten on restart");
         assert_eq!(span_end_words(&SpanEnd::Expired), "TTL ran out");
         assert_eq!(span_end_words(&SpanEnd::Open), "still held");
+    }
+
+    #[test]
+    fn a_fence_that_does_not_go_up_is_told_as_such() {
+        assert_eq!(
+            fence_not_up_text(1, 33),
+            "fence 1, lower than the 33 an earlier grant got: the fence went backwards"
+        );
+        assert_eq!(
+            fence_not_up_text(33, 33),
+            "fence 33, the same as an earlier grant got: the fence repeated"
+        );
     }
 }

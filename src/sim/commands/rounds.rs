@@ -179,6 +179,13 @@ pub fn instance_events(run: &Run) -> Vec<Command> {
                     let back = at_ms.saturating_add(*down_ms);
                     let text = if *persistent {
                         format!("{name} restarts and reloads its keys from the append-only file")
+                    } else if r.fence {
+                        // The setup's SET that seeded the counter is not run again.
+                        format!(
+                            "{name} restarts empty: every key is gone, the fence counter \
+                             fence:{} among them, so its next INCR answers 1",
+                            run.s.key
+                        )
                     } else {
                         format!("{name} restarts empty: every key is gone")
                     };

@@ -98,6 +98,7 @@ fn every_preset_is_looked_up() {
         "redlock-order-fenced",
         "redlock-happy",
         "redlock-cas",
+        "redlock-fence-backwards",
     ] {
         assert!(!breakers_for(id).is_empty(), "{id}");
     }

@@ -195,6 +195,20 @@ fn redlock_presets() {
         true,
         &["A@80: rejected stale_fence: 33 ≤ 34"],
     );
+    let backwards = run(&preset("redlock-fence-backwards").unwrap());
+    expect(
+        &backwards,
+        true,
+        &[
+            "A@10: acquired 5/5 in 10 ms, valid 48 ms, fence 33",
+            "B@96: acquired 3/5 in 16 ms, valid 42 ms, fence 1",
+            "B@110: rejected stale_fence: 1 ≤ 33",
+        ],
+    );
+    assert!(
+        !backwards.verdict.liveness.is_empty(),
+        "B's write is refused"
+    );
     let cas = run(&preset("redlock-cas").unwrap());
     expect(&cas, true, &["B@75: accepted, balance 90"]);
     assert!(lines(&cas)
@@ -261,6 +275,7 @@ fn every_redlock_caption_names_its_assumption() {
         "redlock-order-unfenced",
         "redlock-order-fenced",
         "redlock-cas",
+        "redlock-fence-backwards",
     ] {
         let s = preset(id).unwrap();
         let c = s.caption.to_lowercase();

@@ -269,6 +269,15 @@ pub fn breakers() -> Vec<Breaker> {
             spec: spec(&[Pause], 1, StaleWriteAccepted),
             expect: found(StaleWriteAccepted, 1),
         },
+        // The fence that went back lets a stale holder look newer: A paused before its write
+        // reaches the storage after B's 1 with its 33.
+        Breaker {
+            preset: "redlock-fence-backwards",
+            question: "If a GC pause held A's write back until after B's, would B's fence 1 let A's stale 33 through?",
+            change: Change::Nothing,
+            spec: spec(&[Pause], 1, StaleWriteAccepted),
+            expect: found(StaleWriteAccepted, 1),
+        },
     ]
 }
 

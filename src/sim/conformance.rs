@@ -4,8 +4,8 @@
 //! `docs/conformance.md` is the same table in words.
 
 pub const REDIS_VERSION: &str = "7.0.15";
-pub const POSTGRES_VERSION: &str = "15.18";
-pub const CHECKED_ON: &str = "2026-11-30";
+pub const POSTGRES_VERSION: &str = "15.20";
+pub const CHECKED_ON: &str = "2026-12-02";
 
 /// One preset's outcome: `match`, `mismatch`, `not reproducible` or `late`.
 pub struct Row {
@@ -154,6 +154,11 @@ pub const ROWS: &[Row] = &[
         id: "redlock-cas",
         outcome: "match",
         detail: "SET granted 10, refused 0; debits accepted 3, rejected 1, duplicate 0; balance 90, last fence 26100",
+    },
+    Row {
+        id: "redlock-fence-backwards",
+        outcome: "match",
+        detail: "SET granted 8, refused 0; debits accepted 1, rejected 1, duplicate 0; balance 90, last fence 33; partition: the conductor drops the cut-off requests (no network is cut)",
     },
     Row {
         id: "blank-single",

@@ -372,6 +372,51 @@ fn redlock_presets() -> Vec<Preset> {
         }
         s
     };
+    // R1, R2 and R3 restart without their keys once A's lease is over; B, cut off from R4 and
+    // R5, gets its majority from them alone.
+    let mut backwards = redlock(
+        "Redlock with a fence: a restart sends the fence back",
+        "The non-standard fence again: each instance counts its grants in a key, and the \
+         client uses the largest count of its majority. A gets 33 from all five and writes. At \
+         70 ms, after A's lease is over, R1, R2 and R3 restart without persistence: the counter \
+         is a key like any other, so the next INCR answers 1. B cannot reach R4 and R5, gets R1, \
+         R2 and R3, a majority, and its fence is 1. B holds the lock alone, yet strict storage \
+         refuses 1 ≤ 33: safe, but stuck until the counters climb past 33. A fence from \
+         instances holds only as long as their counters survive restarts.",
+        &{
+            let mut e: Vec<(usize, InstanceEvent)> = (0..3)
+                .map(|i| {
+                    (
+                        i,
+                        InstanceEvent::Crash {
+                            at_ms: 70,
+                            down_ms: 5,
+                            persistent: false,
+                        },
+                    )
+                })
+                .collect();
+            e.extend([3, 4].into_iter().map(|i| {
+                (
+                    i,
+                    InstanceEvent::Partition {
+                        at_ms: 0,
+                        duration_ms: 140,
+                        client: Some("B".to_string()),
+                    },
+                )
+            }));
+            e
+        },
+        vec![
+            client("A", vec![acquire(0), debit(15, 10)]),
+            client("B", vec![acquire(80), debit(110, 10)]),
+        ],
+    );
+    backwards.storage.fence_rule = FenceRule::Strict;
+    if let Some(r) = backwards.lock.redlock.as_mut() {
+        r.fence = true;
+    }
     let mut cas = order(false);
     cas.name = "Compare-and-set on the lock's random value".to_string();
     cas.caption = "Instead of a fence, each holder first stores the random value it put in the \
@@ -511,6 +556,10 @@ fn redlock_presets() -> Vec<Preset> {
         Preset {
             id: "redlock-cas",
             scenario: cas,
+        },
+        Preset {
+            id: "redlock-fence-backwards",
+            scenario: backwards,
         },
     ]
 }

@@ -120,6 +120,14 @@ const PRESETS: &[Case] = &[
         ],
     ),
     (
+        "redlock-fence-backwards",
+        true,
+        &[
+            ("attempt-B-0", "· fence 1"),
+            ("step-B-1", "✗ rejected stale_fence: 1 ≤ 33"),
+        ],
+    ),
+    (
         "redlock-delayed-restart",
         true,
         &[(

@@ -23,11 +23,20 @@ const heavyScenario = () => ({
 const hashOf = (scenario) => `#s=1.${Buffer.from(JSON.stringify(scenario)).toString('base64url')}`;
 
 /** Runs in the page before it loads: notes, by the page's own clock, when the computing status
- * appears and goes, when a pointer goes down, when the playhead first moves after that, the
- * waits of a 5 ms timer while the page computes, and every task the browser reports as long
- * (over 50 ms, the Long Tasks API) that started while the page computed. */
+ * appears and goes, when a pointer goes down, when the playhead first moves after that, how
+ * many slices the page queued while it computed, the waits of a 5 ms timer meanwhile, and
+ * every task the browser reports as long (over 50 ms, the Long Tasks API) that started while
+ * the page computed. */
 function watch() {
-  const at = (window.__heavy = { gaps: [], tasks: [] });
+  const at = (window.__heavy = { gaps: [], tasks: [], slices: 0 });
+  // The page's slices: each is a task it queues with a zero-delay timer (src/ui/runs.rs,
+  // slice_later) and so gives the main thread back in between. Counted, not timed.
+  const setTimeoutOf = window.setTimeout.bind(window);
+  // @ts-ignore: the same function, counting
+  window.setTimeout = (fn, ms, ...rest) => {
+    if (!ms && at.computing !== undefined && at.done === undefined) at.slices++;
+    return setTimeoutOf(fn, ms, ...rest);
+  };
   new PerformanceObserver((list) => {
     for (const e of list.getEntries()) {
       const inside = at.computing !== undefined && at.done === undefined && e.startTime >= at.computing;
@@ -97,7 +106,7 @@ test('a heavy link computes in slices: the page answers a click meanwhile, then 
   }
   await rec.screenshot('heavy-link-done');
   const longest = Math.max(0, ...t.tasks);
-  console.log(`heavy link (page slowed 20×), try ${tries} of 4: computing for ${(t.done - t.computing).toFixed(0)} ms; clicked ${(t.down - t.computing).toFixed(0)} ms in; playhead moved ${(t.moved - t.down).toFixed(0)} ms later; ${t.tasks.length} long tasks, the longest ${longest.toFixed(0)} ms; ${t.gaps.length} timer ticks, longest wait ${Math.max(0, ...t.gaps).toFixed(0)} ms`);
+  console.log(`heavy link (page slowed 20×), try ${tries} of 4: computing for ${(t.done - t.computing).toFixed(0)} ms; clicked ${(t.down - t.computing).toFixed(0)} ms in; playhead moved ${(t.moved - t.down).toFixed(0)} ms later; ${t.tasks.length} long tasks, the longest ${longest.toFixed(0)} ms; ${t.slices} slices; ${t.gaps.length} timer ticks, longest wait ${Math.max(0, ...t.gaps).toFixed(0)} ms`);
   assert.ok(t.down < t.done, 'in four tries, no click came while the page computed');
   // The run's verdict, computed by the simulation, and nothing claimed before it.
   assert.match(await page.locator(tid('verdict-word')).textContent(), /Safe/);
@@ -110,12 +119,17 @@ test('a heavy link computes in slices: the page answers a click meanwhile, then 
   // scripts/bench.sh with playwright.bench.config.mjs) holds the click's answer and every task
   // while the page computed under a second. The test command does not: how long a task lasts
   // depends on the machine's load (a loaded machine failed it with a 1.2 s task). What the test
-  // holds is structure: the click was answered before the run ended, and the page gave the
-  // browser its main thread back many times while it computed (a 5 ms timer ran in between).
+  // holds is structure: the click was answered before the run ended, and the run went on in
+  // many slices, the main thread given back in between (another timer ran meanwhile).
   if (process.env.FP_BENCH) {
     assert.ok(t.moved - t.down < 1_000, `the click took ${(t.moved - t.down).toFixed(0)} ms to be answered`);
     assert.ok(longest < 1_000, `a task held the main thread for ${longest.toFixed(0)} ms while the page computed`);
   }
-  assert.ok(t.gaps.length >= 10, `only ${t.gaps.length} timer ticks while the page computed`);
+  // How many times a 5 ms timer got in depends on the load (9 to 14 seen on one machine, and a
+  // threshold of 10 failed once). What is held instead is that the run was cut into slices at
+  // all: a page that computed it in one go queues one slice at most (17 were seen here; a
+  // faster machine makes fewer, since each slice is bounded by time, not by work).
+  assert.ok(t.slices >= 3, `the run went on in only ${t.slices} slices`);
+  assert.ok(t.gaps.length >= 1, 'no other task ran while the page computed');
   assertClean(rec);
 });

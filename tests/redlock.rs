@@ -69,6 +69,30 @@ fn sequential_costs_the_sum_and_parallel_the_slowest() {
 }
 
 #[test]
+fn a_reply_with_no_network_time_counts_at_zero_ms_as_at_any_other_instant() {
+    // Found by the lab's random runs: with latency 0 the reply arrives the instant the client
+    // looks, and at 0 ms the look used to be queued first, so every vote was lost.
+    for at_ms in [0, 10] {
+        for parallel in [false, true] {
+            let mut s = empty_redlock();
+            s.clients[0].events = vec![Event::Acquire { at_ms }];
+            let r = settings(&mut s);
+            r.parallel = parallel;
+            for inst in &mut r.instances {
+                inst.latency_ms = 0;
+            }
+            let trace = run(&s);
+            let a = &trace.acquisitions[0];
+            assert_eq!(
+                (a.ok, a.votes, a.elapsed_ms),
+                (true, 5, 0),
+                "acquire at {at_ms} ms, parallel {parallel}"
+            );
+        }
+    }
+}
+
+#[test]
 fn a_slow_instance_past_the_timeout_does_not_vote() {
     let mut s = empty_redlock();
     s.clients[0].events = vec![Event::Acquire { at_ms: 0 }];

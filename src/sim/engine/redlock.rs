@@ -87,6 +87,9 @@ impl Redlock {
     }
 
     /// How long the client waits for instance `i` when it asks at `t`.
+    ///
+    /// A reply that arrives exactly when the wait ends counts: replies are queued with due 0
+    /// and a collect with its own instant as due, so at one instant the replies come first.
     fn wait_ms(&self, client: usize, i: usize, t: u64) -> u64 {
         let inst = &self.inst[i];
         let lat = inst.latency_ms;
@@ -201,12 +204,12 @@ impl Redlock {
             }
             if !release {
                 let at = t.saturating_add(wait);
-                w.queue.push(at, at, Action::Collect { attempt: a });
+                push_collect(w, at, a);
             }
         } else {
             self.send(w, t, a, 0);
             let at = t.saturating_add(self.wait_ms(client, 0, t));
-            w.queue.push(at, at, Action::Collect { attempt: a });
+            push_collect(w, at, a);
         }
     }
 
@@ -344,7 +347,7 @@ impl Redlock {
             self.send(w, t, a, i + 1);
             let client = self.attempts[a].client;
             let at = t.saturating_add(self.wait_ms(client, i + 1, t));
-            w.queue.push(at, at, Action::Collect { attempt: a });
+            push_collect(w, at, a);
         } else {
             self.judge(w, t, a);
         }
@@ -453,4 +456,11 @@ impl Redlock {
             outages::apply(w, t, (instance, inst), &spec.name, e);
         }
     }
+}
+
+/// Queues the client's look at its replies at `at`. Its due is at least 1 so that it sorts
+/// after the replies of that instant (due 0) even at 0 ms, where a zero-latency instance's
+/// reply would otherwise be queued after the look and never counted.
+fn push_collect(w: &mut World, at: u64, attempt: usize) {
+    w.queue.push(at, at.max(1), Action::Collect { attempt });
 }

@@ -216,6 +216,18 @@ impl Shrinker {
     /// run bound is spent). `base` and `spec` must be the ones given to `new`.
     pub fn advance(&mut self, base: &Scenario, spec: &SearchSpec, budget: u64) -> bool {
         let failure = spec.failure.as_ref();
+        self.advance_by(base, spec, budget, |s| fails(s, failure))
+    }
+
+    /// `advance` with another meaning of "still fails": `still_fails` judges each candidate
+    /// scenario (the lab uses it with "real servers disagree with the model").
+    pub fn advance_by(
+        &mut self,
+        base: &Scenario,
+        spec: &SearchSpec,
+        budget: u64,
+        mut still_fails: impl FnMut(&Scenario) -> bool,
+    ) -> bool {
         let mut spent = 0;
         while !self.done && spent < budget {
             let Some((cand, _)) = self.candidates.get(self.next) else {
@@ -229,7 +241,7 @@ impl Shrinker {
             }
             self.runs += 1;
             spent += 1;
-            if fails(&scenario_of(base, cand), failure) {
+            if still_fails(&scenario_of(base, cand)) {
                 let (cand, text) = self.candidates.swap_remove(self.next);
                 self.steps.push(ShrinkStep {
                     text,
@@ -266,6 +278,20 @@ impl Shrinker {
 pub fn shrink(base: &Scenario, spec: &SearchSpec, start: Schedule, max_runs: u64) -> Shrunk {
     let mut s = Shrinker::new(base, spec, start, max_runs);
     s.advance(base, spec, u64::MAX);
+    s.finish()
+}
+
+/// Shrinks a schedule that `still_fails` in one call, by the same steps in the same order;
+/// `max_runs` bounds the calls to `still_fails`.
+pub fn shrink_by(
+    base: &Scenario,
+    spec: &SearchSpec,
+    start: Schedule,
+    max_runs: u64,
+    still_fails: impl FnMut(&Scenario) -> bool,
+) -> Shrunk {
+    let mut s = Shrinker::new(base, spec, start, max_runs);
+    s.advance_by(base, spec, u64::MAX, still_fails);
     s.finish()
 }
 
@@ -399,6 +425,32 @@ mod tests {
         // The cases exercise kept steps and the run bound, not only schedules that cannot shrink.
         assert!(kept >= 40, "only {kept} kept steps");
         assert!(cut >= 5, "only {cut} shrinks cut short");
+    }
+
+    #[test]
+    fn another_judge_of_failure_shrinks_by_the_same_steps() {
+        let cases = cases();
+        for (base, spec, start) in cases.iter().take(12) {
+            let failure = spec.failure.as_ref();
+            let mut calls = 0;
+            let got = shrink_by(base, spec, start.clone(), 30, |s| {
+                calls += 1;
+                fails(s, failure)
+            });
+            assert!(
+                same(&got, &shrink(base, spec, start.clone(), 30)),
+                "{}",
+                base.name
+            );
+            assert_eq!(calls, got.runs, "{}: one judgement per run", base.name);
+        }
+        // A judge that never agrees keeps nothing: the schedule comes back as it went in.
+        let (base, spec, start) = cases
+            .iter()
+            .find(|c| !c.2.faults.is_empty())
+            .expect("faults");
+        let got = shrink_by(base, spec, start.clone(), 30, |_| false);
+        assert_eq!((&got.schedule, got.steps.len()), (start, 0));
     }
 
     #[test]

@@ -7,6 +7,8 @@
 pub mod check;
 pub mod conductor;
 pub mod pg;
+pub mod random;
 pub mod report;
 pub mod resp;
 pub mod servers;
+pub mod tables;

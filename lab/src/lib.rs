@@ -6,6 +6,7 @@
 
 pub mod check;
 pub mod conductor;
+pub mod input;
 pub mod pg;
 pub mod random;
 pub mod report;

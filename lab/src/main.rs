@@ -13,10 +13,10 @@
 //!   the servers disagree on is shrunk and saved under `lab/corpus/`.
 
 use fencing_lab::check::{self, Outcome};
+use fencing_lab::input::read_scenario;
 use fencing_lab::random;
 use fencing_lab::servers::{self, Postgres, TempDir};
 use fencing_lab::{report, tables};
-use fencing_playground::link;
 use fencing_playground::sim::conformance;
 use fencing_playground::sim::presets::presets;
 use fencing_playground::sim::search::shrink::shrink_by;
@@ -135,16 +135,6 @@ fn date() -> String {
         .output()
         .map(|o| String::from_utf8_lossy(&o.stdout).trim().to_string())
         .unwrap_or_default()
-}
-
-/// A scenario from a JSON text or a share link (a whole address, a hash, or `s=1.…`).
-fn read_scenario(text: &str) -> Result<Scenario, String> {
-    let text = text.trim();
-    if text.starts_with('{') {
-        return Scenario::from_json(text).map_err(|e| e.to_string());
-    }
-    let hash = text.rsplit_once('#').map_or(text, |(_, h)| h);
-    link::decode(hash).map_err(|e| e.to_string())
 }
 
 /// `replay`'s argument: a file holding JSON or a link, or the link itself.

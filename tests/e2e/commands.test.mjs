@@ -65,5 +65,12 @@ test('the Reproduced mark follows the lab: a clock jump has none, an edited pres
   await expectText(page, 'commands-table', 'UPDATE accounts SET balance = balance - 10 WHERE id = 1 RETURNING balance');
   assert.equal(await page.locator(tid('reproduced')).count(), 0);
   await page.locator(tid('reproduced')).waitFor({ state: 'detached' });
+  // Any scenario, edited or not, can be replayed on real servers: the view says how.
+  await expectText(page, 'lab-replay', "bash scripts/lab.sh replay 'LINK'");
+
+  // A blank scenario sends nothing, so the lab compared nothing: it carries no mark.
+  await page.selectOption(tid('preset'), 'blank-single');
+  await expectText(page, 'lab-replay', 'bash scripts/lab.sh replay');
+  assert.equal(await page.locator(tid('reproduced')).count(), 0, 'nothing was compared for a blank scenario');
   assertClean(rec);
 });

@@ -1,9 +1,9 @@
 //! Random differential runs: scenarios the lab has never seen, each replayed against the real
 //! servers and compared with the model. A case starts from a preset the lab reproduces, takes a
 //! fence rule drawn at random, and gets one to three faults drawn from the failure search's own
-//! grid for that scenario (pauses, debit delays, client crashes; for Redlock also instance
-//! crashes with or without persistence and partitions), its Redlock settings drawn too, and
-//! sometimes one more client event. Case `n` (numbered from 1) of seed `s` is the same scenario
+//! grid for that scenario (pauses, debit delays, client crashes, clock jumps; for Redlock also
+//! instance crashes with or without persistence and partitions), its Redlock settings drawn
+//! too, and sometimes one more client event; a draw the lab cannot reproduce is drawn again. Case `n` (numbered from 1) of seed `s` is the same scenario
 //! whatever the count, so a reported case replays alone (`--case n`).
 //!
 //! A case the servers disagree on is shrunk with the search's shrinker (each candidate is
@@ -62,9 +62,17 @@ pub fn bases() -> Vec<(&'static str, Scenario)> {
         .collect()
 }
 
-/// The faults a case may hold: what the lab reproduces for that service.
+/// The faults a case may hold: every kind the search knows for that service. A drawn case the
+/// lab cannot reproduce (`check::unreproducible`: today, one whose clock moves) is drawn
+/// again, so the batch holds exactly what the lab can run.
 pub fn spec_for(s: &Scenario, seed: u64) -> SearchSpec {
-    let mut faults = vec![FaultKind::Pause, FaultKind::Delay, FaultKind::ClientCrash];
+    let mut faults = vec![
+        FaultKind::Pause,
+        FaultKind::Delay,
+        FaultKind::ClientCrash,
+        FaultKind::ClientClockJump,
+        FaultKind::LockClockJump,
+    ];
     if s.lock.redlock.is_some() {
         faults.extend([FaultKind::InstanceCrash, FaultKind::Partition]);
     }
@@ -206,7 +214,11 @@ pub fn case(seed: u64, n: u64) -> Option<Case> {
         let Some(scenario) = valid(&scenario_of(&base, &schedule)) else {
             continue;
         };
-        if unreproducible(&scenario).is_some() || nothing_to_compare(&scenario).is_some() {
+        // A fault that changes nothing (a delay the debit already had) makes no new case.
+        if scenario == base
+            || unreproducible(&scenario).is_some()
+            || nothing_to_compare(&scenario).is_some()
+        {
             continue;
         }
         return Some(Case {

@@ -7,6 +7,7 @@ use crate::servers::{Postgres, RedisServer, TempDir};
 use fencing_playground::sim::commands::{self, Act, Command, DebitEnd, RedisCmd, RedisReply, Who};
 use fencing_playground::sim::scenario::InstanceEvent;
 use fencing_playground::sim::{self, Scenario, Trace};
+use std::collections::BTreeMap;
 use std::time::{Duration, Instant};
 
 /// How a preset fared.
@@ -20,6 +21,9 @@ pub enum Outcome {
     NotReproducible(String),
     /// Every try missed the timing; not a mismatch.
     Late(String),
+    /// The lab itself broke (a server did not start, a socket failed): nothing was compared,
+    /// and the run fails without blaming the model.
+    Failed(String),
 }
 
 impl Outcome {
@@ -29,6 +33,7 @@ impl Outcome {
             Outcome::Mismatch(_) => "mismatch",
             Outcome::NotReproducible(_) => "not reproducible",
             Outcome::Late(_) => "late",
+            Outcome::Failed(_) => "lab failed",
         }
     }
 }
@@ -78,6 +83,79 @@ pub fn unreproducible(s: &Scenario) -> Option<String> {
              under a plain LD_PRELOAD)"
                 .to_string(),
         );
+    }
+    None
+}
+
+/// A client's request that reaches a lock server at the very millisecond a lease there runs
+/// out. The model's lease covers `[grant, grant + ttl)`; a real server compares microseconds,
+/// so at any scale the two orders are equally likely and the lab cannot say which the model
+/// should have met.
+pub fn expiry_tie(s: &Scenario, t: &Trace, plan: &[Command]) -> Option<String> {
+    let latency = |i: usize| {
+        s.lock
+            .redlock
+            .as_ref()
+            .and_then(|r| r.instances.get(i))
+            .map_or(0, |inst| inst.latency_ms)
+    };
+    // Each instance's lease on the lock key: when it runs out, and who was granted it when.
+    let mut leases: BTreeMap<usize, (u64, String, u64)> = BTreeMap::new();
+    for c in plan {
+        let Act::Redis {
+            instance,
+            cmd,
+            reply,
+            ..
+        } = &c.act
+        else {
+            if let Act::Down {
+                instance,
+                persistent: false,
+            } = c.act
+            {
+                leases.remove(&instance);
+            }
+            continue;
+        };
+        let Who::Client(k) = c.who else { continue };
+        let at = c.at_ms.saturating_add(latency(*instance));
+        if let Some((until, holder, granted)) = leases.get(instance) {
+            if at == *until && *reply != RedisReply::Cut && *reply != RedisReply::Down {
+                return Some(format!(
+                    "too close to call: at {at} ms {}'s request reaches {} at the very \
+                     millisecond {holder}'s lease from {granted} ms runs out; a real server \
+                     orders the two by microseconds, so neither order can be reproduced on \
+                     purpose",
+                    t.client_name(k),
+                    if s.lock.redlock.is_some() {
+                        t.instance_name(*instance)
+                    } else {
+                        "the lock server"
+                    },
+                ));
+            }
+        }
+        let won = match (cmd, reply) {
+            (RedisCmd::SetNx { ttl_ms, .. }, RedisReply::Ok)
+            | (RedisCmd::AcquireFenced { ttl_ms, .. }, RedisReply::Int(_))
+            | (RedisCmd::Extend { ttl_ms, .. }, RedisReply::Int(1)) => Some(*ttl_ms),
+            _ => None,
+        };
+        if let Some(ttl) = won {
+            leases.insert(
+                *instance,
+                (at.saturating_add(ttl), t.client_name(k).to_string(), at),
+            );
+        }
+        let freed = matches!(
+            (cmd, reply),
+            (RedisCmd::ReleaseChecked { .. }, RedisReply::Int(1))
+                | (RedisCmd::Del { .. }, RedisReply::Int(1))
+        );
+        if freed {
+            leases.remove(instance);
+        }
     }
     None
 }
@@ -181,7 +259,7 @@ pub fn check(
         scale,
         worst_late_ms: 0.0,
     };
-    if let Some(why) = unreproducible(s) {
+    if let Some(why) = unreproducible(s).or_else(|| expiry_tie(s, &t, &plan)) {
         result.outcome = Outcome::NotReproducible(why);
         return result;
     }
@@ -202,7 +280,7 @@ pub fn check(
         result.scale = scale;
         match replay_once(s, &t, &plan, pg, scale) {
             Err(e) => {
-                result.outcome = Outcome::Mismatch(format!("the lab failed: {e}"));
+                result.outcome = Outcome::Failed(format!("the lab failed: {e}"));
                 return result;
             }
             Ok(replay) => {
@@ -231,7 +309,7 @@ pub fn replay_once(
     pg: &Postgres,
     scale: u64,
 ) -> std::io::Result<Replay> {
-    let dir = TempDir::new()?;
+    let dir = TempDir::in_memory()?;
     let persistent: Vec<bool> = match &s.lock.redlock {
         None => vec![false],
         Some(r) => r
@@ -262,4 +340,49 @@ pub fn replay_once(
         pg_port: pg.port,
     };
     conductor.replay(plan)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use fencing_playground::sim::presets::{preset, presets};
+    use fencing_playground::sim::Event;
+
+    fn tie(s: &Scenario) -> Option<String> {
+        let t = sim::run(s);
+        let plan = commands::commands(s, &t);
+        expiry_tie(s, &t, &plan)
+    }
+
+    /// B's acquire, held back by a pause, reaches the server when A's lease runs out (0 + 30).
+    fn meets_the_expiry(wake_ms: u64) -> Scenario {
+        let mut s = preset("contract-1-nx").expect("preset");
+        s.lock.ttl_ms = 30;
+        s.clients[1].events = vec![
+            Event::Acquire { at_ms: 10 },
+            Event::Pause {
+                at_ms: 1,
+                duration_ms: wake_ms - 1,
+                cause: sim::PauseCause::Gc,
+            },
+        ];
+        s
+    }
+
+    #[test]
+    fn a_request_at_the_millisecond_a_lease_runs_out_is_too_close_to_call() {
+        let why = tie(&meets_the_expiry(30)).expect("a tie at 30 ms");
+        assert!(why.contains("at 30 ms B's request"), "{why}");
+        assert!(why.contains("A's lease from 0 ms"), "{why}");
+        for apart in [29, 31] {
+            assert_eq!(tie(&meets_the_expiry(apart)), None, "woken at {apart} ms");
+        }
+    }
+
+    #[test]
+    fn no_preset_meets_an_expiry_on_the_same_millisecond() {
+        for p in presets() {
+            assert_eq!(tie(&p.scenario), None, "{}", p.id);
+        }
+    }
 }

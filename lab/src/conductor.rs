@@ -48,7 +48,8 @@ struct ClientConns {
 /// A Redlock round as the lab client saw it: the replies and when each reached it.
 #[derive(Default)]
 struct Round {
-    replies: Vec<(RedisReply, u64, String)>,
+    /// Each reply with the instants its request left and its reply arrived, and the value.
+    replies: Vec<(RedisReply, (u64, u64), String)>,
 }
 
 /// What one replay produced.
@@ -167,11 +168,20 @@ impl Conductor<'_> {
                     };
                     lines.push(Line::new(cmd.text(), reply.text()));
                     match round {
-                        Some(r) => rounds.entry(*r).or_default().replies.push((
-                            reply,
-                            *reply_at_ms,
-                            value_of(cmd),
-                        )),
+                        // The model runs a delivered request when it arrives, one network
+                        // time (the instance's latency) after it left; a request that never
+                        // got through is listed when it left.
+                        Some(r) => {
+                            let sent = match reply {
+                                RedisReply::Cut | RedisReply::Down => c.at_ms,
+                                _ => c.at_ms.saturating_sub(self.latency(*instance)),
+                            };
+                            rounds.entry(*r).or_default().replies.push((
+                                reply,
+                                (sent, *reply_at_ms),
+                                value_of(cmd),
+                            ))
+                        }
                         None => take_grant(&mut clients[k], cmd, &reply),
                     }
                 }
@@ -223,10 +233,20 @@ impl Conductor<'_> {
                     let cl = &mut clients[k];
                     (cl.redis, cl.pg, cl.held, cl.crashed) = (BTreeMap::new(), None, None, true);
                 }
-                (Act::Down { instance, .. }, _) => {
+                (
+                    Act::Down {
+                        instance,
+                        persistent,
+                    },
+                    _,
+                ) => {
                     lines.extend(notes.clone());
                     if let Some(r) = self.redis.get_mut(*instance) {
-                        r.kill();
+                        if *persistent {
+                            r.kill();
+                        } else {
+                            r.crash_losing_keys()?;
+                        }
                     }
                 }
                 (Act::Up { instance, .. }, _) => {
@@ -270,6 +290,16 @@ impl Conductor<'_> {
             out.lines.push(lines);
         }
         Ok(out)
+    }
+
+    /// Instance `i`'s one-way network time in the scenario.
+    fn latency(&self, i: usize) -> u64 {
+        self.s
+            .lock
+            .redlock
+            .as_ref()
+            .and_then(|r| r.instances.get(i))
+            .map_or(0, |inst| inst.latency_ms)
     }
 
     /// Sends a client's command to an instance on the client's own connection; a refused or
@@ -321,17 +351,27 @@ impl Conductor<'_> {
         let extend = a.purpose == fencing_playground::sim::trace::Purpose::Extend;
         let empty = Round::default();
         let round = rounds.get(&acquisition).unwrap_or(&empty);
-        let granted: Vec<&(RedisReply, u64, String)> = round
+        // The client reads each reply when it moves on: one at a time, when it sends the next
+        // request (or judges, after the last); all at once, when it judges. A reply counts if
+        // it is in by then: one that comes after the client gave up on that instance does
+        // not, while one that came in as the client was paused does.
+        let read_at = |j: usize| match round.replies.get(j + 1) {
+            Some((_, (next_sent, _), _)) if !r.parallel => *next_sent,
+            _ => at_ms,
+        };
+        let granted: Vec<&(RedisReply, (u64, u64), String)> = round
             .replies
             .iter()
-            .filter(|(reply, reply_at, _)| {
-                *reply_at <= at_ms
+            .enumerate()
+            .filter(|(j, (reply, (_, reply_at), _))| {
+                *reply_at <= read_at(*j)
                     && match reply {
                         RedisReply::Ok => true,
                         RedisReply::Int(n) => !extend || *n == 1,
                         _ => false,
                     }
             })
+            .map(|(_, x)| x)
             .collect();
         let fence = if r.fence {
             granted

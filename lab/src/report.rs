@@ -24,6 +24,7 @@ fn detail(r: &Result) -> String {
         Outcome::Mismatch(d) => d.clone(),
         Outcome::NotReproducible(w) => w.clone(),
         Outcome::Late(w) => format!("every try missed the timing: {w}"),
+        Outcome::Failed(w) => w.clone(),
     };
     if r.note.is_empty() {
         why

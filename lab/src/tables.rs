@@ -22,6 +22,9 @@ pub fn nothing_to_compare(s: &Scenario) -> Option<String> {
 pub fn against_committed(outcome: &Outcome, committed: Option<&str>) -> Result<(), String> {
     match (outcome, committed) {
         (_, None) => Err("the committed table has no row for it".into()),
+        (Outcome::Failed(why), _) => Err(format!(
+            "the lab itself failed, nothing was compared: {why}"
+        )),
         (Outcome::Late(_), Some("match")) => Err(
             "it is committed as `match` but this run compared nothing in time (late); a \
              preset committed as a match must be compared on every run"
@@ -105,6 +108,7 @@ mod tests {
         let late = Outcome::Late("x".into());
         let mismatch = Outcome::Mismatch("x".into());
         let nr = Outcome::NotReproducible("x".into());
+        let failed = Outcome::Failed("x".into());
         for (outcome, row, ok) in [
             (&Outcome::Match, Some("match"), true),
             (&late, Some("match"), false),
@@ -115,6 +119,8 @@ mod tests {
             (&nr, Some("not reproducible"), true),
             (&nr, Some("match"), false),
             (&mismatch, Some("mismatch"), true),
+            (&failed, Some("match"), false),
+            (&failed, Some("lab failed"), false),
         ] {
             assert_eq!(
                 against_committed(outcome, row).is_ok(),

@@ -162,7 +162,7 @@ test('host page iframe: the host script sends the page theme to the frame; bad t
   const frame = page.frameLocator('iframe[data-fencing-playground]');
   await frame.locator('[data-testid="timeline"]').waitFor({ timeout: 20_000 });
   const resolved = () => frame.locator('fencing-playground').getAttribute('data-resolved-theme');
-  const follow = (want) => page.waitForFunction((w) => document.querySelector('iframe').contentDocument.querySelector('fencing-playground')?.getAttribute('data-resolved-theme') === w, want);
+  const follow = (want) => page.waitForFunction((w) => document.querySelector('iframe').contentDocument.querySelector('fencing-playground')?.getAttribute('data-resolved-theme') === w, want, { timeout: 10_000 });
   await follow('light');
   await expectNoViolations(page, 'iframe host (light)');
   await page.evaluate(() => document.documentElement.classList.add('theme-night'));

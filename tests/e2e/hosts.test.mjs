@@ -187,3 +187,28 @@ test('host page iframe: the host script sends the page theme to the frame; bad t
   assert.equal(await frame.locator('[data-testid="embed-error"]').count(), 0);
   assertClean(rec);
 });
+
+test('color-scheme set on the element wins over the page; theme="system" follows the reader\'s system setting', async ({ openPage, server }) => {
+  const rec = await openPage();
+  const { page } = rec;
+  const url = `${server.url}__hosts/own-rules.html`;
+  await page.route(url, (route) => route.fulfill({
+    status: 200,
+    contentType: 'text/html; charset=utf-8',
+    body: `<!doctype html><html lang="en"><head><meta charset="utf-8"><title>own rules</title>
+      <style>body { background: #fff; } #own { color-scheme: dark; }</style>
+      <script type="module" src="/www/embed.js"></script></head><body><main><h1>Own rules</h1>
+      <fencing-playground id="own" compact></fencing-playground>
+      <fencing-playground id="sys" theme="system" compact></fencing-playground></main></body></html>`,
+  }));
+  await page.emulateMedia({ colorScheme: 'dark' });
+  await page.goto(url);
+  await startAll(page);
+  const resolved = (id) => page.locator(`#${id}`).getAttribute('data-resolved-theme');
+  assert.equal(await resolved('own'), 'dark', 'the element\'s own color-scheme');
+  assert.equal(await resolved('sys'), 'dark');
+  await page.emulateMedia({ colorScheme: 'light' });
+  await page.waitForFunction(() => document.querySelector('#sys').getAttribute('data-resolved-theme') === 'light', null, { timeout: 10_000 });
+  assert.equal(await resolved('own'), 'dark', 'the system setting overrode the element\'s own color-scheme');
+  assertClean(rec);
+});

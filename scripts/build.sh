@@ -75,8 +75,10 @@ rm -f dist/pkg/.gitignore
 
 # A first visit downloads the glue and the boot script: minified, they weigh about a third less
 # (brotli). Exports and strings are kept, so the wasm's imports and the API are unchanged.
-echo "[build] minify the JS a first visit loads"
-node scripts/minify.mjs "dist/pkg/${crate}.js" dist/pkg-first/first.js dist/www/first.js dist/www/main.js dist/pkg-search/search.js dist/www/finder.js dist/www/search-worker.js
+# The embed's own modules are minified too: a post with playgrounds loads them before any wasm.
+echo "[build] minify the JS a first visit loads, and the embed's"
+node scripts/minify.mjs "dist/pkg/${crate}.js" dist/pkg-first/first.js dist/www/first.js dist/www/main.js dist/pkg-search/search.js dist/www/finder.js dist/www/search-worker.js \
+  dist/www/embed.js dist/www/embed-frame.js dist/www/host-theme.js dist/www/embed-heights.js dist/www/embed-host.js
 
 echo "[build] what a first visit downloads (bytes): raw / gzip -9 / brotli -q 11"
 node scripts/bench/sizes.mjs

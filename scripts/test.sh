@@ -98,6 +98,11 @@ bash scripts/build.sh
 stage "size guard (node scripts/bench/sizes.mjs --check)"
 node scripts/bench/sizes.mjs --check
 
+# The heights an embed keeps before it starts (www/embed-heights.js) must be what the release
+# build measures, so a layout change that forgets to regenerate them fails here (about 15 s).
+stage "embed heights (node scripts/embed-heights.mjs --check)"
+node scripts/embed-heights.mjs --check
+
 # The JavaScript is type-checked (// @ts-check in www/ and scripts/) against the .d.ts files
 # the release build generated.
 stage "typecheck (bash scripts/typecheck.sh)"

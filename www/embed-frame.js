@@ -8,9 +8,13 @@
 // From the parent: { type: 'fencing-playground:load', preset: 'gc-pause-unfenced' }
 //                  { type: 'fencing-playground:load', scenario: {...} or 'JSON text' }
 //                  { type: 'fencing-playground:get-height' }             (asks for a report now)
+//                  { type: 'fencing-playground:theme', theme: 'dark' }   (light, dark, auto or system;
+//                                                     www/embed-host.js sends the host's theme)
+// With theme=auto (the default) and no message the frame follows its own page, whose
+// prefers-color-scheme is the <iframe> element's color-scheme in Chromium 129+ and Firefox 105+.
 // With ?origin=https://blog.example only that origin is listened to and told the height;
 // without it the height (which is not secret) goes to any parent and any parent may load.
-import './embed.js';
+import { THEMES } from './embed.js';
 
 const PREFIX = 'fencing-playground:';
 const MAX_SCENARIO_CHARS = 200_000;
@@ -48,13 +52,16 @@ new ResizeObserver(() => postHeight()).observe(document.documentElement);
 /**
  * The parent's message as a list of attribute changes, or null if it is not one we accept.
  * @param {unknown} message
- * @returns {{ getHeight: true } | { preset: string } | { scenario: string } | null}
+ * @returns {{ getHeight: true } | { theme: string } | { preset: string } | { scenario: string } | null}
  */
 export function parseMessage(message) {
   if (typeof message !== 'object' || message === null || Array.isArray(message)) return null;
   // Any object: each field is checked before it is used.
   const data = /** @type {Record<string, unknown>} */ (message);
   if (data.type === `${PREFIX}get-height`) return { getHeight: true };
+  if (data.type === `${PREFIX}theme`) {
+    return typeof data.theme === 'string' && THEMES.includes(data.theme) ? { theme: data.theme } : null;
+  }
   if (data.type !== `${PREFIX}load`) return null;
   const hasPreset = Object.hasOwn(data, 'preset');
   const hasScenario = Object.hasOwn(data, 'scenario');
@@ -86,6 +93,7 @@ window.addEventListener('message', (event) => {
     return;
   }
   if ('getHeight' in msg) return postHeight(true);
+  if ('theme' in msg) return el.setAttribute('theme', msg.theme);
   if ('preset' in msg) {
     el.removeAttribute('scenario');
     el.setAttribute('preset', msg.preset);

@@ -5,14 +5,22 @@
 //   <fencing-playground preset="gc-pause-unfenced"></fencing-playground>
 //
 // Attributes: preset, scenario (JSON text), height (CSS length; a bare number means px),
-// readonly, compact, theme (light | dark | auto). Each element renders into its own shadow root,
-// so the page's styles and the playground's do not touch. The wasm is fetched and compiled once
-// per page however many elements there are. A malformed attribute is reported inside the element
-// and the default scenario is shown instead, so a typo never leaves a hole in the post.
+// readonly, compact, theme (auto | light | dark | system), loading (lazy | eager). Each element
+// renders into its own shadow root, so the page's styles and the playground's do not touch.
+// The wasm is fetched and compiled once per page however many elements there are, and not before
+// an element comes near the viewport (one IntersectionObserver for the page): a long post with
+// many playgrounds downloads nothing for those the reader never scrolls to. Until then the
+// element keeps the height the playground will have (./embed-heights.js), so nothing jumps.
+// theme="auto" (the default) follows the host page's theme (./host-theme.js) and says which it
+// chose in the element's data-resolved-theme attribute. A malformed attribute is reported
+// inside the element and the default scenario is shown instead, so a typo never leaves a hole
+// in the post.
 // No inline script or style is needed: the page can run under
 // `script-src 'self' 'wasm-unsafe-eval'` (styles are constructed sheets, which CSP allows).
 
 import { lazyFinder } from './on-demand.js';
+import { hostScheme, systemScheme, watchHostTheme } from './host-theme.js';
+import { HEIGHTS } from './embed-heights.js';
 
 /** @typedef {import('../pkg/fencing_playground.js')} Glue */
 /** @typedef {import('../pkg/fencing_playground.js').MountOptions} MountOptions */
@@ -20,14 +28,13 @@ import { lazyFinder } from './on-demand.js';
 const GLUE_URL = new URL('../pkg/fencing_playground.js', import.meta.url).href;
 export const DEFAULT_PRESET = 'gc-pause-fenced';
 /**
- * The themes mount() takes, as its declaration says (MountOptions in src/api/mod.rs): the type
- * checker refuses this list if it misses one or names one more.
- * @type {{ [T in NonNullable<MountOptions['theme']>]: T }}
+ * The theme attribute's values: `auto` follows the host page, `system` the reader's system
+ * setting, `light` and `dark` are what they say.
  */
-const THEME_NAMES = { light: 'light', dark: 'dark', auto: 'auto' };
-/** @type {string[]} */
-const THEMES = Object.values(THEME_NAMES);
-const OBSERVED = ['preset', 'scenario', 'height', 'readonly', 'compact', 'theme'];
+export const THEMES = ['auto', 'light', 'dark', 'system'];
+const OBSERVED = ['preset', 'scenario', 'height', 'readonly', 'compact', 'theme', 'loading'];
+/** How near the viewport (above or below) an element starts: about a screen ahead of a reader. */
+const NEAR = '800px 0px';
 
 /**
  * "Find a failure" (./on-demand.js), shared by every element of the page and loaded only when a
@@ -48,23 +55,25 @@ export function loadPlayground() {
 }
 
 // Host-level styles only: the playground brings its own sheet and adopts it into the shadow root.
+// color-scheme is inherited from the page (not reset by `all`), so the element's computed value
+// is the host's, which theme="auto" reads first.
 const HOST_CSS = `
-:host { all: initial; display: block; contain: content; }
+:host { all: initial; color-scheme: inherit; display: block; contain: content; }
 :host([hidden]) { display: none; }
+.fpe-wait { display: flex; align-items: center; justify-content: center; box-sizing: border-box;
+  min-height: var(--fpe-reserve, 120px); margin: 0; border-radius: 6px; background: #f6f7f9; color: #5b6573;
+  font: 14px/1.45 system-ui, -apple-system, "Segoe UI", Roboto, sans-serif; }
+:host([data-resolved-theme="dark"]) .fpe-wait { background: #1b2027; color: #a3acb9; }
 .fpe-frame { display: block; color-scheme: light dark; }
 .fpe-frame[data-theme="light"] { color-scheme: light; }
 .fpe-frame[data-theme="dark"] { color-scheme: dark; }
 .fpe-frame.fpe-fixed { height: var(--fpe-height); overflow: auto; }
-.fpe-note, .fpe-error {
+.fpe-error {
   margin: 0 0 8px; padding: 8px 12px; border-radius: 6px;
   font: 14px/1.45 system-ui, -apple-system, "Segoe UI", Roboto, sans-serif;
 }
-.fpe-note { color: #5b6573; }
 .fpe-error { color: #8a1c12; background: #fdecea; border: 1px solid #e0a59f; white-space: pre-wrap; overflow-wrap: anywhere; }
-@media (prefers-color-scheme: dark) {
-  .fpe-note { color: #a3acb9; }
-  .fpe-error { color: #ffd2cc; background: #3a1d1a; border-color: #8a3b31; }
-}`;
+:host([data-resolved-theme="dark"]) .fpe-error { color: #ffd2cc; background: #3a1d1a; border-color: #8a3b31; }`;
 /** @type {CSSStyleSheet | undefined} */
 let hostSheet;
 function hostStyles() {
@@ -120,10 +129,9 @@ export function readAttributes(el) {
     }
   }
   if (options.scenario === undefined && preset !== null) options.preset = preset.trim();
-  let theme = (el.getAttribute('theme') ?? 'auto').trim().toLowerCase();
-  if (!THEMES.includes(theme)) {
-    problems.push(`theme: expected ${THEMES.slice(0, -1).join(', ')} or ${THEMES.at(-1)}, got ${JSON.stringify(el.getAttribute('theme'))}`);
-    theme = 'auto';
+  const theme = readTheme(el);
+  if (theme === null) {
+    problems.push(`theme: expected ${THEMES.slice(0, -1).join(', ')} or ${THEMES.at(-1)}, got ${JSON.stringify(el.getAttribute('theme'))}; following the page's theme`);
   }
   /** @type {string | null} */
   let height = null;
@@ -133,7 +141,53 @@ export function readAttributes(el) {
     if (h.error !== undefined) problems.push(h.error);
     else height = h.value;
   }
-  return { options, theme, height, problems };
+  return { options, theme: theme ?? 'auto', height, problems };
+}
+
+/**
+ * The theme attribute, `auto` if absent, null if it is none of THEMES.
+ * @param {Element} el
+ */
+function readTheme(el) {
+  const theme = (el.getAttribute('theme') ?? 'auto').trim().toLowerCase();
+  return THEMES.includes(theme) ? theme : null;
+}
+
+/**
+ * The height the element keeps before it starts, from the table of the playground's heights
+ * (null if the table has no row for it: then only a small box is kept).
+ * @param {Element} el
+ */
+export function reservedHeight(el) {
+  if (el.hasAttribute('scenario')) return null;
+  const preset = (el.getAttribute('preset') ?? DEFAULT_PRESET).trim();
+  const view = flag(el, 'compact') ? 'compact' : 'full';
+  const row = /** @type {Record<string, { compact: number, full: number }>} */ (HEIGHTS.presets)[preset];
+  return row ? row[view] : null;
+}
+
+/** @type {WeakMap<Element, () => void>} */
+const waiting = new WeakMap();
+/** @type {IntersectionObserver | undefined} */
+let nearObserver;
+/**
+ * Calls `start` once `el` comes within NEAR of the viewport. One observer serves the page.
+ * @param {Element} el
+ * @param {() => void} start
+ */
+function whenNear(el, start) {
+  if (typeof IntersectionObserver !== 'function') return start();
+  nearObserver ??= new IntersectionObserver((entries) => {
+    for (const entry of entries) {
+      if (!entry.isIntersecting) continue;
+      const go = waiting.get(entry.target);
+      nearObserver?.unobserve(entry.target);
+      waiting.delete(entry.target);
+      go?.();
+    }
+  }, { rootMargin: NEAR });
+  waiting.set(el, start);
+  nearObserver.observe(el);
 }
 
 export class FencingPlayground extends HTMLElement {
@@ -147,6 +201,9 @@ export class FencingPlayground extends HTMLElement {
   /** @type {string | null} */
   #mountedKey = null;
   #pending = false;
+  #near = false; // came near the viewport (or loading="eager"): may fetch and mount
+  /** @type {(() => void) | null} */
+  #unwatch = null;
 
   constructor() {
     super();
@@ -155,11 +212,44 @@ export class FencingPlayground extends HTMLElement {
   }
 
   connectedCallback() {
-    this.#schedule();
+    this.#unwatch ??= watchHostTheme(() => this.#applyTheme());
+    this.#applyTheme();
+    if (this.#near || this.getAttribute('loading')?.trim().toLowerCase() === 'eager') {
+      this.#near = true;
+      this.#schedule();
+      return;
+    }
+    if (!this.#frame) this.#showWaiting();
+    whenNear(this, () => {
+      this.#near = true;
+      if (this.isConnected) this.#schedule();
+    });
   }
 
-  attributeChangedCallback() {
-    if (this.isConnected) this.#schedule();
+  disconnectedCallback() {
+    this.#unwatch?.();
+    this.#unwatch = null;
+    nearObserver?.unobserve(this);
+  }
+
+  attributeChangedCallback(/** @type {string} */ name) {
+    if (!this.isConnected) return;
+    if (name === 'theme') this.#applyTheme();
+    if (this.#near) this.#schedule();
+    else if (!this.#frame) this.#showWaiting();
+  }
+
+  /**
+   * Works out the theme to show and, if it changed, shows it: on the element as
+   * data-resolved-theme (light or dark; for the page's CSS and for tests) and on the playground.
+   */
+  #applyTheme() {
+    const theme = readTheme(this) ?? 'auto';
+    const resolved = theme === 'light' || theme === 'dark' ? theme : theme === 'system' ? systemScheme() : hostScheme(this).scheme;
+    if (this.getAttribute('data-resolved-theme') !== resolved) this.setAttribute('data-resolved-theme', resolved);
+    // With theme="system" the playground's CSS follows the media query itself.
+    const shown = theme === 'system' ? 'auto' : resolved;
+    if (this.#frame && this.#frame.dataset.theme !== shown) this.#frame.dataset.theme = shown;
   }
 
   // Attributes set one after another in the same task cause one render.
@@ -173,14 +263,14 @@ export class FencingPlayground extends HTMLElement {
   }
 
   async #render() {
-    if (!this.#frame) this.#showNote('Loading the playground…');
+    if (!this.#frame) this.#showWaiting('Loading the playground…');
     const glue = await loadPlayground();
     // From here on nothing awaits, so the attributes cannot change under this render.
-    const { options, theme, height, problems } = readAttributes(this);
+    const { options, height, problems } = readAttributes(this);
     const key = JSON.stringify(options);
     if (key === this.#mountedKey) {
       // Only the look changed: keep the reader's edits.
-      this.#style(theme, height);
+      this.#style(height);
       this.#showProblems(problems);
       return;
     }
@@ -208,28 +298,28 @@ export class FencingPlayground extends HTMLElement {
       frame = attempt({ ...options, scenario: undefined, preset: DEFAULT_PRESET });
     }
     this.#frame = frame;
-    this.#style(theme, height);
+    this.#style(height);
     this.#showProblems(problems);
   }
 
-  /**
-   * @param {string} theme
-   * @param {string | null} height
-   */
-  #style(theme, height) {
+  /** @param {string | null} height */
+  #style(height) {
     if (!this.#frame) return;
-    this.#frame.dataset.theme = theme;
+    this.#applyTheme();
     this.#frame.classList.toggle('fpe-fixed', height !== null);
     if (height !== null) this.#frame.style.setProperty('--fpe-height', height);
     else this.#frame.style.removeProperty('--fpe-height');
   }
 
-  /** @param {string} text */
-  #showNote(text) {
-    const note = document.createElement('p');
-    note.className = 'fpe-note';
-    note.textContent = text;
-    this.#shadow.replaceChildren(note);
+  // Before the playground is mounted: a box as tall as it will be.
+  #showWaiting(text = 'The playground starts when you scroll to it.') {
+    const box = document.createElement('p');
+    box.className = 'fpe-wait';
+    box.dataset.testid = 'embed-waiting';
+    box.textContent = text;
+    const reserve = reservedHeight(this);
+    if (reserve !== null) box.style.setProperty('--fpe-reserve', `${reserve}px`);
+    this.#shadow.replaceChildren(box);
   }
 
   // Problems are text, never markup: attribute values are echoed back in them.

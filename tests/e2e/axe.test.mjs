@@ -8,7 +8,7 @@
 //
 // A violation is reported with its rule, impact, help text and the offending elements, so a
 // failure says what to fix without opening a trace.
-import { assertClean, tid } from './helpers.mjs';
+import { assertClean, tid, startEmbeds } from './helpers.mjs';
 import { test } from './fixtures.mjs';
 import { expectNoViolations } from './axe.mjs';
 
@@ -83,9 +83,8 @@ for (const dark of [false, true]) {
     const { page } = rec;
     if (dark) await page.emulateMedia({ colorScheme: 'dark' });
     await page.goto(`${server.url}www/blog-post.html`);
-    // Every embed has booted: each draws its timeline in its own shadow root.
-    await page.waitForFunction(() => [...document.querySelectorAll('fencing-playground')]
-      .filter((e) => e.shadowRoot?.querySelector('[data-testid="timeline"]')).length === 3, null, { timeout: 20_000 });
+    // Every embed has booted (each starts when scrolled near): each draws its timeline in its own shadow root.
+    await startEmbeds(page, 3);
     await expectNoViolations(page, `www/blog-post.html (${dark ? 'dark' : 'light'})`);
     assertClean(rec);
   });

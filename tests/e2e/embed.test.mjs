@@ -5,7 +5,7 @@
 import assert from 'node:assert/strict';
 import { pathToFileURL } from 'node:url';
 import { CSP } from '../../scripts/serve.mjs';
-import { assertClean, DIST, XSS, markupScenario, collectDialogs } from './helpers.mjs';
+import { assertClean, DIST, XSS, markupScenario, collectDialogs, startEmbeds } from './helpers.mjs';
 import { test } from './fixtures.mjs';
 
 const POST = 'www/blog-post.html';
@@ -39,10 +39,9 @@ async function watchCsp(rec) {
 }
 const cspViolations = (rec) => rec.page.evaluate(() => window.__cspViolations);
 
-/** Waits until every <fencing-playground> (at least `n`) shows its timeline. */
+/** Starts every <fencing-playground> (`n` of them; each starts near the viewport) and waits. */
 async function waitForEmbeds(page, n) {
-  await page.locator('fencing-playground [data-testid="timeline"]').nth(n - 1).waitFor({ timeout: 20_000 });
-  assert.equal(await page.locator('fencing-playground').count(), n);
+  await startEmbeds(page, n);
   await settled(page);
 }
 
@@ -350,7 +349,7 @@ test('malformed attributes name the problem and still give a working playground'
   }
   // A bad look does not cost the scenario: bare-del is still shown, with both problems named.
   const look = await error('look').innerText();
-  assert.match(look, /theme: expected light, dark or auto, got "purple"/);
+  assert.match(look, /theme: expected auto, light, dark or system, got "purple"; following the page's theme/);
   assert.match(look, /height: expected a CSS length .* got "tall"/);
   assert.equal(await title('look'), 'A bare DEL deletes the next holder\'s lease');
   assert.equal(await error('good').count(), 0);
@@ -365,7 +364,10 @@ test('malformed attributes name the problem and still give a working playground'
       return { theme: f.dataset.theme, height: f.getBoundingClientRect().height, overflow: getComputedStyle(f).overflowY };
     });
   assert.deepEqual(await frame('good'), { theme: 'dark', height: 420, overflow: 'auto' });
-  assert.equal((await frame('look')).theme, 'auto');
+  // theme="purple" counts as auto: the page around it sets nothing and its background is the
+  // canvas's, so it follows the system, light here.
+  assert.equal((await frame('look')).theme, 'light');
+  assert.equal(await page.locator('#look').getAttribute('data-resolved-theme'), 'light');
 
   // The fallback is a real playground: a drag changes its verdict.
   const fallback = page.locator('#preset');

@@ -93,3 +93,16 @@ export async function swipe(page, from, to, steps = 12) {
   await cdp.send('Input.dispatchTouchEvent', { type: 'touchEnd', touchPoints: [] });
   await cdp.detach();
 }
+
+/**
+ * Scrolls to each of the page's `n` <fencing-playground> elements in turn (each starts only when
+ * it comes near the viewport) and waits until it shows its timeline.
+ */
+export async function startEmbeds(page, n) {
+  const els = page.locator('fencing-playground');
+  for (let i = 0; i < n; i++) {
+    await els.nth(i).scrollIntoViewIfNeeded();
+    await els.nth(i).locator(tid('timeline')).waitFor({ timeout: 20_000 });
+  }
+  assert.equal(await els.count(), n);
+}

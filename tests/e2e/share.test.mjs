@@ -4,7 +4,7 @@
 // their host's hash and storage alone.
 import assert from 'node:assert/strict';
 import { readFile, copyFile } from 'node:fs/promises';
-import { assertClean, SCREENSHOTS, tid, centre, xOf, XSS, markupScenario, collectDialogs } from './helpers.mjs';
+import { assertClean, SCREENSHOTS, tid, centre, xOf, XSS, markupScenario, collectDialogs, startEmbeds } from './helpers.mjs';
 import { test } from './fixtures.mjs';
 
 const KEY = 'fencing-playground:v1';
@@ -406,7 +406,7 @@ test('embeds on the sample post leave the page hash and localStorage alone; keys
   const { page } = rec;
   await page.goto(`${server.url}www/blog-post.html`);
   const second = page.locator('fencing-playground').nth(1);
-  await page.locator('fencing-playground [data-testid="timeline"]').nth(2).waitFor({ timeout: 20_000 });
+  await startEmbeds(page, 3);
   assert.equal(await second.locator(tid('copy-link')).count(), 0, 'embeds offer no page link');
   await second.locator(tid('pause-A-1')).scrollIntoViewIfNeeded();
   const start = await second.locator(tid('pause-A-1-end')).getAttribute('aria-valuenow');

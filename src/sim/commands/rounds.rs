@@ -146,6 +146,35 @@ fn request(run: &Run, generations: &[u64], m: &MessageSpan, i: usize) -> Option<
     ))
 }
 
+/// An instance's outages, in order: crashes whose down times overlap or touch merged into
+/// one, `(killed at, back at, keys kept)`; the keys are kept only if every crash of the
+/// outage keeps them.
+fn outages(events: &[InstanceEvent]) -> Vec<(u64, u64, bool)> {
+    let mut crashes: Vec<(u64, u64, bool)> = events
+        .iter()
+        .filter_map(|e| match e {
+            InstanceEvent::Crash {
+                at_ms,
+                down_ms,
+                persistent,
+            } => Some((*at_ms, at_ms.saturating_add(*down_ms), *persistent)),
+            _ => None,
+        })
+        .collect();
+    crashes.sort();
+    let mut out: Vec<(u64, u64, bool)> = Vec::new();
+    for (at, back, kept) in crashes {
+        match out.last_mut() {
+            Some(last) if at <= last.1 => {
+                last.1 = last.1.max(back);
+                last.2 &= kept;
+            }
+            _ => out.push((at, back, kept)),
+        }
+    }
+    out
+}
+
 /// Each instance's crashes and restarts, and a comment for its partitions and clock jumps.
 pub fn instance_events(run: &Run) -> Vec<Command> {
     let Some(r) = &run.s.lock.redlock else {
@@ -154,60 +183,58 @@ pub fn instance_events(run: &Run) -> Vec<Command> {
     let mut out = Vec::new();
     for (i, inst) in r.instances.iter().enumerate() {
         let name = &inst.name;
+        // Crashes whose down times overlap are one outage: killed at the first, back at the
+        // end of the last, with its keys only if no crash of the outage loses them.
+        for (at_ms, back, persistent) in outages(&inst.events) {
+            let how = if persistent {
+                "its keys are on disk (append-only file, fsync always)"
+            } else {
+                "it keeps nothing on disk"
+            };
+            out.push(Command::act(
+                at_ms,
+                Who::Instance(i),
+                None,
+                Act::Down {
+                    instance: i,
+                    persistent,
+                },
+                &format!("{name} is killed; {how}"),
+            ));
+            let text = if persistent {
+                format!("{name} restarts and reloads its keys from the append-only file")
+            } else if r.fence {
+                // The setup's SET that seeded the counter is not run again.
+                format!(
+                    "{name} restarts empty: every key is gone, the fence counter \
+                     fence:{} among them, so its next INCR answers 1",
+                    run.s.key
+                )
+            } else {
+                format!("{name} restarts empty: every key is gone")
+            };
+            let mut up = Command::act(
+                back,
+                Who::Instance(i),
+                None,
+                Act::Up {
+                    instance: i,
+                    persistent,
+                },
+                &text,
+            );
+            // Scripts live in memory only: a restarted server needs them loaded again.
+            for s in Script::ALL {
+                up.lines.push(Line::new(
+                    RedisCmd::ScriptLoad(s).text(),
+                    RedisReply::Bulk(s.sha().to_string()).text(),
+                ));
+            }
+            out.push(up);
+        }
         for e in &inst.events {
             match e {
-                InstanceEvent::Crash {
-                    at_ms,
-                    down_ms,
-                    persistent,
-                } => {
-                    let how = if *persistent {
-                        "its keys are on disk (append-only file, fsync always)"
-                    } else {
-                        "it keeps nothing on disk"
-                    };
-                    out.push(Command::act(
-                        *at_ms,
-                        Who::Instance(i),
-                        None,
-                        Act::Down {
-                            instance: i,
-                            persistent: *persistent,
-                        },
-                        &format!("{name} is killed; {how}"),
-                    ));
-                    let back = at_ms.saturating_add(*down_ms);
-                    let text = if *persistent {
-                        format!("{name} restarts and reloads its keys from the append-only file")
-                    } else if r.fence {
-                        // The setup's SET that seeded the counter is not run again.
-                        format!(
-                            "{name} restarts empty: every key is gone, the fence counter \
-                             fence:{} among them, so its next INCR answers 1",
-                            run.s.key
-                        )
-                    } else {
-                        format!("{name} restarts empty: every key is gone")
-                    };
-                    let mut up = Command::act(
-                        back,
-                        Who::Instance(i),
-                        None,
-                        Act::Up {
-                            instance: i,
-                            persistent: *persistent,
-                        },
-                        &text,
-                    );
-                    // Scripts live in memory only: a restarted server needs them loaded again.
-                    for s in Script::ALL {
-                        up.lines.push(Line::new(
-                            RedisCmd::ScriptLoad(s).text(),
-                            RedisReply::Bulk(s.sha().to_string()).text(),
-                        ));
-                    }
-                    out.push(up);
-                }
+                InstanceEvent::Crash { .. } => {}
                 InstanceEvent::Partition {
                     at_ms,
                     duration_ms,
@@ -232,4 +259,44 @@ pub fn instance_events(run: &Run) -> Vec<Command> {
         }
     }
     out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::outages;
+    use crate::sim::scenario::InstanceEvent;
+
+    fn crash(at_ms: u64, down_ms: u64, persistent: bool) -> InstanceEvent {
+        InstanceEvent::Crash {
+            at_ms,
+            down_ms,
+            persistent,
+        }
+    }
+
+    #[test]
+    fn overlapping_crashes_are_one_outage_that_keeps_keys_only_if_every_crash_does() {
+        for (events, want) in [
+            (vec![crash(70, 5, false)], vec![(70, 75, false)]),
+            // Killed again at 59 while it would come back at 75: back at 138, empty.
+            (
+                vec![crash(70, 5, false), crash(59, 79, false)],
+                vec![(59, 138, false)],
+            ),
+            (
+                vec![crash(3, 30, true), crash(32, 54, false)],
+                vec![(3, 86, false)],
+            ),
+            (
+                vec![crash(3, 30, true), crash(33, 5, true)],
+                vec![(3, 38, true)],
+            ),
+            (
+                vec![crash(10, 5, true), crash(40, 5, false)],
+                vec![(10, 15, true), (40, 45, false)],
+            ),
+        ] {
+            assert_eq!(outages(&events), want, "{events:?}");
+        }
+    }
 }

@@ -93,6 +93,41 @@ fn a_reply_with_no_network_time_counts_at_zero_ms_as_at_any_other_instant() {
 }
 
 #[test]
+fn undoing_a_failed_round_leaves_the_clients_earlier_lock_in_place() {
+    // Found by the lab's random runs: each round sets its own value, so the undo of A's second
+    // round (refused everywhere: A's first key is there) compares unequal and deletes nothing.
+    // The model used to delete A's first lock, and B then took the lock A still held.
+    for parallel in [false, true] {
+        let mut s = empty_redlock();
+        s.clients[0].events = vec![Event::Acquire { at_ms: 0 }, Event::Acquire { at_ms: 20 }];
+        s.clients[1].events = vec![Event::Acquire { at_ms: 30 }];
+        let r = settings(&mut s);
+        r.parallel = parallel;
+        r.retries = 0;
+        for inst in &mut r.instances {
+            inst.latency_ms = 0;
+        }
+        let trace = run(&s);
+        let oks: Vec<(usize, bool)> = trace
+            .acquisitions
+            .iter()
+            .map(|a| (a.client, a.ok))
+            .collect();
+        assert_eq!(
+            oks,
+            [(0, true), (0, false), (1, false)],
+            "parallel {parallel}"
+        );
+        let undo: Vec<String> = commands(&s, &trace)
+            .iter()
+            .filter(|c| c.at_ms == 20 && c.lines.iter().any(|l| l.text.contains("c89cee65")))
+            .flat_map(|c| c.lines.iter().map(|l| l.reply.clone()))
+            .collect();
+        assert_eq!(undo, vec!["(integer) 0"; 5], "parallel {parallel}");
+    }
+}
+
+#[test]
 fn a_slow_instance_past_the_timeout_does_not_vote() {
     let mut s = empty_redlock();
     s.clients[0].events = vec![Event::Acquire { at_ms: 0 }];

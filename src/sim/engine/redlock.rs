@@ -48,6 +48,8 @@ pub struct Redlock {
     r: scenario::Redlock,
     inst: Vec<Inst>,
     attempts: Vec<Attempt>,
+    /// Per instance: the lock generation (round) whose value the key was last set to.
+    granted_by: Vec<Option<u64>>,
     /// Lock generations: one per acquisition round, in the order rounds start.
     next_generation: u64,
     rng: Seeded,
@@ -59,6 +61,7 @@ impl Redlock {
             r: r.clone(),
             inst: r.instances.iter().map(|i| Inst::redlock(s, r, i)).collect(),
             attempts: Vec::new(),
+            granted_by: vec![None; r.instances.len()],
             next_generation: 1,
             rng: Seeded::new(s.seed),
         }
@@ -109,14 +112,14 @@ impl Redlock {
         event: Option<usize>,
         number: u32,
     ) {
-        self.begin(w, t, client, event, Ask::Acquire, number);
+        self.begin(w, t, client, event, Ask::Acquire, number, None);
     }
 
     /// Extends the client's lock on every instance; `event` is `None` for a watchdog's turn,
     /// which reports back through `collect`, where the next turn is scheduled.
     pub fn start_extend(&mut self, w: &mut World, t: u64, client: usize, event: Option<usize>) {
         if w.clients[client].held.is_some() {
-            self.begin(w, t, client, event, Ask::Extend, 1);
+            self.begin(w, t, client, event, Ask::Extend, 1, None);
         } else {
             let by_watchdog = event.is_none();
             w.clients[client].watchdog = 0;
@@ -148,6 +151,7 @@ impl Redlock {
             Some(event),
             Ask::Release(release_mode(mode)),
             1,
+            None,
         );
         w.clients[client].watchdog = 0;
         w.drop_belief(t, client, SpanEnd::Released);
@@ -163,6 +167,9 @@ impl Redlock {
         );
     }
 
+    /// Starts a round of requests. A release deletes the keys of lock generation `undo` when
+    /// given (the round that just failed), else those of the lock the client holds.
+    #[allow(clippy::too_many_arguments)]
     fn begin(
         &mut self,
         w: &mut World,
@@ -171,14 +178,16 @@ impl Redlock {
         event: Option<usize>,
         ask: Ask,
         number: u32,
+        undo: Option<u64>,
     ) {
         let n = self.inst.len();
-        let generation = match ask {
-            Ask::Acquire => {
+        let generation = match (ask, undo) {
+            (Ask::Acquire, _) => {
                 let g = self.next_generation;
                 self.next_generation += 1;
                 g
             }
+            (_, Some(g)) => g,
             _ => w.clients[client].held.map_or(0, |h| h.generation),
         };
         let a = self.attempts.len();
@@ -262,6 +271,7 @@ impl Redlock {
         let answer = match ask {
             Ask::Acquire => match self.inst[i].table.acquire(key, &name, now) {
                 Ok(lease) => {
+                    self.granted_by[i] = Some(generation);
                     w.record_grant((i, &self.inst[i]), t, client, &lease, generation);
                     (true, lease.fence)
                 }
@@ -275,7 +285,16 @@ impl Redlock {
                 Err(_) => (false, None),
             },
             Ask::Release(mode) => {
-                let result = self.inst[i].table.release(key, &name, mode, now);
+                // The key holds the value of the round that set it: a token-checked release
+                // by another round of the same client (the undo of a failed round, while an
+                // earlier lock of the client is still there) compares unequal and deletes
+                // nothing.
+                let other_round = self.granted_by[i] != Some(generation);
+                let result = if mode == ReleaseMode::TokenChecked && other_round {
+                    Released::Nothing
+                } else {
+                    self.inst[i].table.release(key, &name, mode, now)
+                };
                 self.released(w, t, a, i, result);
                 return;
             }
@@ -420,7 +439,7 @@ impl Redlock {
             (Ask::Acquire, false) => {
                 // Undo the partial grants so a minority does not block the next client.
                 let undo = Ask::Release(ReleaseMode::TokenChecked);
-                self.begin(w, t, at.client, at.event, undo, 1);
+                self.begin(w, t, at.client, at.event, undo, 1, Some(at.generation));
                 if let Some(event) = at.event.filter(|_| at.number <= self.r.retries) {
                     let delay =
                         self.rng

@@ -70,8 +70,22 @@ impl Run<'_> {
         let mut out = vec![0; self.t.acquisitions.len()];
         for (n, a) in order.into_iter().enumerate() {
             let acq = &self.t.acquisitions[a];
+            // A key granted while two of the client's rounds are open (a retry still waiting
+            // when the next acquire starts) is the later round's: the earlier one's requests
+            // had all left by then.
+            let later_round = |t: u64| {
+                self.t.acquisitions.iter().any(|b| {
+                    b.client == acq.client
+                        && b.purpose == Purpose::Acquire
+                        && acq.start_ms < b.start_ms
+                        && b.start_ms <= t
+                })
+            };
             let granted = self.t.leases.iter().find(|l| {
-                l.holder == acq.client && acq.start_ms <= l.start_ms && l.start_ms <= acq.end_ms
+                l.holder == acq.client
+                    && acq.start_ms <= l.start_ms
+                    && l.start_ms <= acq.end_ms
+                    && !later_round(l.start_ms)
             });
             out[a] = granted.map_or(n as u64 + 1, |l| l.generation);
         }

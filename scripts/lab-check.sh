@@ -22,11 +22,9 @@ cargo build -q -p fencing-lab --features planted-bug
 cp target/debug/fencing-lab target/debug/fencing-lab-planted
 cargo build -q -p fencing-lab
 if [ "${1:-}" = "--build-only" ]; then exit 0; fi
-# The lab keeps time against real servers while the test command compiles and runs a browser
-# beside it: as root it runs (with the servers it starts) ahead of that work, at niceness -10.
-lab() {
-  if [ "$(id -u)" = 0 ]; then nice -n -10 "$@"; else "$@"; fi
-}
+# The lab gives its own timing thread and the servers it starts a higher priority (servers.rs);
+# the rest of it runs as any process, so the browser tests beside it keep their share.
+lab() { "$@"; }
 start=$SECONDS
 echo "[lab] presets and saved cases"
 lab target/debug/fencing-lab

@@ -67,25 +67,27 @@ impl Run<'_> {
             .filter(|&a| self.t.acquisitions[a].purpose == Purpose::Acquire)
             .collect();
         sort::sort_by_key(&mut order, |&a| self.t.acquisitions[a].start_ms);
+        // Each client's round starts, in order.
+        let mut starts: std::collections::BTreeMap<usize, Vec<u64>> = Default::default();
+        for &a in &order {
+            let acq = &self.t.acquisitions[a];
+            starts.entry(acq.client).or_default().push(acq.start_ms);
+        }
         let mut out = vec![0; self.t.acquisitions.len()];
         for (n, a) in order.into_iter().enumerate() {
             let acq = &self.t.acquisitions[a];
             // A key granted while two of the client's rounds are open (a retry still waiting
             // when the next acquire starts) is the later round's: the earlier one's requests
             // had all left by then.
-            let later_round = |t: u64| {
-                self.t.acquisitions.iter().any(|b| {
-                    b.client == acq.client
-                        && b.purpose == Purpose::Acquire
-                        && acq.start_ms < b.start_ms
-                        && b.start_ms <= t
-                })
-            };
+            let next_start = starts
+                .get(&acq.client)
+                .and_then(|v| v.get(v.partition_point(|&b| b <= acq.start_ms)).copied())
+                .unwrap_or(u64::MAX);
             let granted = self.t.leases.iter().find(|l| {
                 l.holder == acq.client
                     && acq.start_ms <= l.start_ms
                     && l.start_ms <= acq.end_ms
-                    && !later_round(l.start_ms)
+                    && l.start_ms < next_start
             });
             out[a] = granted.map_or(n as u64 + 1, |l| l.generation);
         }

@@ -49,20 +49,15 @@ cargo fmt --all --check
 stage "clippy native (all targets, playground and lab)"
 cargo clippy --workspace --all-targets -- -D warnings
 
-stage "clippy wasm32 (lib + tests, and the first stage's lib)"
-cargo clippy --lib --tests --target wasm32-unknown-unknown --features search-api -- -D warnings
-cargo clippy --lib --target wasm32-unknown-unknown --features first-stage -- -D warnings
-
-stage "cargo test (native)"
-cargo test
-
 # The lab (scripts/lab-check.sh): every preset and every saved case of lab/corpus/ against real
 # redis-server and PostgreSQL servers it starts on loopback, compared with the model (a
 # mismatch, a preset committed as `match` that comes back late, an orphan row, or a generated
 # table that is not what the run writes all fail it); then a seeded batch of random scenarios;
 # then the mutation test: the lab built with a planted model bug must see the servers disagree.
 # Its budget is 4 minutes. Most of it is waiting (the servers run in real time, 20 ms per
-# simulated one), so it runs in the background beside the in-browser wasm tests; its output is
+# simulated one), so it starts as soon as it is built and runs in the background beside the
+# wasm32 clippy, the native tests and the in-browser wasm tests (about 3 minutes that keep both
+# cores busy; the lab's timing thread and servers run at a higher priority). Its output is
 # shown, and its exit status checked, in a stage of its own after them.
 stage "lab: build and unit tests"
 cargo test -q -p fencing-lab
@@ -70,6 +65,13 @@ bash scripts/lab-check.sh --build-only
 lab_log=$(mktemp)
 timeout 240 bash scripts/lab-check.sh >"$lab_log" 2>&1 &
 lab_pid=$!
+
+stage "clippy wasm32 (lib + tests, and the first stage's lib)"
+cargo clippy --lib --tests --target wasm32-unknown-unknown --features search-api -- -D warnings
+cargo clippy --lib --target wasm32-unknown-unknown --features first-stage -- -D warnings
+
+stage "cargo test (native)"
+cargo test
 
 # wasm-bindgen-test in headless Chromium, with Debian's chromedriver (wasm-pack must not download
 # one). The runner merges webdriver.json (crate root) into the capabilities: it pins --no-sandbox,
@@ -82,7 +84,7 @@ lab_pid=$!
 stage "wasm-pack test (headless Chromium; the lab runs beside it)"
 WASM_BINDGEN_TEST_TIMEOUT=300 wasm-pack test --headless --chrome --chromedriver /usr/bin/chromedriver
 
-stage "lab: presets, saved cases, random batch, mutation test (budget 4 min, started before wasm-pack test)"
+stage "lab: presets, saved cases, random batch, mutation test (budget 4 min, started after clippy native)"
 lab_status=0
 wait "$lab_pid" || lab_status=$?
 lab_pid=

@@ -1,17 +1,21 @@
 // @ts-check
-// The first stage of the page (src/first/): a first visit downloads a small wasm that draws the
-// default scenario's verdict and timeline and lets the reader drag its events, while the full
-// playground loads behind it. Every verdict comes from the core; this file only puts the
+// The first stage of the page (src/first/): a first visit, or a visit by a link or with a saved
+// scenario that it can draw, downloads a small wasm that draws the scenario's verdict and
+// timeline and lets the reader drag its events, while the full playground loads behind it. Every verdict comes from the core; this file only puts the
 // markup the wasm writes on the page and hands it the pointer. `startFirst` resolves once the
 // stage can be dragged; `handOver()` waits until no drag is under way, stops listening, leaves
 // the reader's edit in the address (the full page reads its scenario from there) and removes
 // the stage, so the full page can be mounted in its place.
 
 /**
- * Shows the first stage in `app`; resolves with `{ handOver }` once it can be dragged.
+ * Shows the first stage in `app`; resolves with `{ handOver }` once it can be dragged, or with
+ * null when the wasm cannot draw the link or saved scenario after all (it is not a single lock
+ * service, its run is too long for one go, or it cannot be read): the full page then opens it.
  * @param {HTMLElement} app
+ * @param {{ link?: string, saved?: string }} from the share link (the hash) or the saved JSON;
+ *   neither for the default scenario of a first visit
  */
-export async function startFirst(app) {
+export async function startFirst(app, from = {}) {
   const { default: init, FirstStage, adoptStyle } = await import('../pkg-first/first.js');
   await init();
   adoptStyle(app);
@@ -49,7 +53,15 @@ export async function startFirst(app) {
   document.getElementById('boot-loading')?.remove();
   app.replaceChildren(root);
   // The core's geometry keeps the width in its range (ui::lanes::geometry::Layout).
-  const stage = new FirstStage(wrap.clientWidth);
+  const width = wrap.clientWidth;
+  const stage =
+    from.link !== undefined ? FirstStage.fromLink(from.link, width)
+    : from.saved !== undefined ? FirstStage.fromSaved(from.saved, width)
+    : new FirstStage(width);
+  if (!stage) {
+    root.remove();
+    return null;
+  }
   let shownVerdict = '';
   /** @param {boolean} all the heading and the hint too, not only the timeline and verdict */
   const draw = (all) => {

@@ -19,27 +19,62 @@ function showError(err) {
   app.replaceChildren(box);
 }
 
-// A first visit (no scenario in the address, none saved) gets the first stage: a small wasm
-// that draws the default scenario and can be dragged while the full playground downloads
-// (www/first.js). Any other visit, or a first stage that fails, goes straight to the full page.
+// A first visit gets the first stage: a small wasm that draws the scenario and can be dragged
+// while the full playground downloads (www/first.js). So does a visit by a share link or with a
+// saved scenario, when the first stage can draw it: one lock service, not Redlock. That is read
+// here from the link's JSON (src/link.rs: #s=1.<base64url of the scenario JSON>) before any wasm
+// is fetched, so a Redlock link does not wait for a first stage it cannot use; the first stage's
+// wasm decides for good (a run too long for one go, or an old version it migrates, goes to the
+// full page too). Any other visit, or a first stage that fails, goes straight to the full page,
+// which reads the link or the save and says what is wrong with it, if anything.
 // The key is persist::STORAGE_KEY (src/ui/model/persist.rs): this file needs it before any wasm
 // is fetched, so it cannot ask the wasm; tests/node/shared.test.mjs checks that the two agree.
 const STORAGE_KEY = 'fencing-playground:v1';
 const saved = () => {
   try {
-    return localStorage.getItem(STORAGE_KEY) !== null;
+    return localStorage.getItem(STORAGE_KEY);
+  } catch {
+    return null;
+  }
+};
+/** @param {string} json @returns {boolean} whether it is an object whose lock is not Redlock */
+const singleLock = (json) => {
+  try {
+    const s = JSON.parse(json);
+    return typeof s === 'object' && s !== null && !(s.lock && typeof s.lock === 'object' && s.lock.redlock);
   } catch {
     return false;
   }
 };
-const firstVisit = !location.hash.slice(1) && !saved();
+/** @param {string} hash without `#` @returns {string | null} the link's JSON, if it is a link */
+const linkJson = (hash) => {
+  const m = /^s=1\.([A-Za-z0-9_-]+)$/.exec(hash.trim());
+  if (!m) return null;
+  try {
+    const bytes = Uint8Array.from(atob(m[1].replace(/-/g, '+').replace(/_/g, '/')), (c) => c.charCodeAt(0));
+    return new TextDecoder('utf-8', { fatal: true }).decode(bytes);
+  } catch {
+    return null;
+  }
+};
+/** What the first stage draws, or null for the full page at once. @type {{ link?: string, saved?: string } | null} */
+const staged = (() => {
+  const hash = location.hash.slice(1);
+  if (hash) {
+    const json = linkJson(hash);
+    return json !== null && singleLock(json) ? { link: hash } : null;
+  }
+  const text = saved();
+  if (text === null) return {};
+  return singleLock(text) ? { saved: text } : null;
+})();
 
 // index.html preloads the first stage's files, which a first visit needs before anything else.
 // Any other visit needs the full page's glue and wasm: they are asked for here at once, together
 // (one round trip, not two: the glue would otherwise ask for the wasm only once it has run).
 // The first stage's preloads are then wasted (about 80 KB; index.html has no script of its own
 // under the page's CSP to choose). The single-file build has its wasm inlined (#fp-wasm).
-if (!firstVisit && !document.getElementById('fp-wasm')) {
+if (!staged && !document.getElementById('fp-wasm')) {
   for (const [href, rel] of [['../pkg/fencing_playground.js', 'modulepreload'], ['../pkg/fencing_playground_bg.wasm', 'preload']]) {
     const link = document.createElement('link');
     link.href = new URL(href, import.meta.url).href;
@@ -51,10 +86,10 @@ if (!firstVisit && !document.getElementById('fp-wasm')) {
 
 /** @type {{ handOver(): Promise<void> } | null} */
 let first = null;
-if (firstVisit) {
+if (staged) {
   try {
     const { startFirst } = await import('./first.js');
-    first = await startFirst(app);
+    first = await startFirst(app, staged);
   } catch (err) {
     console.warn('fencing playground: the first stage did not start; loading the full page', err);
   }

@@ -12,7 +12,7 @@
 // when the full playground was on the page (a first visit is drawn by the first stage, which
 // the full page replaces once loaded and no finger is down: src/first/, www/first.js).
 // Then the same with brotli on a link to the same scenario (`#s=1.…`, as a shared link or a
-// returning reader opens it), which starts the full page at once.
+// returning reader opens it), which the first stage draws too (a single lock service).
 //
 //   node scripts/bench/phone.mjs [runs=5] [encodings=br,gzip]    prints JSON
 //   FP_DIST=/some/dist node scripts/bench/phone.mjs                 another build (comparisons)
@@ -289,7 +289,7 @@ try {
       await server.close();
     }
   }
-  // A link to the default scenario: the full page from the start.
+  // A link to the default scenario: drawn by the first stage, as a first visit is.
   const server = await startServer({ root: dist, port: 0, encodings: ['br'] });
   try {
     const runs = [];

@@ -108,8 +108,9 @@ pub fn verdict_class(r: &Runs) -> &'static str {
 }
 
 /// "Try it": a drag, the one thing the first stage can do (its buttons come with the full
-/// page): the end of the first pause if there is one, else any event.
-pub fn hint(s: &Scenario) -> String {
+/// page): the end of the first pause if there is one, else any event. Waking earlier is what
+/// can save an unsafe run; a safe one (a link may bring one) is only invited to be changed.
+pub fn hint(s: &Scenario, r: &Runs) -> String {
     let pause = s.clients.iter().find_map(|c| {
         c.events.iter().find_map(|e| match e {
             Event::Pause { cause, .. } => Some((esc(&c.name), cause.label())),
@@ -117,9 +118,13 @@ pub fn hint(s: &Scenario) -> String {
         })
     });
     let (act, watch) = match pause {
-        Some((who, cause)) => (
+        Some((who, cause)) if !r.trace.verdict.safe => (
             format!("drag the right edge of {who}'s {cause} pause to the left"),
             format!(": once {who} wakes before its lease runs out, watch the verdict change."),
+        ),
+        Some((who, cause)) => (
+            format!("drag either edge of {who}'s {cause} pause"),
+            ", and watch the verdict and the lanes follow.".to_string(),
         ),
         None => (
             "drag any event along its lane".to_string(),
@@ -328,6 +333,23 @@ mod tests {
                 }
             }
         }
+    }
+
+    #[test]
+    fn the_hint_asks_for_an_earlier_wake_only_where_that_can_save_the_run() {
+        let unsafe_run = super::super::First::new(crate::sim::presets::default_scenario(), 700);
+        assert!(!unsafe_run.runs.trace.verdict.safe);
+        let h = hint(&unsafe_run.scenario, &unsafe_run.runs);
+        assert!(
+            h.contains("drag the right edge of A's GC pause to the left"),
+            "{h}"
+        );
+        let fenced = crate::sim::presets::preset("gc-pause-fenced").expect("a preset");
+        let safe_run = super::super::First::new(fenced, 700);
+        assert!(safe_run.runs.trace.verdict.safe);
+        let h = hint(&safe_run.scenario, &safe_run.runs);
+        assert!(h.contains("drag either edge of A's GC pause"), "{h}");
+        assert!(!h.contains("to the left"), "{h}");
     }
 
     #[test]

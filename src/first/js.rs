@@ -6,7 +6,8 @@ use super::{draw, First};
 use crate::ui::lanes::geometry::{svg_x, svg_y};
 use wasm_bindgen::prelude::*;
 
-/// The default scenario, its runs and its drawing, for the first visit.
+/// A scenario, its runs and its drawing: the default one for a first visit, or a link's or a
+/// save's.
 #[wasm_bindgen]
 pub struct FirstStage {
     f: First,
@@ -22,12 +23,26 @@ impl FirstStage {
         }
     }
 
+    /// The scenario of a share link (the page's hash), if the first stage can draw it: a single
+    /// lock service whose runs fit in one render. `undefined` for any other, damaged ones too,
+    /// which the full page opens and, if need be, explains.
+    #[wasm_bindgen(js_name = fromLink)]
+    pub fn from_link(hash: &str, width_px: u32) -> Option<FirstStage> {
+        First::from_link(hash, width_px).map(|f| FirstStage { f })
+    }
+
+    /// The autosaved scenario (its JSON), on the same terms as `fromLink`.
+    #[wasm_bindgen(js_name = fromSaved)]
+    pub fn from_saved(json: &str, width_px: u32) -> Option<FirstStage> {
+        First::from_saved(json, width_px).map(|f| FirstStage { f })
+    }
+
     pub fn head(&self) -> String {
         draw::head(&self.f.heading)
     }
 
     pub fn hint(&self) -> String {
-        draw::hint(&self.f.scenario)
+        draw::hint(&self.f.scenario, &self.f.runs)
     }
 
     pub fn verdict(&self) -> String {

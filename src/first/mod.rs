@@ -5,6 +5,10 @@
 //! no narration: those come with the full page, which takes over (with the reader's edit, read
 //! from the link it leaves in the hash) as soon as it is loaded.
 //!
+//! A link or a saved scenario is drawn by it too, when it can be: a single lock service (it has
+//! no Redlock lanes) whose runs fit in one render (`First::open`); any other goes straight to
+//! the full page, which reads it and says what is wrong with it, if anything.
+//!
 //! It is built as a wasm of its own (feature `first-stage`) without Yew: markup is written as
 //! text (`draw`), and `js` hands it to the page. This module and `draw` are plain Rust, tested
 //! natively.
@@ -15,11 +19,11 @@ mod js;
 mod lanes;
 
 use crate::sim::compare::{counterfactual, Contrast};
-use crate::sim::engine::{Run, Words};
+use crate::sim::engine::{Progress, Run, Words, SYNC_STEPS};
 use crate::sim::{Scenario, Trace};
 use crate::ui::lanes::geometry::{axis_end_ms, Layout};
 use crate::ui::lanes::hits::client_hits;
-use crate::ui::model::heading::Heading;
+use crate::ui::model::heading::{heading, Heading};
 use crate::ui::model::item::{LaneItem, Part};
 use crate::ui::model::selection::{get, set_edge, EventRef};
 
@@ -43,6 +47,26 @@ impl Runs {
             ghost,
             contrast: other.contrast,
         }
+    }
+
+    /// The runs of `s` if each takes at most `steps` actions, as the full page computes them
+    /// within one render; `None` for a run it would compute in slices.
+    pub fn within(s: &Scenario, steps: u32) -> Option<Runs> {
+        let at_once = |s: &Scenario, words: Words| {
+            let mut run = Run::with_words(s, words);
+            (run.advance(steps) == Progress::Done).then(|| run.finish())
+        };
+        let trace = at_once(s, Words::Steps)?;
+        let other = counterfactual(s);
+        let ghost = match &other.scenario {
+            Some(o) => at_once(o, Words::None)?,
+            None => trace.clone(),
+        };
+        Some(Runs {
+            trace,
+            ghost,
+            contrast: other.contrast,
+        })
     }
 }
 
@@ -70,12 +94,38 @@ pub struct First {
 impl First {
     pub fn new(scenario: Scenario, width_px: u32) -> First {
         let runs = Runs::of(&scenario);
+        First::with_runs(scenario, runs, width_px)
+    }
+
+    /// The first stage for a scenario from a link or a save, if it can draw it: a single lock
+    /// service (it has no Redlock lanes) whose runs fit in one render (`SYNC_STEPS` actions
+    /// each, the full page's limit before it computes in slices), so the page never freezes
+    /// here where the full page would have stayed responsive.
+    pub fn open(scenario: Scenario, width_px: u32) -> Option<First> {
+        if scenario.lock.redlock.is_some() {
+            return None;
+        }
+        let runs = Runs::within(&scenario, SYNC_STEPS)?;
+        Some(First::with_runs(scenario, runs, width_px))
+    }
+
+    /// `open` for a share link (the page's hash, with or without `#`); `None` for a link that
+    /// cannot be read, which the full page then reports in words.
+    pub fn from_link(hash: &str, width_px: u32) -> Option<First> {
+        First::open(crate::link::decode(hash).ok()?, width_px)
+    }
+
+    /// `open` for an autosaved scenario (its JSON); `None` for one that cannot be read.
+    pub fn from_saved(json: &str, width_px: u32) -> Option<First> {
+        First::open(Scenario::from_json(json).ok()?, width_px)
+    }
+
+    fn with_runs(scenario: Scenario, runs: Runs, width_px: u32) -> First {
         let layout = layout_for(&scenario, &runs.trace, width_px);
         First {
-            heading: Heading::AsWritten {
-                title: scenario.name.clone(),
-                caption: scenario.caption.clone(),
-            },
+            // As the full page derives it: a preset as shipped tells its story, an edited one
+            // (from a link too) says it is edited, a scenario of the reader's own its own words.
+            heading: heading(&scenario),
             start: scenario.clone(),
             scenario,
             runs,
@@ -157,17 +207,7 @@ impl First {
     /// The pointer let go; true if the axis changed length to fit the run.
     pub fn release(&mut self) -> bool {
         self.grab = None;
-        self.heading = if self.scenario == self.start {
-            Heading::AsWritten {
-                title: self.start.name.clone(),
-                caption: self.start.caption.clone(),
-            }
-        } else {
-            Heading::Edited {
-                from: self.start.name.clone(),
-                original: self.start.caption.clone(),
-            }
-        };
+        self.heading = heading(&self.scenario);
         self.resize(self.width_px)
     }
 
@@ -248,6 +288,73 @@ mod tests {
         assert!(!f.follow(400));
         assert_eq!(f.link(), None);
         assert!(!f.grab(f.layout.width_px - 2, f.layout.height_px - 2));
+    }
+
+    /// A scenario of one client whose watchdog renews a 2 ms lease every millisecond for
+    /// `ms`: about `ms` actions, the heaviest kind of run a short link can ask for.
+    fn renewing_for(ms: u64) -> Scenario {
+        let json = format!(
+            r#"{{"version":1,"name":"Renewals","endMs":{ms},"lock":{{"ttlMs":2,"watchdog":true}},
+            "clients":[{{"name":"A","events":[{{"kind":"acquire","atMs":0}},{{"kind":"debit","atMs":{},"amount":10}}]}}]}}"#,
+            ms / 2
+        );
+        Scenario::from_json(&json).expect("a valid scenario")
+    }
+
+    #[test]
+    fn a_link_or_a_save_it_can_draw_opens_with_the_heading_the_full_page_gives_it() {
+        // A link to a preset as shipped tells its story; nothing changed, so no new link.
+        let shipped = crate::sim::presets::preset("watchdog-saves").expect("a preset");
+        let f = First::from_link(&crate::link::encode(&shipped), 700).expect("drawn");
+        assert_eq!(f.heading, heading(&shipped));
+        assert!(matches!(f.heading, Heading::AsWritten { .. }));
+        assert_eq!(f.link(), None);
+        assert_eq!(f.runs.trace.verdict, crate::sim::run(&shipped).verdict);
+        // A link to an edited preset says it is edited, as the full page does.
+        let mut edited = default_scenario();
+        edited.lock.ttl_ms += 5;
+        let f =
+            First::from_link(&format!("#{}", crate::link::encode(&edited)), 700).expect("drawn");
+        assert!(
+            matches!(f.heading, Heading::Edited { .. }),
+            "{:?}",
+            f.heading
+        );
+        assert_eq!(f.heading, heading(&edited));
+        // A saved scenario is read as the full page reads it.
+        let f = First::from_saved(&shipped.to_json(), 700).expect("drawn");
+        assert_eq!(f.scenario, shipped);
+        // Every preset of a single lock service comes through a link to the first stage.
+        for p in crate::sim::presets::presets() {
+            let link = crate::link::encode(&p.scenario);
+            let opened = First::from_link(&link, 700).map(|f| f.scenario);
+            match p.scenario.lock.redlock {
+                None => assert_eq!(opened.as_ref(), Some(&p.scenario), "{}", p.id),
+                Some(_) => assert_eq!(opened, None, "{}", p.id),
+            }
+        }
+    }
+
+    #[test]
+    fn what_it_cannot_draw_goes_to_the_full_page() {
+        let redlock = crate::sim::presets::preset("redlock-happy").expect("a preset");
+        assert!(First::from_link(&crate::link::encode(&redlock), 700).is_none());
+        assert!(First::from_saved(&redlock.to_json(), 700).is_none());
+        // Damaged or foreign input: the full page says what is wrong with it.
+        assert!(First::from_link("#s=1.%%%", 700).is_none());
+        assert!(First::from_link("#somewhere", 700).is_none());
+        assert!(First::from_saved("{\"version\": 1, \"lock\": 3}", 700).is_none());
+        // A run the full page computes in slices is not computed here in one go.
+        let light = renewing_for(200);
+        assert!(First::open(light.clone(), 700).is_some());
+        let heavy = renewing_for(10_000);
+        assert!(First::open(heavy.clone(), 700).is_none());
+        let mut run = Run::with_words(&heavy, Words::Steps);
+        assert_ne!(
+            run.advance(SYNC_STEPS),
+            Progress::Done,
+            "the heavy run is over the limit"
+        );
     }
 
     #[test]

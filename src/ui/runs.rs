@@ -4,7 +4,7 @@
 //! which the browser handles input.
 
 use crate::sim::compare::{self, Contrast};
-use crate::sim::engine::{Progress, Run, Words};
+use crate::sim::engine::{Progress, Run, Words, SYNC_STEPS};
 use crate::sim::{Scenario, Trace};
 use std::cell::{Cell, RefCell};
 use std::rc::Rc;
@@ -27,11 +27,6 @@ pub struct Runs {
 /// How long the page computes in one slice before the browser gets the main thread back to
 /// handle input: half a frame.
 const SLICE_MS: f64 = 8.0;
-/// Actions a run may take inside the render that asks for it: a few milliseconds of work, and
-/// every preset and hand-made scenario fits, so they are computed at once (and a drag stays one
-/// simulation per frame). Counted in actions, not milliseconds, so which runs go to slices
-/// does not depend on the machine.
-const SYNC_STEPS: u32 = 2_000;
 /// Actions taken between two looks at the clock, at most: a chunk doubles while it takes under
 /// a millisecond and halves when it takes more, since one action may cost a microsecond or
 /// (a reading of a clock under thousands of slews) a millisecond.

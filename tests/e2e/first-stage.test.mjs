@@ -86,9 +86,8 @@ test('first stage on a 390 px phone, dark: the timeline fits, a finger drag reru
   assertClean(rec);
 });
 
-test('a visit with a saved scenario or a link starts with the full page, never the first stage', async ({ openPage }) => {
-  const rec = await openPage();
-  const { page } = rec;
+/** Notes in `stages` each time the first stage is on the page; call before `goto`. */
+async function watchStages(page) {
   const stages = [];
   await page.exposeBinding('__seen', (_, what) => stages.push(what));
   await page.addInitScript(() => {
@@ -96,23 +95,91 @@ test('a visit with a saved scenario or a link starts with the full page, never t
       if (document.querySelector('[data-testid="first-stage"]')) window.__seen('first');
     }).observe(document, { childList: true, subtree: true });
   });
-  // First visit: the first stage, then the full page, which saves the scenario on an edit.
+  return stages;
+}
+
+test('a link or a saved scenario of one lock service is drawn by the first stage, with its own heading; the full page takes over with it', async ({ openPage }) => {
+  const rec = await openPage();
+  const { page } = rec;
+  const stages = await watchStages(page);
+  let release;
+  const held = new Promise((resolve) => (release = resolve));
+  await page.route('**/pkg/fencing_playground_bg.wasm', async (route) => {
+    await held;
+    await route.continue();
+  });
+  // First visit: the default scenario, dragged: A's pause ends at 20 ms. The link it leaves is
+  // the link a reader would share.
   await page.goto('/');
+  await page.locator(tid('first-stage')).waitFor({ timeout: 20_000 });
+  const end = await centre(page, 'pause-A-1-end');
+  await page.mouse.move(end.x, end.y);
+  await page.mouse.down();
+  await page.mouse.move(await xOf(page, 20), end.y, { steps: 10 });
+  await page.mouse.up();
+  await expectText(page, 'verdict', '✓ Safe');
+  const link = await page.evaluate(() => location.hash);
+  assert.match(link, /^#s=1\./);
+
+  // A reader opens that link: the first stage draws it, and says it is an edited preset.
+  stages.length = 0;
+  await page.goto(`/?from=post${link}`);
+  await page.locator(tid('first-stage')).waitFor({ timeout: 20_000 });
+  await expectText(page, 'title', 'Edited from: GC pause, no fencing');
+  await expectText(page, 'caption', 'Edited: the preset');
+  await expectText(page, 'verdict', '✓ Safe');
+  await expectText(page, 'hint', "drag either edge of A's GC pause");
+  assert.equal(await page.locator(tid('playground')).count(), 0, 'the full page is not there yet');
+  await rec.screenshot('first stage drawing a link');
+  // Dragged back to 45 ms, the preset as shipped: unsafe again, and it tells its story again.
+  const again = await centre(page, 'pause-A-1-end');
+  await page.mouse.move(again.x, again.y);
+  await page.mouse.down();
+  await page.mouse.move(await xOf(page, 45), again.y, { steps: 10 });
+  await page.mouse.up();
+  await expectText(page, 'verdict', '✗ Unsafe');
+  await expectText(page, 'title', 'GC pause, no fencing');
+  release();
   await page.locator(tid('playground')).waitFor({ timeout: 20_000 });
+  await expectText(page, 'title', 'GC pause, no fencing');
+  await expectText(page, 'verdict', '✗ Unsafe');
+  assert.equal(await page.locator(tid('pause-A-1-end')).getAttribute('aria-valuenow'), '45');
   assert.deepEqual([...new Set(stages)], ['first']);
+
+  // The full page saves the scenario on an edit; back without a link, the saved one is drawn
+  // by the first stage before the full page comes.
   await page.locator(tid('pause-A-1-end')).focus();
   await page.keyboard.press('ArrowLeft');
   await page.waitForFunction(() => localStorage.getItem('fencing-playground:v1') !== null);
-  // Back without the link: the saved scenario, so the full page at once. main.js preloads its
-  // wasm at once, and the glue's own fetch takes that response: one request, not two.
   stages.length = 0;
+  await page.goto('/');
+  await page.locator(tid('playground')).waitFor({ timeout: 20_000 });
+  assert.deepEqual([...new Set(stages)], ['first'], 'a returning reader did not see the first stage');
+  assert.equal(await page.locator(tid('pause-A-1-end')).getAttribute('aria-valuenow'), '44');
+  assertClean(rec);
+});
+
+test('a Redlock link, or a link that cannot be read, starts with the full page: one request for its wasm, never the first stage', async ({ openPage }) => {
+  const rec = await openPage();
+  const { page } = rec;
+  const stages = await watchStages(page);
   const wasmRequests = [];
   page.on('request', (r) => {
     if (r.url().endsWith('/pkg/fencing_playground_bg.wasm')) wasmRequests.push(r.url());
   });
-  await page.goto('/');
+  // The Redlock preset, through the picker of the full page, then its link.
+  await page.goto('/#nothing-here');
   await page.locator(tid('playground')).waitFor({ timeout: 20_000 });
-  assert.deepEqual(stages, [], 'a returning reader saw the first stage');
+  await expectText(page, 'problem', 'This link could not be opened');
+  assert.deepEqual(stages, [], 'a damaged link was given to the first stage');
+  assert.equal(wasmRequests.length, 1, `the full page's wasm was requested ${wasmRequests.length} times`);
+  await page.selectOption(tid('preset'), 'redlock-happy');
+  await page.waitForFunction(() => location.hash.startsWith('#s=1.'));
+  const link = await page.evaluate(() => location.hash);
+  wasmRequests.length = 0;
+  await page.goto(`/?redlock${link}`);
+  await page.locator(tid('playground')).waitFor({ timeout: 20_000 });
+  assert.deepEqual(stages, [], 'a Redlock link was given to the first stage');
   assert.equal(wasmRequests.length, 1, `the full page's wasm was requested ${wasmRequests.length} times`);
   assert.equal(await page.locator('link[rel="preload"][href$="pkg/fencing_playground_bg.wasm"]').count(), 1);
   assertClean(rec);

@@ -71,6 +71,13 @@ struct Sim {
     narrate: bool,
 }
 
+/// Actions a run may take inside the render that asks for it: a few milliseconds of work, and
+/// every preset and hand-made scenario fits. The full page computes a longer run in slices
+/// between which the browser handles input (`ui::runs`); the first stage draws only scenarios
+/// whose runs fit (`first::First::open`). Counted in actions, not milliseconds, so which runs
+/// are sliced does not depend on the machine.
+pub const SYNC_STEPS: u32 = 2_000;
+
 /// Runs a validated scenario to completion (or to its step limit).
 pub fn run(s: &Scenario) -> Trace {
     Run::new(s).finish()

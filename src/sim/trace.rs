@@ -254,6 +254,10 @@ pub struct Acquisition {
     pub purpose: Purpose,
     /// 1 for the first try, 2 for the first retry, …
     pub attempt: u32,
+    /// The lock generation of the round: an acquisition round's own (each sets a value of its
+    /// own), an extension's that of the lock it extends. What the commands send as the value.
+    #[serde(skip)]
+    pub generation: u64,
     pub start_ms: u64,
     pub end_ms: u64,
     pub votes: usize,

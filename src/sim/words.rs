@@ -396,6 +396,7 @@ mod tests {
             event: Some(0),
             purpose: Purpose::Acquire,
             attempt: 1,
+            generation: 1,
             start_ms: 0,
             end_ms: 10,
             votes: 2,

@@ -5,7 +5,6 @@
 
 use super::ops::lock_value;
 use crate::sim::scenario::Scenario;
-use crate::sim::sort;
 use crate::sim::trace::{OutageKind, Outcome, Purpose, Trace};
 
 /// The trace and its scenario, with the lookups the command list needs.
@@ -60,38 +59,18 @@ impl Run<'_> {
     }
 
     /// The generation of every Redlock acquisition round, by index into `acquisitions`
-    /// (0 for extensions). A round that got a key takes that key's generation; the others are
-    /// numbered in the order the rounds started, as the engine numbers them.
+    /// (0 for extensions): the engine's own number for the round (`Acquisition::generation`),
+    /// so a round's keys carry its value even when a key of an earlier round of the same client
+    /// is granted while it runs (a request still on its way when the next round starts).
     pub fn round_generations(&self) -> Vec<u64> {
-        let mut order: Vec<usize> = (0..self.t.acquisitions.len())
-            .filter(|&a| self.t.acquisitions[a].purpose == Purpose::Acquire)
-            .collect();
-        sort::sort_by_key(&mut order, |&a| self.t.acquisitions[a].start_ms);
-        // Each client's round starts, in order.
-        let mut starts: std::collections::BTreeMap<usize, Vec<u64>> = Default::default();
-        for &a in &order {
-            let acq = &self.t.acquisitions[a];
-            starts.entry(acq.client).or_default().push(acq.start_ms);
-        }
-        let mut out = vec![0; self.t.acquisitions.len()];
-        for (n, a) in order.into_iter().enumerate() {
-            let acq = &self.t.acquisitions[a];
-            // A key granted while two of the client's rounds are open (a retry still waiting
-            // when the next acquire starts) is the later round's: the earlier one's requests
-            // had all left by then.
-            let next_start = starts
-                .get(&acq.client)
-                .and_then(|v| v.get(v.partition_point(|&b| b <= acq.start_ms)).copied())
-                .unwrap_or(u64::MAX);
-            let granted = self.t.leases.iter().find(|l| {
-                l.holder == acq.client
-                    && acq.start_ms <= l.start_ms
-                    && l.start_ms <= acq.end_ms
-                    && l.start_ms < next_start
-            });
-            out[a] = granted.map_or(n as u64 + 1, |l| l.generation);
-        }
-        out
+        self.t
+            .acquisitions
+            .iter()
+            .map(|a| match a.purpose {
+                Purpose::Acquire => a.generation,
+                Purpose::Extend => 0,
+            })
+            .collect()
     }
 
     /// The step index of `client`'s release at `at_ms`, if it released then.

@@ -409,6 +409,7 @@ impl Redlock {
                 _ => Purpose::Acquire,
             },
             attempt: at.number,
+            generation: at.generation,
             start_ms: at.start_ms,
             end_ms: t,
             votes,

@@ -135,9 +135,18 @@ fn every_round_sets_a_value_of_its_own_even_when_two_rounds_of_a_client_overlap(
     // next round starts (its request was on its way); the next round's undo must carry its own
     // value, or it deletes the earlier round's keys, which the model keeps.
     let cases = [
-        ("random-1-10", include_str!("../lab/corpus/random-1-10.json")),
-        ("random-7-186", include_str!("../lab/corpus/random-7-186.json")),
-        ("random-7-106", include_str!("../lab/corpus/random-7-106.json")),
+        (
+            "random-1-10",
+            include_str!("../lab/corpus/random-1-10.json"),
+        ),
+        (
+            "random-7-186",
+            include_str!("../lab/corpus/random-7-186.json"),
+        ),
+        (
+            "random-7-106",
+            include_str!("../lab/corpus/random-7-106.json"),
+        ),
     ];
     for (name, json) in cases {
         let s = fencing_playground::sim::Scenario::from_json(json).expect("the saved case reads");

@@ -23,12 +23,24 @@ impl Run<'_> {
         lock_value(self.name(client), self.s.seed, generation)
     }
 
-    /// The client and generation of the live key on `instance` at `at_ms`, if any.
-    pub fn holder(&self, instance: usize, at_ms: u64) -> Option<(usize, u64)> {
+    /// The client and generation of the live key on `instance` at `at_ms`, if any, as the run's
+    /// step `step` (at `at_ms`) finds it: a single Redis grants a lease in a step
+    /// of its own, and one granted at the same instant by a later step is not there yet (the
+    /// steps of one instant run in the trace's order, as the engine ran them).
+    pub fn holder_seen_by(&self, instance: usize, at_ms: u64, step: usize) -> Option<(usize, u64)> {
+        let granted_later = |l: &crate::sim::trace::LeaseSpan| {
+            l.start_ms == at_ms
+                && self.t.steps.iter().skip(step + 1).any(|s| {
+                    s.client == l.holder
+                        && s.at_ms == at_ms
+                        && matches!(s.outcome, Outcome::Granted { .. })
+                })
+        };
         self.t
             .leases
             .iter()
             .filter(|l| l.instance == instance && l.start_ms <= at_ms && at_ms < l.end_ms)
+            .filter(|l| !granted_later(l))
             .max_by_key(|l| l.start_ms)
             .map(|l| (l.holder, l.generation))
     }

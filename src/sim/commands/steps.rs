@@ -212,7 +212,7 @@ impl Walk<'_> {
             } else if self.run.cut(inst, step.client, step.at_ms) {
                 RedisReply::Cut
             } else {
-                match self.run.holder(inst, step.at_ms) {
+                match self.run.holder_seen_by(inst, step.at_ms, i) {
                     Some((c, g)) => RedisReply::Bulk(self.holder_value(c, g)),
                     None => RedisReply::Nil,
                 }

@@ -133,7 +133,9 @@ fn every_round_sets_a_value_of_its_own_even_when_two_rounds_of_a_client_overlap(
     // next acquire starts; the retry's undo must carry the retry's value, not the new round's.
     // random-7-186 and -106: a key of the earlier round is granted at the very millisecond the
     // next round starts (its request was on its way); the next round's undo must carry its own
-    // value, or it deletes the earlier round's keys, which the model keeps.
+    // value, or it deletes the earlier round's keys, which the model keeps. random-7-53 and
+    // -109: sequential rounds of one client that overlap; each request carries the value of
+    // the round that sent it (the engine records it), not of the round its time falls in.
     let cases = [
         (
             "random-1-10",
@@ -147,6 +149,14 @@ fn every_round_sets_a_value_of_its_own_even_when_two_rounds_of_a_client_overlap(
             "random-7-106",
             include_str!("../lab/corpus/random-7-106.json"),
         ),
+        (
+            "random-7-53",
+            include_str!("../lab/corpus/random-7-53.json"),
+        ),
+        (
+            "random-7-109",
+            include_str!("../lab/corpus/random-7-109.json"),
+        ),
     ];
     for (name, json) in cases {
         let s = fencing_playground::sim::Scenario::from_json(json).expect("the saved case reads");
@@ -154,8 +164,9 @@ fn every_round_sets_a_value_of_its_own_even_when_two_rounds_of_a_client_overlap(
         let mut values: std::collections::BTreeMap<usize, std::collections::BTreeSet<String>> =
             Default::default();
         for c in commands(&s, &trace) {
+            use fencing_playground::sim::commands::RedisCmd;
             if let Act::Redis {
-                cmd: fencing_playground::sim::commands::RedisCmd::AcquireFenced { value, .. },
+                cmd: RedisCmd::AcquireFenced { value, .. } | RedisCmd::SetNx { value, .. },
                 round: Some(r),
                 ..
             } = &c.act

@@ -223,6 +223,11 @@ pub struct MessageSpan {
     pub label: String,
     pub sent_ms: u64,
     pub arrived_ms: u64,
+    /// For a Redlock request, the lock generation whose value it carries: the acquisition
+    /// round's own, or the lock's that an extension or a release is for (an undo's: the failed
+    /// round's). 0 for any other message.
+    #[serde(skip)]
+    pub generation: u64,
 }
 
 /// One debit from send to verdict.

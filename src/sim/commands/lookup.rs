@@ -5,7 +5,7 @@
 
 use super::ops::lock_value;
 use crate::sim::scenario::Scenario;
-use crate::sim::trace::{OutageKind, Outcome, Purpose, Trace};
+use crate::sim::trace::{OutageKind, Outcome, Trace};
 
 /// The trace and its scenario, with the lookups the command list needs.
 pub struct Run<'a> {
@@ -68,29 +68,5 @@ impl Run<'_> {
 
     pub fn reachable(&self, instance: usize, client: usize, at_ms: u64) -> bool {
         !self.down(instance, at_ms) && !self.cut(instance, client, at_ms)
-    }
-
-    /// The generation of every Redlock acquisition round, by index into `acquisitions`
-    /// (0 for extensions): the engine's own number for the round (`Acquisition::generation`),
-    /// so a round's keys carry its value even when a key of an earlier round of the same client
-    /// is granted while it runs (a request still on its way when the next round starts).
-    pub fn round_generations(&self) -> Vec<u64> {
-        self.t
-            .acquisitions
-            .iter()
-            .map(|a| match a.purpose {
-                Purpose::Acquire => a.generation,
-                Purpose::Extend => 0,
-            })
-            .collect()
-    }
-
-    /// The step index of `client`'s release at `at_ms`, if it released then.
-    pub fn release_step(&self, client: usize, at_ms: u64) -> Option<usize> {
-        self.t.steps.iter().position(|s| {
-            s.client == client
-                && s.at_ms == at_ms
-                && matches!(s.outcome, Outcome::Released { own: true, .. })
-        })
     }
 }

@@ -205,7 +205,10 @@ mod tests {
             "{}",
             got.join("\n")
         );
-        assert!(got.iter().any(|l| l.starts_with("31 B: SET acct:1 B:")), "{got:?}");
+        assert!(
+            got.iter().any(|l| l.starts_with("31 B: SET acct:1 B:")),
+            "{got:?}"
+        );
     }
 
     #[test]

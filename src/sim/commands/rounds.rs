@@ -15,11 +15,10 @@ pub fn plan(run: &Run) -> Vec<Command> {
     if run.s.lock.redlock.is_none() {
         return Vec::new();
     }
-    let generations = run.round_generations();
     let mut out = Vec::new();
     for m in &run.t.messages {
         if let (Target::Lock, Some(instance)) = (m.target, m.instance) {
-            if let Some(c) = request(run, &generations, m, instance) {
+            if let Some(c) = request(run, m, instance) {
                 out.push(c);
             }
         }
@@ -27,29 +26,19 @@ pub fn plan(run: &Run) -> Vec<Command> {
     out
 }
 
-/// The round (index into `acquisitions`) a request of `purpose` sent at `sent_ms` belongs to.
-fn round_of(run: &Run, client: usize, purpose: Purpose, sent_ms: u64) -> Option<usize> {
+/// The round (index into `acquisitions`) a request belongs to: the acquisition round of its
+/// generation, or the extension of the lock of its generation under way when it was sent.
+fn round_of(run: &Run, m: &MessageSpan, purpose: Purpose) -> Option<usize> {
     run.t.acquisitions.iter().rposition(|a| {
-        a.client == client && a.purpose == purpose && a.start_ms <= sent_ms && sent_ms <= a.end_ms
+        a.client == m.client
+            && a.purpose == purpose
+            && a.generation == m.generation
+            && a.start_ms <= m.sent_ms
+            && m.sent_ms <= a.end_ms
     })
 }
 
-/// The value of the lock `client` holds at `at_ms`: its latest successful acquisition's.
-fn held_value(run: &Run, generations: &[u64], client: usize, at_ms: u64) -> String {
-    run.t
-        .acquisitions
-        .iter()
-        .enumerate()
-        .rfind(|(_, a)| {
-            a.client == client && a.ok && a.purpose == Purpose::Acquire && a.end_ms <= at_ms
-        })
-        .map_or_else(
-            || format!("{}:none", run.name(client)),
-            |(i, _)| run.value(client, generations[i]),
-        )
-}
-
-fn request(run: &Run, generations: &[u64], m: &MessageSpan, i: usize) -> Option<Command> {
+fn request(run: &Run, m: &MessageSpan, i: usize) -> Option<Command> {
     let c = m.client;
     let key = run.s.key.clone();
     let ttl_ms = run.s.lock.ttl_ms;
@@ -62,20 +51,23 @@ fn request(run: &Run, generations: &[u64], m: &MessageSpan, i: usize) -> Option<
     } else {
         RedisReply::Cut
     };
-    let granted_span = run
-        .t
-        .leases
-        .iter()
-        .find(|l| l.instance == i && l.holder == c && l.start_ms == m.arrived_ms);
+    let granted_span = run.t.leases.iter().find(|l| {
+        l.instance == i
+            && l.holder == c
+            && l.generation == m.generation
+            && l.start_ms == m.arrived_ms
+    });
+    // A token-checked release ends only a key of its own value; a bare DEL any key.
     let ended_here = run.t.leases.iter().any(|l| {
         l.instance == i
             && l.end_ms == m.arrived_ms
             && matches!(l.end, SpanEnd::Released | SpanEnd::Deleted)
+            && (m.label == "DEL" || (l.holder == c && l.generation == m.generation))
     });
     let (cmd, reply, round) = match m.label.as_str() {
         "SET NX PX" => {
-            let round = round_of(run, c, Purpose::Acquire, m.sent_ms);
-            let value = run.value(c, round.map_or(0, |r| generations[r]));
+            let round = round_of(run, m, Purpose::Acquire);
+            let value = run.value(c, m.generation);
             let reply = match (delivered, granted_span, fenced) {
                 (false, _, _) => missing,
                 (true, Some(l), true) => RedisReply::Int(l.fence.unwrap_or(0) as i64),
@@ -95,7 +87,7 @@ fn request(run: &Run, generations: &[u64], m: &MessageSpan, i: usize) -> Option<
             (cmd, reply, round)
         }
         "extend" => {
-            let round = round_of(run, c, Purpose::Extend, m.sent_ms);
+            let round = round_of(run, m, Purpose::Extend);
             let renewed =
                 run.t.leases.iter().any(|l| {
                     l.instance == i && l.holder == c && l.renewals_ms.contains(&m.arrived_ms)
@@ -105,24 +97,13 @@ fn request(run: &Run, generations: &[u64], m: &MessageSpan, i: usize) -> Option<
             } else {
                 missing
             };
-            let value = held_value(run, generations, c, m.sent_ms);
+            let value = run.value(c, m.generation);
             (RedisCmd::Extend { key, value, ttl_ms }, reply, round)
         }
         "release" | "DEL" => {
-            // A voluntary release uses the lock the client holds; the undo after a failed round
-            // uses that round's value.
-            let value = match run.release_step(c, m.sent_ms) {
-                Some(_) => held_value(run, generations, c, m.sent_ms),
-                None => run
-                    .t
-                    .acquisitions
-                    .iter()
-                    .rposition(|a| a.client == c && !a.ok && a.end_ms == m.sent_ms)
-                    .map_or_else(
-                        || held_value(run, generations, c, m.sent_ms),
-                        |r| run.value(c, generations[r]),
-                    ),
-            };
+            // A voluntary release carries the value of the lock the client holds; the undo
+            // after a failed round, that round's (the engine records which).
+            let value = run.value(c, m.generation);
             let reply = if delivered {
                 RedisReply::Int(i64::from(ended_here))
             } else {

@@ -224,7 +224,11 @@ impl Redlock {
 
     fn send(&mut self, w: &mut World, t: u64, a: usize, i: usize) {
         let Attempt {
-            client, event, ask, ..
+            client,
+            event,
+            ask,
+            generation,
+            ..
         } = self.attempts[a];
         let inst = &self.inst[i];
         let lat = inst.latency_ms;
@@ -244,6 +248,7 @@ impl Redlock {
             label: label.to_string(),
             sent_ms: t,
             arrived_ms: t.saturating_add(lat),
+            generation,
         });
         if !lost {
             let request = Action::Request {

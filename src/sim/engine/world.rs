@@ -195,6 +195,7 @@ impl World {
             },
             sent_ms,
             arrived_ms,
+            generation: 0,
         });
     }
 

@@ -59,7 +59,15 @@ pub fn simulate(
 /// Every preset: `{ id, scenario }`, the default first.
 #[wasm_bindgen(unchecked_return_type = "{ id: string; scenario: Scenario }[]")]
 pub fn presets() -> Result<JsValue, JsError> {
-    to_js(&sim::presets::presets())
+    let mut list = sim::presets::presets();
+    if let Some(i) = list
+        .iter()
+        .position(|p| p.id == sim::presets::DEFAULT_PRESET)
+    {
+        let default = list.remove(i);
+        list.insert(0, default);
+    }
+    to_js(&list)
 }
 
 /// `{ ok: true }` or `{ ok: false, path, message, error }` without throwing.

@@ -86,6 +86,14 @@ test('bare DEL deletes the next holder, a token-checked release does not', () =>
   assert.equal(lock.isHeld(KEY, 'B'), false);
 });
 
+test('presets() lists the default first, as its declaration says, then every other once', () => {
+  const all = presets();
+  // The page a first visit shows (sim::presets::DEFAULT_PRESET): the GC pause without fencing.
+  assert.equal(all[0].id, 'gc-pause-unfenced');
+  assert.equal(all[0].scenario.name, 'GC pause, no fencing');
+  assert.equal(new Set(all.map((p) => p.id)).size, all.length);
+});
+
 test('simulate: the GC pause is rejected with fencing on and unsafe with it off', () => {
   const all = presets();
   const fenced = all.find((p) => p.id === 'gc-pause-fenced').scenario;

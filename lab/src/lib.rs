@@ -5,9 +5,14 @@
 //! generated `src/sim/conformance.rs` the page reads its "Reproduced" marks from.
 
 pub mod check;
+pub mod client;
+pub mod clock;
 pub mod conductor;
+pub mod history;
+pub mod independent;
 pub mod input;
 pub mod pg;
+pub mod proxy;
 pub mod random;
 pub mod report;
 pub mod resp;

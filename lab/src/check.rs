@@ -272,7 +272,16 @@ pub fn check(
             STAND_IN
         },
     };
-    if let Some(why) = unreproducible(s).or_else(|| expiry_tie(s, &t, &plan)) {
+    let tie = || match result.clients {
+        INDEPENDENT => {
+            crate::history::model_tie(s, &t).map(|w| format!("too close to call at any scale: {w}"))
+        }
+        _ => None,
+    };
+    if let Some(why) = unreproducible(s)
+        .or_else(|| expiry_tie(s, &t, &plan))
+        .or_else(tie)
+    {
         result.outcome = Outcome::NotReproducible(why);
         return result;
     }

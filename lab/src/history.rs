@@ -7,7 +7,7 @@
 
 use crate::independent::{Happened, Signal};
 use fencing_playground::sim::trace::{DebitVerdict, Outcome, Trace};
-use fencing_playground::sim::{FenceRule, Scenario};
+use fencing_playground::sim::{Event, FenceRule, Scenario};
 
 /// One thing a client did that a server decided, in words both sides share.
 #[derive(Clone, Debug, PartialEq)]
@@ -403,4 +403,74 @@ fn lab_grant_of(t: &Trace, ops: &[Op], value: Option<u64>) -> String {
         }
     }
     format!("value {v}")
+}
+
+/// Whether a model step asks the lock server something, and whether it changes the key.
+fn lock_step(o: &Outcome) -> Option<bool> {
+    match o {
+        Outcome::Granted { .. } | Outcome::Renewed { .. } => Some(true),
+        Outcome::Released { deleted, .. } => Some(deleted.is_some()),
+        Outcome::Denied { .. }
+        | Outcome::RenewDenied { .. }
+        | Outcome::CheckPassed
+        | Outcome::CheckFailed => Some(false),
+        _ => None,
+    }
+}
+
+/// Two events the model runs at the very same millisecond whose order decides what happens:
+/// two clients' requests to the lock server (one of them changing the key), two debits reaching
+/// the storage, or a client's request on the instant its own pause or crash begins. The lab
+/// schedules both for the same real instant at any scale, so their order is chance.
+pub fn model_tie(s: &Scenario, t: &Trace) -> Option<String> {
+    use crate::independent::Signal;
+    // The model defers whatever falls due on the first millisecond of a pause (and drops it
+    // at a crash); here the conductor's signal and the client's request race.
+    for &(at, k, sig) in &crate::independent::schedule(s) {
+        if sig == Signal::Cont {
+            continue;
+        }
+        let asks = s.clients[k].events.iter().any(|e| {
+            e.at_ms() == at
+                && !matches!(
+                    e,
+                    Event::Pause { .. } | Event::Crash { .. } | Event::ClockJump { .. }
+                )
+        });
+        if asks {
+            return Some(format!(
+                "at {at} ms {}'s event falls on the instant its own {} begins",
+                t.client_name(k),
+                if sig == Signal::Kill {
+                    "crash"
+                } else {
+                    "pause"
+                }
+            ));
+        }
+    }
+    for (i, a) in t.steps.iter().enumerate() {
+        let a_lock = lock_step(&a.outcome);
+        let a_store = matches!(a.outcome, Outcome::Stored { .. });
+        for b in t.steps[i + 1..].iter().take_while(|b| b.at_ms == a.at_ms) {
+            if b.client == a.client {
+                continue;
+            }
+            let both_lock = match (a_lock, lock_step(&b.outcome)) {
+                (Some(x), Some(y)) => x || y,
+                _ => false,
+            };
+            let both_store = a_store && matches!(b.outcome, Outcome::Stored { .. });
+            if both_lock || both_store {
+                return Some(format!(
+                    "at {} ms {}'s and {}'s requests reach the {} in the same millisecond",
+                    a.at_ms,
+                    t.client_name(a.client),
+                    t.client_name(b.client),
+                    if both_store { "storage" } else { "lock server" }
+                ));
+            }
+        }
+    }
+    None
 }

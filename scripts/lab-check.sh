@@ -7,9 +7,11 @@
 #      late one is listed: every try missed the timing, so nothing was compared);
 #   3. the mutation test: the lab built with a planted model bug (feature `planted-bug`: the
 #      strict fence rule accepts an equal token) must see the servers disagree within a seeded
-#      batch of its own (seed 2, where a case with an equal token comes at case 18); the case it
-#      catches is then replayed with the true model, which must agree with the servers, so
-#      what step 3 caught is the planted bug and nothing else.
+#      batch of its own (seed 35, where the first case the bug changes is case 5, a single lock
+#      run with independent client processes: the planted model accepts A's debit with an
+#      equal fence, the real storage refuses it); the case it catches is then replayed with
+#      the true model, which must agree with the servers, so what step 3 caught is the planted
+#      bug and nothing else.
 # `--build-only` builds both binaries and stops (the test command builds in the foreground,
 # then runs this in the background).
 set -euo pipefail
@@ -17,7 +19,7 @@ cd "$(dirname "$0")/.."
 export PATH="$HOME/.cargo/bin:$PATH"
 SEED=1
 COUNT=30
-MUTATION_SEED=2
+MUTATION_SEED=35
 cargo build -q -p fencing-lab --features planted-bug
 cp target/debug/fencing-lab target/debug/fencing-lab-planted
 cargo build -q -p fencing-lab

@@ -453,11 +453,10 @@ pub fn model_tie(s: &Scenario, t: &Trace) -> Option<String> {
         let a_lock = lock_step(&a.outcome);
         let a_store = matches!(a.outcome, Outcome::Stored { .. });
         for b in t.steps[i + 1..].iter().take_while(|b| b.at_ms == a.at_ms) {
-            if b.client == a.client {
-                continue;
-            }
+            // One client's requests to the lock go one after another; its debits each have
+            // a session of their own, so two of them race like two clients' debits.
             let both_lock = match (a_lock, lock_step(&b.outcome)) {
-                (Some(x), Some(y)) => x || y,
+                (Some(x), Some(y)) => (x || y) && b.client != a.client,
                 _ => false,
             };
             let both_store = a_store && matches!(b.outcome, Outcome::Stored { .. });
@@ -473,4 +472,84 @@ pub fn model_tie(s: &Scenario, t: &Trace) -> Option<String> {
         }
     }
     None
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use fencing_playground::sim::presets::preset;
+    use fencing_playground::sim::run;
+
+    /// contract-4-fenced as the clients would print it: A granted 33 at 0, B granted 34 at 31,
+    /// B's debit accepted at 32, A's rejected at 45; `a_fence` is what A's grant got.
+    fn happened(a_fence: u64, b_acquire_ms: u64) -> Happened {
+        let us = |ms: u64| ms * 20_000;
+        let a = vec![
+            format!("op acquire 0 {} {} granted {a_fence} 1", us(0), us(0) + 300),
+            format!("op send 2 {} {} {a_fence}", us(45), us(45)),
+            format!("op store 2 {} {} rejected", us(45) + 400, us(45) + 900),
+        ];
+        let b = vec![
+            format!(
+                "op acquire 0 {} {} granted 34 2",
+                us(b_acquire_ms),
+                us(b_acquire_ms) + 300
+            ),
+            format!("op send 1 {} {} 34", us(32), us(32)),
+            format!("op store 1 {} {} accepted 90", us(32) + 400, us(32) + 900),
+        ];
+        Happened {
+            lines: vec![a, b],
+            signals: vec![(0, Signal::Stop, us(1)), (0, Signal::Cont, us(45))],
+            balance: 90,
+            last_fence: 34,
+            scale_us: 20_000,
+        }
+    }
+
+    #[test]
+    fn the_same_history_matches_and_a_different_fence_does_not() {
+        let s = preset("contract-4-fenced").expect("preset");
+        let t = run(&s);
+        assert_eq!(judge(&s, &t, &happened(33, 31)), Judgement::Same);
+        match judge(&s, &t, &happened(35, 31)) {
+            Judgement::Differs(d) => {
+                assert!(d.contains("fence 33") && d.contains("fence 35"), "{d}")
+            }
+            other => panic!("{other:?}"),
+        }
+    }
+
+    #[test]
+    fn a_request_close_to_the_lease_running_out_is_too_close_and_a_late_one_is_late() {
+        let s = preset("contract-4-fenced").expect("preset");
+        let t = run(&s);
+        // A's lease runs out at 30 ms: B asking at 30.1 ms cannot be ordered against it.
+        let mut h = happened(33, 31);
+        h.lines[1][0] = format!("op acquire 0 {} {} granted 34 2", 602_000, 602_300);
+        assert!(matches!(judge(&s, &t, &h), Judgement::TooClose(_)));
+        // B asking at 32 ms is well clear of the expiry but a millisecond off the model.
+        assert!(matches!(
+            judge(&s, &t, &happened(33, 32)),
+            Judgement::Late(_)
+        ));
+    }
+
+    #[test]
+    fn a_broken_client_is_no_verdict() {
+        let s = preset("contract-4-fenced").expect("preset");
+        let t = run(&s);
+        let mut h = happened(33, 31);
+        h.lines[0].push("error redis: connection refused".into());
+        assert!(matches!(judge(&s, &t, &h), Judgement::Broken(_)));
+    }
+
+    #[test]
+    fn same_millisecond_events_are_too_close_at_any_scale() {
+        let mut s = preset("contract-1-nx").expect("preset");
+        assert_eq!(model_tie(&s, &run(&s)), None);
+        s.clients[1].events = vec![Event::Acquire { at_ms: 0 }];
+        let why = model_tie(&s, &run(&s)).expect("a tie");
+        assert!(why.contains("same millisecond"), "{why}");
+    }
 }

@@ -120,6 +120,15 @@ fn prepare(s: &Scenario, redis: &RedisServer, pg_port: u16) -> std::io::Result<(
     Ok(())
 }
 
+/// The program a client process runs: this one (`fencing-lab client`), or the one named by
+/// `FENCING_LAB_CLIENT` (the lab's tests run from a test binary, which has no `client`).
+fn client_program() -> std::io::Result<std::path::PathBuf> {
+    match std::env::var_os("FENCING_LAB_CLIENT") {
+        Some(p) => Ok(p.into()),
+        None => std::env::current_exe(),
+    }
+}
+
 struct Proc {
     child: Child,
     lines: std::sync::mpsc::Receiver<String>,
@@ -134,7 +143,7 @@ pub fn replay(s: &Scenario, pg: &Postgres, scale: u64) -> std::io::Result<Happen
     std::fs::write(&file, s.to_json())?;
     let scale_us = scale * 1000;
     let start = Arc::new(AtomicU64::new(0));
-    let exe = std::env::current_exe()?;
+    let exe = client_program()?;
     let mut procs = Vec::new();
     for (k, c) in s.clients.iter().enumerate() {
         let mut ports = Vec::new();
@@ -247,4 +256,37 @@ fn conduct(
     }
     let lines = procs.iter().map(|p| p.lines.iter().collect()).collect();
     Ok((lines, signals))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use fencing_playground::sim::presets::preset;
+    use fencing_playground::sim::PauseCause;
+
+    #[test]
+    fn overlapping_pauses_are_one_stop_and_nothing_follows_a_crash() {
+        let mut s = preset("gc-pause-fenced").expect("preset");
+        let pause = |at_ms, duration_ms| Event::Pause {
+            at_ms,
+            duration_ms,
+            cause: PauseCause::Gc,
+        };
+        s.clients[0].events = vec![
+            pause(1, 10),
+            pause(5, 10),
+            pause(40, 5),
+            Event::Crash { at_ms: 42 },
+            pause(60, 5),
+        ];
+        assert_eq!(
+            schedule(&s),
+            vec![
+                (1, 0, Signal::Stop),
+                (15, 0, Signal::Cont),
+                (40, 0, Signal::Stop),
+                (42, 0, Signal::Kill),
+            ]
+        );
+    }
 }

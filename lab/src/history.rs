@@ -116,6 +116,8 @@ fn release_text(deleted: bool) -> String {
 pub struct Op {
     pub client: usize,
     pub kind: String,
+    /// The client's event index (`-` for a watchdog's renewal).
+    pub event: String,
     pub from_us: u64,
     pub to_us: u64,
     pub result: Vec<String>,
@@ -128,10 +130,11 @@ pub fn ops(h: &Happened) -> Result<Vec<Op>, String> {
         for l in lines {
             let w: Vec<&str> = l.split(' ').collect();
             let parsed = match w.as_slice() {
-                ["op", kind, _, a, b, rest @ ..] => {
+                ["op", kind, event, a, b, rest @ ..] => {
                     a.parse().ok().zip(b.parse().ok()).map(|(a, b)| Op {
                         client,
                         kind: kind.to_string(),
+                        event: event.to_string(),
                         from_us: a,
                         to_us: b,
                         result: rest.iter().map(|x| x.to_string()).collect(),
@@ -269,6 +272,31 @@ pub fn too_close(s: &Scenario, t: &Trace, h: &Happened, ops: &[Op]) -> Option<St
     None
 }
 
+/// A stop that lands while a client's debit is on its way: the model's debit is one message
+/// that arrives on its own, the lab's a transaction whose statements after `BEGIN` wait for
+/// the stopped process.
+fn frozen_write(t: &Trace, h: &Happened, ops: &[Op]) -> Option<String> {
+    for &(c, _, at) in h.signals.iter().filter(|x| x.1 == Signal::Stop) {
+        for send in ops
+            .iter()
+            .filter(|o| o.client == c && o.kind == "send" && o.from_us <= at)
+        {
+            let store = ops
+                .iter()
+                .find(|o| o.client == c && o.kind == "store" && o.event == send.event);
+            if store.is_none_or(|st| st.to_us >= at) {
+                return Some(format!(
+                    "{} is paused while its debit is on its way: the model delivers the debit \
+                     as one message, a real transaction's later statements wait for the \
+                     stopped process",
+                    t.client_name(c)
+                ));
+            }
+        }
+    }
+    None
+}
+
 /// Compares what happened with the model's trace.
 pub fn judge(s: &Scenario, t: &Trace, h: &Happened) -> Judgement {
     let ops = match ops(h) {
@@ -293,6 +321,9 @@ pub fn judge(s: &Scenario, t: &Trace, h: &Happened) -> Judgement {
                 t.client_name(c)
             ));
         }
+    }
+    if let Some(why) = frozen_write(t, h, &ops) {
+        return Judgement::Limit(why);
     }
     if let Some(why) = too_close(s, t, h, &ops) {
         return Judgement::TooClose(why);
@@ -533,6 +564,15 @@ mod tests {
             judge(&s, &t, &happened(33, 32)),
             Judgement::Late(_)
         ));
+    }
+
+    #[test]
+    fn a_pause_while_a_debit_is_on_its_way_is_a_limit_not_a_verdict() {
+        let s = preset("contract-4-fenced").expect("preset");
+        let t = run(&s);
+        let mut h = happened(33, 31);
+        h.signals.push((0, Signal::Stop, 45 * 20_000 + 200));
+        assert!(matches!(judge(&s, &t, &h), Judgement::Limit(_)));
     }
 
     #[test]

@@ -11,6 +11,8 @@
 //!   link, or a share link itself (`https://…/#s=1.…`).
 //! - `fencing-lab random [--seed S] [--count N]`: generated scenarios (`random.rs`); a case
 //!   the servers disagree on is shrunk and saved under `lab/corpus/`.
+//! - `fencing-lab client …`: one client process of a single-lock run, started by the lab
+//!   itself (`independent.rs`, `client.rs`); not meant to be run by hand.
 
 use fencing_lab::check::{self, Outcome};
 use fencing_lab::input::read_scenario;

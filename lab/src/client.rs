@@ -102,6 +102,12 @@ pub fn run(setup: Setup) -> Result<(), String> {
     for (event, port) in &setup.pg_ports {
         pg.push((*event, Some(pg_connect(*port)?)));
     }
+    // One round trip on each connection before the run, so the first request of the run does
+    // not pay for code and pages touched the first time.
+    let mut redis = redis;
+    redis::cmd("PING")
+        .query::<String>(&mut redis)
+        .map_err(|e| format!("redis: {e}"))?;
     let out: Out = Arc::new(Mutex::new(std::io::stdout()));
     say(&out, "ready".into());
     let mut line = String::new();

@@ -58,3 +58,47 @@ fn pump(mut from: TcpStream, mut to: TcpStream, mut hold: Option<Hold>) {
     }
     let _ = to.shutdown(Shutdown::Write);
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::sync::atomic::AtomicU64;
+    use std::sync::Arc;
+
+    /// An echo server behind the proxy: before the start bytes pass at once; the first chunk
+    /// after it waits the hold; the next one passes at once again.
+    #[test]
+    fn the_first_chunk_after_the_start_is_held_and_only_it() {
+        let echo = TcpListener::bind(("127.0.0.1", 0)).expect("bind");
+        let echo_port = echo.local_addr().expect("addr").port();
+        std::thread::spawn(move || {
+            let (mut s, _) = echo.accept().expect("accept");
+            let mut b = [0u8; 64];
+            while let Ok(n) = s.read(&mut b) {
+                if n == 0 || s.write_all(&b[..n]).is_err() {
+                    break;
+                }
+            }
+        });
+        let start = Arc::new(AtomicU64::new(0));
+        let port = delaying(echo_port, start.clone(), 200_000).expect("proxy");
+        let mut c = TcpStream::connect(("127.0.0.1", port)).expect("connect");
+        let round_trip = |c: &mut TcpStream| {
+            let t = mono_us();
+            c.write_all(b"x").expect("write");
+            let mut b = [0u8; 1];
+            c.read_exact(&mut b).expect("read");
+            mono_us() - t
+        };
+        assert!(
+            round_trip(&mut c) < 100_000,
+            "before the start nothing is held"
+        );
+        start.store(mono_us(), std::sync::atomic::Ordering::SeqCst);
+        assert!(
+            round_trip(&mut c) >= 200_000,
+            "the first chunk after the start waits"
+        );
+        assert!(round_trip(&mut c) < 100_000, "what follows passes at once");
+    }
+}

@@ -301,7 +301,8 @@ pub fn check(
         let scale = scale.saturating_mul(1 << (n - 1).min(4));
         result.scale = scale;
         if result.clients == INDEPENDENT {
-            let (outcome, again) = independent_once(s, &t, pg, scale);
+            let (outcome, again, worst) = independent_once(s, &t, pg, scale);
+            result.worst_late_ms = worst;
             if !again {
                 result.outcome = outcome;
                 return result;
@@ -344,13 +345,14 @@ pub fn check(
 /// One run with independent client processes, judged by its history, and whether to rerun
 /// it at a larger scale: a missed timing (late) or two events too close to order ("too close
 /// to call", never a match) stand as the outcome when no try is left.
-fn independent_once(s: &Scenario, t: &Trace, pg: &Postgres, scale: u64) -> (Outcome, bool) {
+fn independent_once(s: &Scenario, t: &Trace, pg: &Postgres, scale: u64) -> (Outcome, bool, f64) {
     use crate::history::Judgement;
     let happened = match crate::independent::replay(s, pg, scale) {
         Ok(h) => h,
-        Err(e) => return (Outcome::Failed(format!("the lab failed: {e}")), false),
+        Err(e) => return (Outcome::Failed(format!("the lab failed: {e}")), false, 0.0),
     };
-    match crate::history::judge(s, t, &happened) {
+    let worst = crate::history::worst_offset_ms(s, t, &happened);
+    let (outcome, again) = match crate::history::judge(s, t, &happened) {
         Judgement::Same => (Outcome::Match, false),
         Judgement::Differs(d) => (Outcome::Mismatch(d), false),
         Judgement::Limit(w) => (Outcome::NotReproducible(w), false),
@@ -360,7 +362,8 @@ fn independent_once(s: &Scenario, t: &Trace, pg: &Postgres, scale: u64) -> (Outc
             true,
         ),
         Judgement::Late(w) => (Outcome::Late(w), true),
-    }
+    };
+    (outcome, again, worst)
 }
 
 /// One replay of `plan` against fresh Redis servers (persistent where a crash keeps its keys).

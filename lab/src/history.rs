@@ -272,6 +272,21 @@ pub fn too_close(s: &Scenario, t: &Trace, h: &Happened, ops: &[Op]) -> Option<St
     None
 }
 
+/// The largest distance, in real ms, between a fact of the lab and the model's same fact
+/// (facts paired in order per client), for the printed "worst lateness".
+pub fn worst_offset_ms(s: &Scenario, t: &Trace, h: &Happened) -> f64 {
+    let Ok(ops) = ops(h) else { return 0.0 };
+    let model = model_facts(s, t);
+    let lab = lab_facts(s, h, &ops);
+    let real_ms = h.scale_us as f64 / 1000.0;
+    model
+        .iter()
+        .zip(&lab)
+        .flat_map(|(m, l)| m.iter().zip(l))
+        .map(|(a, b)| (a.at_ms - b.at_ms).abs() * real_ms)
+        .fold(0.0, f64::max)
+}
+
 /// A stop that lands while a client's debit is on its way: the model's debit is one message
 /// that arrives on its own, the lab's a transaction whose statements after `BEGIN` wait for
 /// the stopped process.

@@ -342,9 +342,10 @@ pub fn check(
     result
 }
 
-/// One run with independent client processes, judged by its history, and whether to rerun
-/// it at a larger scale: a missed timing (late) or two events too close to order ("too close
-/// to call", never a match) stand as the outcome when no try is left.
+/// One run with independent client processes, judged by its history: the outcome, whether
+/// to rerun it at a larger scale (a missed timing, late, or two events too close to order,
+/// "too close to call" and never a match, stand as the outcome when no try is left), and the
+/// run's worst lateness in real ms.
 fn independent_once(s: &Scenario, t: &Trace, pg: &Postgres, scale: u64) -> (Outcome, bool, f64) {
     use crate::history::Judgement;
     let happened = match crate::independent::replay(s, pg, scale) {

@@ -75,6 +75,9 @@ struct Client {
     watchdog: u64,
     agenda: Vec<(u64, u64, Job)>,
     seq: u64,
+    /// When the job at hand began, in whole scenario ms: what it schedules counts from here,
+    /// not from when its replies came back (the model's steps take no time).
+    began_ms: u64,
     out: Out,
     writes: Vec<std::thread::JoinHandle<()>>,
 }
@@ -127,6 +130,7 @@ pub fn run(setup: Setup) -> Result<(), String> {
         watchdog: 0,
         agenda: Vec::new(),
         seq: 0,
+        began_ms: 0,
         out,
         writes: Vec::new(),
         s: setup.scenario,
@@ -179,6 +183,7 @@ impl Client {
     }
 
     fn job(&mut self, job: Job, events: &[Event]) {
+        self.began_ms = self.now_ms();
         let r = match job {
             Job::Event(i) => self.event(i, &events[i]),
             Job::Write(i) => {
@@ -221,7 +226,7 @@ impl Client {
                     format!("op check {i} {t0} {} {word}", self.now_us()),
                 );
                 if held {
-                    let at = self.now_ms() + gap_ms;
+                    let at = self.began_ms + gap_ms;
                     self.push(at, Job::Write(i));
                 }
                 Ok(())
@@ -294,7 +299,7 @@ impl Client {
     }
 
     fn next_tick(&mut self) {
-        let at = self.now_ms() + (self.s.lock.ttl_ms / 2).max(1);
+        let at = self.began_ms + (self.s.lock.ttl_ms / 2).max(1);
         if at <= self.s.horizon_ms() {
             self.push(at, Job::Tick(self.watchdog));
         }

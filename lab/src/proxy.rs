@@ -18,6 +18,9 @@ pub fn delaying(
     let listener = TcpListener::bind(("127.0.0.1", 0))?;
     let port = listener.local_addr()?.port();
     std::thread::spawn(move || {
+        // The held packet's release is timed like the conductor's signals (its children
+        // threads inherit the priority).
+        crate::servers::prioritise_this_thread();
         let Ok((client, _)) = listener.accept() else {
             return;
         };

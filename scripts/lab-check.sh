@@ -27,7 +27,7 @@ MUTATION_SEED=35
 # a quiet machine; at load 8 its first four cases took 55 s with a fourth try each, and the
 # whole lab 223 s, so the batch keeps the default three).
 RANDOM_BUDGET_S=80
-MUTATION_BUDGET_S=35
+MUTATION_BUDGET_S=45
 cargo build -q -p fencing-lab --features planted-bug
 cp target/debug/fencing-lab target/debug/fencing-lab-planted
 cargo build -q -p fencing-lab

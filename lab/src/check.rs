@@ -50,7 +50,15 @@ pub struct Result {
     /// The scale of the last try.
     pub scale: u64,
     pub worst_late_ms: f64,
+    /// How the clients ran: each its own process with real faults, or the one conductor
+    /// replaying the model's order (Redlock, not yet ported).
+    pub clients: &'static str,
 }
+
+/// `Result::clients` for a run of independent client processes.
+pub const INDEPENDENT: &str = "independent processes, real faults";
+/// `Result::clients` for the conductor that replays the model's order.
+pub const STAND_IN: &str = "stand-in: one conductor in the model's order";
 
 /// Why a scenario cannot run against real servers on one machine, if it cannot.
 pub fn unreproducible(s: &Scenario) -> Option<String> {
@@ -258,8 +266,22 @@ pub fn check(
         tries: 0,
         scale,
         worst_late_ms: 0.0,
+        clients: if s.lock.redlock.is_none() {
+            INDEPENDENT
+        } else {
+            STAND_IN
+        },
     };
-    if let Some(why) = unreproducible(s).or_else(|| expiry_tie(s, &t, &plan)) {
+    let tie = || match result.clients {
+        INDEPENDENT => {
+            crate::history::model_tie(s, &t).map(|w| format!("too close to call at any scale: {w}"))
+        }
+        _ => None,
+    };
+    if let Some(why) = unreproducible(s)
+        .or_else(|| expiry_tie(s, &t, &plan))
+        .or_else(tie)
+    {
         result.outcome = Outcome::NotReproducible(why);
         return result;
     }
@@ -278,6 +300,25 @@ pub fn check(
         // A busy machine gets more room: every try after the first doubles the scale.
         let scale = scale.saturating_mul(1 << (n - 1).min(4));
         result.scale = scale;
+        if result.clients == INDEPENDENT {
+            let (outcome, again, worst) = independent_once(s, &t, pg, scale);
+            result.worst_late_ms = worst;
+            if !again {
+                result.outcome = outcome;
+                return result;
+            }
+            println!(
+                "{:<28} try {n} at scale {scale} is rerun: {}",
+                "",
+                match &outcome {
+                    Outcome::Late(w) | Outcome::NotReproducible(w) => w.as_str(),
+                    _ => "",
+                }
+            );
+            result.outcome = outcome;
+            last_run = began.elapsed();
+            continue;
+        }
         match replay_once(s, &t, &plan, pg, scale) {
             Err(e) => {
                 result.outcome = Outcome::Failed(format!("the lab failed: {e}"));
@@ -299,6 +340,31 @@ pub fn check(
         }
     }
     result
+}
+
+/// One run with independent client processes, judged by its history: the outcome, whether
+/// to rerun it at a larger scale (a missed timing, late, or two events too close to order,
+/// "too close to call" and never a match, stand as the outcome when no try is left), and the
+/// run's worst lateness in real ms.
+fn independent_once(s: &Scenario, t: &Trace, pg: &Postgres, scale: u64) -> (Outcome, bool, f64) {
+    use crate::history::Judgement;
+    let happened = match crate::independent::replay(s, pg, scale) {
+        Ok(h) => h,
+        Err(e) => return (Outcome::Failed(format!("the lab failed: {e}")), false, 0.0),
+    };
+    let worst = crate::history::worst_offset_ms(s, t, &happened);
+    let (outcome, again) = match crate::history::judge(s, t, &happened) {
+        Judgement::Same => (Outcome::Match, false),
+        Judgement::Differs(d) => (Outcome::Mismatch(d), false),
+        Judgement::Limit(w) => (Outcome::NotReproducible(w), false),
+        Judgement::Broken(e) => (Outcome::Failed(format!("a client broke: {e}")), false),
+        Judgement::TooClose(w) => (
+            Outcome::NotReproducible(format!("too close to call at every scale tried: {w}")),
+            true,
+        ),
+        Judgement::Late(w) => (Outcome::Late(w), true),
+    };
+    (outcome, again, worst)
 }
 
 /// One replay of `plan` against fresh Redis servers (persistent where a crash keeps its keys).

@@ -24,7 +24,7 @@ use std::thread::sleep;
 use std::time::{Duration, Instant};
 
 /// Reads that warm a session's caches before the run.
-const WARM_UP: [&str; 3] = [
+pub const WARM_UP: [&str; 3] = [
     "SELECT balance FROM accounts WHERE id = 1",
     "SELECT 1 FROM idempotency_keys LIMIT 1",
     "SELECT 1 FROM lock_values LIMIT 1",

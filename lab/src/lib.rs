@@ -1,13 +1,22 @@
-//! The lab: replays the playground's presets against real Redis and PostgreSQL servers and
-//! compares every reply with the model. `servers` starts and stops the servers, `resp` and `pg`
-//! speak their protocols, `conductor` replays one run, `check` judges one preset (rerunning a
-//! run whose timing the machine missed) and `report` writes `docs/conformance.md` and the
+//! The lab: replays the playground's scenarios against real Redis and PostgreSQL servers and
+//! compares what happened with the model. `servers` starts and stops the servers. Single-lock
+//! runs use independent clients: `independent` starts one `client` process per client and
+//! does the faults for real (signals, and the delaying `proxy`), on the shared `clock`, and
+//! `history` compares what the clients printed with the model's trace. Redlock runs use the
+//! stand-in `conductor`, which replays the page's commands in the model's order over `resp`
+//! and `pg`. `check` judges one scenario (rerunning a run whose timing the machine missed or
+//! whose events came too close to order) and `report` writes `docs/conformance.md` and the
 //! generated `src/sim/conformance.rs` the page reads its "Reproduced" marks from.
 
 pub mod check;
+pub mod client;
+pub mod clock;
 pub mod conductor;
+pub mod history;
+pub mod independent;
 pub mod input;
 pub mod pg;
+pub mod proxy;
 pub mod random;
 pub mod report;
 pub mod resp;

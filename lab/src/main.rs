@@ -11,6 +11,8 @@
 //!   link, or a share link itself (`https://…/#s=1.…`).
 //! - `fencing-lab random [--seed S] [--count N]`: generated scenarios (`random.rs`); a case
 //!   the servers disagree on is shrunk and saved under `lab/corpus/`.
+//! - `fencing-lab client …`: one client process of a single-lock run, started by the lab
+//!   itself (`independent.rs`, `client.rs`); not meant to be run by hand.
 
 use fencing_lab::check::{self, Outcome};
 use fencing_lab::input::read_scenario;
@@ -206,7 +208,53 @@ fn start_lab() -> Result<Lab, String> {
     Ok(Lab { _dir: dir, pg })
 }
 
+/// `fencing-lab client …`: one client process of an independent run (`client.rs`).
+fn client_main(argv: &[String]) -> ExitCode {
+    let get = |flag: &str| -> Result<String, String> {
+        let i = argv
+            .iter()
+            .position(|a| a == flag)
+            .ok_or_else(|| format!("client: {flag} is missing"))?;
+        argv.get(i + 1)
+            .cloned()
+            .ok_or_else(|| format!("client: {flag} needs a value"))
+    };
+    let setup = (|| -> Result<fencing_lab::client::Setup, String> {
+        let num = |v: String| {
+            v.parse::<u64>()
+                .map_err(|_| format!("client: {v}: not a number"))
+        };
+        let path = get("--scenario")?;
+        let text = std::fs::read_to_string(&path).map_err(|e| format!("{path}: {e}"))?;
+        let mut pg_ports = Vec::new();
+        for pair in get("--pg")?.split(',').filter(|p| !p.is_empty()) {
+            let (e, p) = pair
+                .split_once(':')
+                .ok_or("client: --pg takes EVENT:PORT,…")?;
+            pg_ports.push((num(e.into())? as usize, num(p.into())? as u16));
+        }
+        Ok(fencing_lab::client::Setup {
+            index: num(get("--index")?)? as usize,
+            redis_port: num(get("--redis")?)? as u16,
+            pg_ports,
+            scale: num(get("--scale-us")?)?,
+            scenario: Scenario::from_json(&text).map_err(|e| e.to_string())?,
+        })
+    })();
+    match setup.and_then(fencing_lab::client::run) {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(e) => {
+            println!("error {e}");
+            ExitCode::from(2)
+        }
+    }
+}
+
 fn main() -> ExitCode {
+    let argv: Vec<String> = std::env::args().skip(1).collect();
+    if argv.first().is_some_and(|a| a == "client") {
+        return client_main(&argv[1..]);
+    }
     let a = match args() {
         Ok(a) => a,
         Err(e) => {

@@ -52,19 +52,35 @@ pub fn markdown(run: &Run) -> String {
          fails the lab\n\n",
         run.redis, run.postgres, run.scale, run.tolerance_ms, run.tries, run.budget_s
     ));
-    out.push_str(
-        "Each preset's commands (the page's Commands view) are sent by its clients on their own \
-         connections, in the simulation's order, at the simulated instants times the scale. \
-         Every reply is compared with the model's, line by line: each grant and denial with its \
-         fence, each Redlock client's count, each debit's statements and row counts, and the \
-         final balance and last fence read back with `SELECT`.\n\n",
-    );
-    out.push_str("| Preset | Outcome | Compared, or why not |\n|---|---|---|\n");
+    out.push_str(&format!(
+        "Single-lock presets run with **independent clients** (`{}`): each client is its own OS \
+         process (`fencing-lab client`), written from the algorithms' descriptions on the \
+         `redis` and `postgres` crates and sharing only the scripts and SQL with the model; it \
+         keeps its own agenda by the machine's clock. A pause is `SIGSTOP`/`SIGCONT` of that \
+         process, a crash `SIGKILL`, a debit's network delay the lab's delaying proxy holding \
+         the write's first packet. The comparison is of histories: each client's grants and \
+         denials with their fences, renewals (its own and its watchdog's), releases, \
+         `isHeld()` answers, each debit's token and verdict, at real times within 0.4 \
+         simulated ms of the model's, then the final balance and last fence read back. Two \
+         events closer than that tolerance (two clients' requests to one server, a request \
+         and the lease running out, a request and a signal to its process) are rerun at a \
+         larger scale; events the model puts in the same millisecond are too close to call at \
+         any scale, and a scenario whose order cannot be told apart is reported \
+         \"too close to call\" (not reproducible), never a match.\n\n\
+         Redlock presets still run with the stand-in (`{}`): the conductor replays the \
+         page's commands on each client's own connections in the simulation's order and \
+         compares every reply line by line (each grant and denial with its fence, each \
+         client's count, each debit's statements and row counts, the final state).\n\n",
+        crate::check::INDEPENDENT,
+        crate::check::STAND_IN
+    ));
+    out.push_str("| Preset | Outcome | Clients | Compared, or why not |\n|---|---|---|---|\n");
     for r in &run.results {
         out.push_str(&format!(
-            "| `{}` | {} | {} |\n",
+            "| `{}` | {} | {} | {} |\n",
             r.id,
             r.outcome.word(),
+            r.clients,
             detail(r).replace('|', "\\|")
         ));
     }

@@ -32,7 +32,7 @@ fn is_root() -> bool {
 const NICENESS: &str = "-10";
 
 /// `program` run through `nice`, so it and its children get the lab's priority.
-fn niced(program: &str) -> Command {
+pub fn niced(program: &str) -> Command {
     let mut c = Command::new("nice");
     c.args(["-n", NICENESS, program]);
     c

@@ -4,10 +4,12 @@
 //! PostgreSQL 15 (`scripts/setup.sh` installs them).
 
 use fencing_lab::check::{self, first_difference, Outcome};
+use fencing_lab::history::Judgement;
 use fencing_lab::servers::{Postgres, TempDir};
 use fencing_playground::sim::commands::{self, Act, RedisReply};
 use fencing_playground::sim::presets::preset;
 use fencing_playground::sim::scenario::InstanceEvent;
+use fencing_playground::sim::trace::Outcome as Step;
 use fencing_playground::sim::{run, Scenario};
 use std::time::{Duration, Instant};
 
@@ -41,6 +43,8 @@ fn persistent_restart() -> Scenario {
 
 #[test]
 fn the_lab_agrees_with_the_model_and_says_where_it_does_not() {
+    // Single-lock runs start client processes of the lab's own binary.
+    std::env::set_var("FENCING_LAB_CLIENT", env!("CARGO_BIN_EXE_fencing-lab"));
     let dir = TempDir::new().expect("a temporary directory");
     let pg = Postgres::start(&dir.0.join("pg")).expect("PostgreSQL starts");
     let p = |id: &str| preset(id).expect("preset");
@@ -76,4 +80,20 @@ fn the_lab_agrees_with_the_model_and_says_where_it_does_not() {
         diff.contains("(integer) 35") && diff.contains("(integer) 34"),
         "{diff}"
     );
+
+    // The same with independent clients: real processes' history against a trace whose B was
+    // granted fence 35 is a difference naming both fences.
+    let mut t = run(&s);
+    for step in &mut t.steps {
+        if let Step::Granted { fence, .. } = &mut step.outcome {
+            if *fence == Some(34) {
+                *fence = Some(35);
+            }
+        }
+    }
+    let happened = fencing_lab::independent::replay(&s, &pg, SCALE).expect("a run");
+    match fencing_lab::history::judge(&s, &t, &happened) {
+        Judgement::Differs(d) => assert!(d.contains("fence 35") && d.contains("fence 34"), "{d}"),
+        other => panic!("expected a difference, got {other:?}"),
+    }
 }

@@ -50,6 +50,9 @@ struct ClientConns {
 struct Round {
     /// Each reply with the instants its request left and its reply arrived, and the value.
     replies: Vec<(RedisReply, (u64, u64), String)>,
+    /// When each of the round's requests leaves, by the plan (all of them, also those that
+    /// reach their instance after the client judges), in the order they leave.
+    sends: Vec<u64>,
 }
 
 /// What one replay produced.
@@ -104,6 +107,27 @@ impl Conductor<'_> {
             cl.pg = Some(Pg::connect(self.pg_port, PG_USER, "run")?);
         }
         let mut rounds: BTreeMap<usize, Round> = BTreeMap::new();
+        // Every request of a round leaves when the plan says, whether or not it reaches its
+        // instance before the client judges: a sequential client reads a reply when it sends
+        // the next request, which may still be on its way when the round ends.
+        for c in plan {
+            if let Act::Redis {
+                instance,
+                round: Some(r),
+                reply,
+                ..
+            } = &c.act
+            {
+                let sent = match reply {
+                    RedisReply::Cut | RedisReply::Down => c.at_ms,
+                    _ => c.at_ms.saturating_sub(self.latency(*instance)),
+                };
+                rounds.entry(*r).or_default().sends.push(sent);
+            }
+        }
+        for r in rounds.values_mut() {
+            r.sends.sort_unstable();
+        }
         let mut tokens: BTreeMap<usize, Option<u64>> = BTreeMap::new();
         let mut out = Replay {
             lines: Vec::new(),
@@ -355,9 +379,22 @@ impl Conductor<'_> {
         // request (or judges, after the last); all at once, when it judges. A reply counts if
         // it is in by then: one that comes after the client gave up on that instance does
         // not, while one that came in as the client was paused does.
-        let read_at = |j: usize| match round.replies.get(j + 1) {
-            Some((_, (next_sent, _), _)) if !r.parallel => *next_sent,
-            _ => at_ms,
+        // The next request after one that left at `sent` (sequential), by the plan's send
+        // times: the one after the same send time's place in the list, as the requests of one
+        // instant leave in the replies' order.
+        let read_at = |j: usize| {
+            if r.parallel {
+                return at_ms;
+            }
+            let Some((_, (sent, _), _)) = round.replies.get(j) else {
+                return at_ms;
+            };
+            let same_before = round.replies[..j]
+                .iter()
+                .filter(|(_, (s, _), _)| s == sent)
+                .count();
+            let at = round.sends.partition_point(|s| s < sent) + same_before;
+            round.sends.get(at + 1).copied().unwrap_or(at_ms).min(at_ms)
         };
         let granted: Vec<&(RedisReply, (u64, u64), String)> = round
             .replies

@@ -16,6 +16,7 @@ mod checker;
 mod contracts;
 mod counts;
 mod errors;
+mod etcd;
 mod json_keys;
 mod lean;
 mod limits;

@@ -56,10 +56,31 @@ pub fn describe(outcome: &Outcome, trace: &Trace) -> String {
         Outcome::Granted {
             fence,
             lease_until_ms,
+        } if trace.is_etcd() => match fence {
+            Some(r) => format!("locked, create revision {r} (the fence), lease until {lease_until_ms} ms"),
+            None => format!("locked (revision not used as a fence), lease until {lease_until_ms} ms"),
+        },
+        Outcome::Granted {
+            fence,
+            lease_until_ms,
         } => format!(
             "granted {}, lease until {lease_until_ms} ms",
             fence_text(*fence)
         ),
+        Outcome::Queued { revision, behind } => {
+            format!("key put at revision {revision}; waits for {behind}'s key to go")
+        }
+        Outcome::GrantedExpired { fence, expired_ms } => format!(
+            "told it holds the lock{} though its lease expired at {expired_ms} ms and its key is gone (etcd 3.4)",
+            fence.map_or(String::new(), |r| format!(", revision {r}"))
+        ),
+        Outcome::SessionExpired { by_lock: true } => {
+            "lock answered: session expired (its lease ran out while it waited)".to_string()
+        }
+        Outcome::SessionExpired { by_lock: false } => {
+            "keepalive answered: lease not found; the session is over".to_string()
+        }
+        Outcome::NoLeader => "no leader: the request waits for an election".to_string(),
         Outcome::Denied { holder } => format!("denied lock_held by {holder}"),
         Outcome::Renewed {
             lease_until_ms,
@@ -77,6 +98,11 @@ pub fn describe(outcome: &Outcome, trace: &Trace) -> String {
             None => "renew denied: the lease had expired".to_string(),
         },
         Outcome::WatchdogStarted => "watchdog started".to_string(),
+        Outcome::Released { own, .. } if trace.is_etcd() => if *own {
+            "unlocked: deleted its own key".to_string()
+        } else {
+            "unlock: it had no key to delete".to_string()
+        },
         Outcome::Released { mode, deleted, own } => {
             let how = match mode {
                 ReleaseKind::TokenChecked => "token-checked release",
@@ -236,6 +262,14 @@ pub fn verdict_text(verdict: &DebitVerdict) -> String {
             token.unwrap_or(0),
             last_fence.unwrap_or(0)
         ),
+        DebitVerdict::Rejected {
+            reason: Rejection::CompareFailed,
+            token,
+            ..
+        } => match token {
+            Some(r) => format!("txn compare failed: no lock key with create revision {r}"),
+            None => "txn compare failed: the writer has no lock key".to_string(),
+        },
     }
 }
 

@@ -41,6 +41,8 @@ pub enum Action {
     Tick { client: usize, watchdog: u64 },
     /// A debit reaches the storage.
     Arrive { write: usize },
+    /// etcd: a new leader takes over (index into the cluster's leader spans).
+    Elected { leader: usize },
 }
 
 impl Action {

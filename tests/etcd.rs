@@ -392,3 +392,52 @@ fn an_etcd_scenario_round_trips_and_a_redis_one_is_written_as_before() {
         "{redis}"
     );
 }
+
+// The Commands view speaks etcd's gateway.
+
+fn command_text(id: &str) -> String {
+    let s = load(id);
+    let t = run(&s);
+    fencing_playground::sim::commands::commands(&s, &t)
+        .iter()
+        .flat_map(|c| c.lines.iter().map(|l| format!("{} => {}", l.text, l.reply)))
+        .collect::<Vec<_>>()
+        .join("\n")
+}
+
+#[test]
+fn the_commands_are_gateway_calls_with_their_etcdctl_lines() {
+    let text = command_text("etcd-34-expired-waiter");
+    for want in [
+        "POST /v3/lease/grant {\"TTL\":30}",
+        "POST /v3/lock/lock {\"name\":\"YWNjdDox\",\"lease\":\"",
+        "-- etcdctl lock --ttl=30 acct:1",
+        "POST /v3/lock/unlock {\"key\":\"",
+        "(3.4: although the key is gone)",
+        "\"TTL\":\"0\"}}  (lease not found)",
+        "-- the leader revokes lease",
+    ] {
+        assert!(text.contains(want), "no {want:?} in\n{text}");
+    }
+    let guard = command_text("etcd-create-guard");
+    assert!(
+        guard.contains("POST /v3/kv/txn {\"compare\":[{\"target\":\"CREATE\""),
+        "{guard}"
+    );
+    assert!(
+        guard.contains("{\"succeeded\":false}  (txn compare failed"),
+        "{guard}"
+    );
+    assert!(command_text("etcd-35-expired-waiter").contains("{\"error\":\"session expired\"}"));
+}
+
+#[test]
+fn the_guard_is_compared_with_the_same_run_without_it() {
+    use fencing_playground::sim::compare::{counterfactual, Contrast};
+    let c = counterfactual(&load("etcd-create-guard"));
+    let other = c.scenario.expect("a comparison");
+    assert!(!other.storage.create_guard);
+    assert!(matches!(c.contrast, Contrast::With { ref label, .. } if label.contains("guard")));
+    // Without the guard (and no fence rule) A's late debit lands.
+    assert_eq!(run(&other).final_balance, 80);
+}

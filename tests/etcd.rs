@@ -441,3 +441,30 @@ fn the_guard_is_compared_with_the_same_run_without_it() {
     // Without the guard (and no fence rule) A's late debit lands.
     assert_eq!(run(&other).final_balance, 80);
 }
+
+/// The promise: search finds the paused holder's stale write on etcd without fencing,
+/// and none with the revision checked, exhaustively over every pair of GC pauses. Native only:
+/// the exhaustive search of every pair takes a debug browser build minutes.
+#[cfg(not(target_arch = "wasm32"))]
+#[test]
+fn search_finds_the_stale_write_unfenced_and_none_in_two_pauses_fenced() {
+    use fencing_playground::sim::breaks::without_faults;
+    use fencing_playground::sim::search::{search, FaultKind, Outcome, SearchSpec, Strategy};
+    let mut s = load("etcd-pause-fenced");
+    without_faults(&mut s, &[FaultKind::Pause]);
+    let spec = |k| SearchSpec {
+        faults: vec![FaultKind::Pause],
+        max_faults: k,
+        failure: Some(ViolationKind::StaleWriteAccepted),
+        strategy: Strategy::Exhaustive,
+        budget: 1_000_000,
+        ..SearchSpec::default()
+    };
+    let fenced = search(&s, &spec(2));
+    assert_eq!(fenced.outcome, Outcome::NoneFound, "{}", fenced.statement);
+    s.storage.fence_rule = fencing_playground::sim::FenceRule::Off;
+    let unfenced = search(&s, &spec(2));
+    assert_eq!(unfenced.outcome, Outcome::Found, "{}", unfenced.statement);
+    let c = unfenced.counterexample.expect("a counterexample");
+    assert_eq!(c.faults.len(), 1, "{}", c.summary);
+}

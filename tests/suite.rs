@@ -26,6 +26,7 @@ mod scenarios;
 mod search;
 mod snapshots;
 mod tidy;
+mod ui_etcd;
 mod ui_inspector;
 mod ui_redlock;
 mod ui_timeline;

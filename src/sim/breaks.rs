@@ -261,14 +261,15 @@ pub fn breakers() -> Vec<Breaker> {
             expect: found(TwoHolders, 1),
         },
         fencing_off("redlock-order-fenced", &[Pause]),
-        // etcd: the revision is the fence. Off, a pause gives the lost update; on, none of one
-        // or two pauses gets a stale write through.
+        // etcd: the revision is the fence. Off, a pause gives the lost update; on, no pause
+        // gets a stale write through (two pauses: `tests/etcd.rs`, natively, where the
+        // exhaustive search of every pair takes seconds rather than minutes).
         fencing_off("etcd-pause-fenced", &[Pause]),
         Breaker {
             preset: "etcd-pause-fenced",
-            question: "With the revision checked by the storage, can one or two GC pauses get a stale write through?",
+            question: "With the revision checked by the storage, can a GC pause get a stale write through?",
             change: Change::Nothing,
-            spec: spec(&[Pause], 2, StaleWriteAccepted),
+            spec: spec(&[Pause], 1, StaleWriteAccepted),
             expect: Expect::NoneFound,
         },
         Breaker {

@@ -67,7 +67,8 @@ pub fn EtcdLane(props: &EtcdLaneProps) -> Html {
         gaps.push((from, end));
     }
     let key_y = top + 14;
-    let mut last_label_x = i32::MIN;
+    // Where the last revision number was written, so the next one is written only with room.
+    let mut last_label_x: Option<i32> = None;
     html! {
         <g class="fp-lane fp-lock-lane fp-etcd-lane" data-testid="lane-etcd">
             <text class="lane-name" x="10" y={(top + 28).to_string()}>{ format!("etcd {}", e.version) }</text>
@@ -136,9 +137,9 @@ pub fn EtcdLane(props: &EtcdLaneProps) -> Html {
             { for e.revisions.iter().filter(|r| r.at_ms <= end).map(|r| {
                 let x = l.axis.x(r.at_ms);
                 let label = r.revision.to_string();
-                let room = x - last_label_x > text_width_px(&label) + 4;
+                let room = last_label_x.is_none_or(|p| x.saturating_sub(p) > text_width_px(&label) + 4);
                 if room {
-                    last_label_x = x;
+                    last_label_x = Some(x);
                 }
                 html! {
                     <g class="fp-revision" data-testid="etcd-revision">

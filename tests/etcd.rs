@@ -432,6 +432,31 @@ fn the_commands_are_gateway_calls_with_their_etcdctl_lines() {
 }
 
 #[test]
+fn every_step_of_every_etcd_preset_has_its_entry_in_time_order() {
+    for p in fencing_playground::sim::presets::presets() {
+        if p.scenario.lock.etcd.is_none() {
+            continue;
+        }
+        let t = run(&p.scenario);
+        let list = fencing_playground::sim::commands::commands(&p.scenario, &t);
+        assert!(
+            list.windows(2).all(|w| w[0].at_ms <= w[1].at_ms),
+            "{}: out of order",
+            p.id
+        );
+        for i in 0..t.steps.len() {
+            assert!(
+                list.iter()
+                    .any(|c| c.step == Some(i) && !c.lines.is_empty()),
+                "{}: step {i} ({}) has no entry",
+                p.id,
+                t.steps[i].text
+            );
+        }
+    }
+}
+
+#[test]
 fn the_guard_is_compared_with_the_same_run_without_it() {
     use fencing_playground::sim::compare::{counterfactual, Contrast};
     let c = counterfactual(&load("etcd-create-guard"));

@@ -57,10 +57,11 @@ pub struct EtcdService {
 }
 
 impl EtcdService {
-    pub fn new(s: &Scenario, e: &Etcd, limit: u64) -> EtcdService {
+    /// The service for `e` (always: `None` is the first stage's build, `etcd_off.rs`).
+    pub fn new(s: &Scenario, e: &Etcd, limit: u64) -> Option<EtcdService> {
         let cluster = Cluster::new(e, limit);
         let n = s.clients.len();
-        EtcdService {
+        Some(EtcdService {
             out: EtcdTrace {
                 members: e.members.iter().map(|m| m.name.clone()).collect(),
                 version: e.version.label().to_string(),
@@ -84,7 +85,7 @@ impl EtcdService {
             keys: Vec::new(),
             waiting: (0..n).map(|_| None).collect(),
             blocked: vec![Vec::new(); n],
-        }
+        })
     }
 
     /// Every election after the first leader's: each one extends the leases.

@@ -14,8 +14,12 @@
 //! settings through its type and no step asks whether Redlock is configured.
 
 use crate::sim::sort;
+#[cfg(not(feature = "first-stage"))]
 mod cluster;
+// The first stage's build has no etcd (its `validate` refuses `lock.etcd`).
+#[cfg_attr(feature = "first-stage", path = "etcd_off.rs")]
 mod etcd;
+#[cfg(not(feature = "first-stage"))]
 mod etcd_lease;
 mod instance;
 mod intervals;
@@ -155,15 +159,21 @@ impl Run {
 impl Sim {
     fn new(s: Rc<Scenario>) -> Sim {
         let (service, kind, instances, majority) = match (&s.lock.redlock, &s.lock.etcd) {
-            (None, Some(e)) => {
-                let limit = world::run_limit(&s);
-                (
-                    Service::Etcd(Box::new(EtcdService::new(&s, e, limit))),
+            (None, Some(e)) => match EtcdService::new(&s, e, world::run_limit(&s)) {
+                Some(x) => (
+                    Service::Etcd(Box::new(x)),
                     ServiceKind::Etcd,
                     vec!["etcd".to_string()],
                     1,
-                )
-            }
+                ),
+                // Only in the first stage's build, whose `validate` refuses etcd.
+                None => (
+                    Service::Single(Box::new(Single::new(&s))),
+                    ServiceKind::Single,
+                    vec!["lock".to_string()],
+                    1,
+                ),
+            },
             (None, None) => (
                 Service::Single(Box::new(Single::new(&s))),
                 ServiceKind::Single,

@@ -3,9 +3,12 @@
 //! (3.4 tells a waiter whose session expired while it waited that it holds the lock; 3.5 says
 //! the session expired). The reader of this part is here too, beside the shape it reads.
 
+#[cfg(not(feature = "first-stage"))]
 use super::fields::{Fields, Result};
+#[cfg(not(feature = "first-stage"))]
 use super::limits as lim;
 use serde::Serialize;
+#[cfg(not(feature = "first-stage"))]
 use serde_json::Value;
 
 /// etcd: sessions are leases kept alive every TTL/3, the lock key's create revision is the
@@ -116,8 +119,10 @@ impl Etcd {
     }
 }
 
+#[cfg(not(feature = "first-stage"))]
 const VERSIONS: &[(&str, EtcdVersion)] = &[("3.4", EtcdVersion::V34), ("3.5", EtcdVersion::V35)];
 
+#[cfg(not(feature = "first-stage"))]
 pub(super) fn etcd(v: &Value, path: String) -> Result<Etcd> {
     let f = Fields::of(v, path, "an object")?;
     f.only(&["members", "electionTimeoutMs", "version"])?;
@@ -132,6 +137,7 @@ pub(super) fn etcd(v: &Value, path: String) -> Result<Etcd> {
     })
 }
 
+#[cfg(not(feature = "first-stage"))]
 fn member(v: &Value, path: String) -> Result<Member> {
     let f = Fields::of(v, path, "an object with a name")?;
     f.only(&["name", "events"])?;
@@ -141,6 +147,7 @@ fn member(v: &Value, path: String) -> Result<Member> {
     })
 }
 
+#[cfg(not(feature = "first-stage"))]
 fn member_event(v: &Value, path: String) -> Result<MemberEvent> {
     let f = Fields::of(v, path, "an object with a kind")?;
     let v = f.required("kind")?;

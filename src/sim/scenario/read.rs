@@ -93,7 +93,16 @@ fn lock(v: &Value, path: String) -> Result<LockSettings> {
         },
         etcd: match f.map.get("etcd") {
             None | Some(Value::Null) => None,
+            #[cfg(not(feature = "first-stage"))]
             Some(e) => Some(super::etcd::etcd(e, f.at("etcd"))?),
+            #[cfg(feature = "first-stage")]
+            Some(_) => {
+                return super::fields::fail(
+                    &f.at("etcd"),
+                    "the first stage draws Redis scenarios only; the full page runs etcd"
+                        .to_string(),
+                )
+            }
         },
     })
 }

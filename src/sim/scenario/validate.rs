@@ -10,10 +10,11 @@
 use super::counts::{events_in_all, jumps_in_all};
 use super::error::ScenarioError;
 use super::limits::*;
-use super::types::{
-    Client, Etcd, Event, InstanceEvent, MemberEvent, Redlock, ReleaseKind, Scenario,
-};
+use super::types::{Client, Event, InstanceEvent, Redlock, Scenario};
+#[cfg(not(feature = "first-stage"))]
+use super::types::{Etcd, MemberEvent, ReleaseKind};
 use super::work::work;
+#[cfg(not(feature = "first-stage"))]
 use crate::sim::account::FenceRule;
 use crate::sim::clock::{ClockJump, ClockSpec};
 use std::fmt;
@@ -88,6 +89,16 @@ impl Scenario {
             validate_redlock(r, &self.clients)?;
         }
         if let Some(e) = &self.lock.etcd {
+            #[cfg(feature = "first-stage")]
+            {
+                let _ = e;
+                return Err(ScenarioError::new(
+                    "lock.etcd",
+                    "the first stage draws Redis scenarios only; the full page runs etcd"
+                        .to_string(),
+                ));
+            }
+            #[cfg(not(feature = "first-stage"))]
             self.validate_etcd(e)?;
         } else if self.storage.create_guard {
             return Err(ScenarioError::new(
@@ -260,6 +271,7 @@ fn validate_redlock(r: &Redlock, clients: &[Client]) -> Result {
     Ok(())
 }
 
+#[cfg(not(feature = "first-stage"))]
 impl Scenario {
     /// The etcd cluster, and what the rest of the scenario may ask of it.
     fn validate_etcd(&self, e: &Etcd) -> Result {

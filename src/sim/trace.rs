@@ -51,6 +51,7 @@ pub struct Trace {
     /// The etcd cluster's side of the run (members, leaders, sessions, waits, revisions);
     /// absent for the Redis services.
     #[serde(skip_serializing_if = "Option::is_none")]
+    #[cfg_attr(feature = "first-stage", serde(skip))]
     pub etcd: Option<EtcdTrace>,
 }
 

@@ -50,8 +50,10 @@ pub struct LockSettings {
     #[serde(skip_serializing_if = "Option::is_none")]
     pub redlock: Option<Redlock>,
     /// When present, the lock service is an etcd cluster of these members (and neither
-    /// `clock` nor `watchdog` applies: sessions keep themselves alive).
+    /// `clock` nor `watchdog` applies: sessions keep themselves alive). The first stage's
+    /// build, which refuses etcd, never has one to write.
     #[serde(skip_serializing_if = "Option::is_none")]
+    #[cfg_attr(feature = "first-stage", serde(skip))]
     pub etcd: Option<Etcd>,
 }
 

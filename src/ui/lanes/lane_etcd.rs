@@ -117,7 +117,11 @@ pub fn EtcdLane(props: &EtcdLaneProps) -> Html {
                         <text x={(x0 + 6).to_string()} y={(key_y + 14).to_string()}>{ label }</text>
                         { for lease.renewals_ms.iter().map(|&r| {
                             let x = l.axis.x(r).to_string();
-                            html! { <line class="renewal" x1={x.clone()} x2={x} y1={(key_y - 3).to_string()} y2={(key_y + 23).to_string()} /> }
+                            // Above and below the bar, never through its label.
+                            html! { <>
+                                <line class="renewal" x1={x.clone()} x2={x.clone()} y1={(key_y - 4).to_string()} y2={(key_y + 2).to_string()} />
+                                <line class="renewal" x1={x.clone()} x2={x} y1={(key_y + 18).to_string()} y2={(key_y + 24).to_string()} />
+                            </> }
                         }) }
                     </g>
                 }

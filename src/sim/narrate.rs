@@ -225,6 +225,9 @@ pub fn narrate(trace: &Trace) -> Vec<String> {
                 ),
             }),
             Outcome::Released { .. } => Some(format!("At {t} ms {who}: {}.", step.text)),
+            Outcome::Crashed if trace.is_etcd() => Some(format!(
+                "At {t} ms {who} crashed without unlocking; its keepalives stop, and only its lease's expiry (by the leader) can delete its key."
+            )),
             Outcome::Crashed => Some(format!(
                 "At {t} ms {who} crashed without releasing; only the TTL can end its lease."
             )),

@@ -37,7 +37,7 @@ export const HEIGHTS = {
     'etcd-pause-fenced': { compact: 821, full: 1903 },
     'etcd-34-expired-waiter': { compact: 1013, full: 2259 },
     'etcd-35-expired-waiter': { compact: 885, full: 2008 },
-    'etcd-failover': { compact: 817, full: 1838 },
+    'etcd-failover': { compact: 817, full: 1879 },
     'etcd-stalled-keepalives': { compact: 805, full: 1784 },
     'etcd-create-guard': { compact: 829, full: 1890 },
     'blank-single': { compact: 790, full: 1603 },

@@ -240,3 +240,13 @@ fn blank_presets_say_why_they_have_no_entry() {
         nothing_breaks(id, |_| {}, &FaultKind::ALL, 2);
     }
 }
+
+/// etcd-failover: A's one write comes before its crash, so a pause (fencing on or off) only
+/// moves B's turn.
+#[test]
+fn etcd_failover_says_why_it_has_no_entry() {
+    reason("etcd-failover", "B is the only later writer");
+    nothing_breaks("etcd-failover", |_| {}, &[FaultKind::Pause], 1);
+    let off = |s: &mut Scenario| change(s, Change::FencingOff);
+    nothing_breaks("etcd-failover", off, &[FaultKind::Pause], 1);
+}

@@ -43,6 +43,7 @@ fn blank() -> Trace {
         step_limit_hit: false,
         verdict: Verdict::default(),
         narration: Vec::new(),
+        etcd: None,
     }
 }
 

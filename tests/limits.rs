@@ -185,6 +185,7 @@ fn the_format_document_states_the_table() {
                 "Top level" => "",
                 "`lock`" => "lock",
                 "`lock.redlock`" => "redlock",
+                "`lock.etcd`" => "etcd",
                 "`storage`" => "storage",
                 "Clocks" => "clock",
                 "Clients and their events" => "event",

@@ -21,9 +21,9 @@ function showError(err) {
 
 // A first visit gets the first stage: a small wasm that draws the scenario and can be dragged
 // while the full playground downloads (www/first.js). So does a visit by a share link or with a
-// saved scenario, when the first stage can draw it: one lock service, not Redlock. That is read
+// saved scenario, when the first stage can draw it: one Redis, not Redlock or etcd. That is read
 // here from the link's JSON (src/link.rs: #s=1.<base64url of the scenario JSON>) before any wasm
-// is fetched, so a Redlock link does not wait for a first stage it cannot use; the first stage's
+// is fetched, so a Redlock or etcd link does not wait for a first stage it cannot use; the first stage's
 // wasm decides for good (a run too long for one go, or an old version it migrates, goes to the
 // full page too). Any other visit, or a first stage that fails, goes straight to the full page,
 // which reads the link or the save and says what is wrong with it, if anything.
@@ -37,11 +37,11 @@ const saved = () => {
     return null;
   }
 };
-/** @param {string} json @returns {boolean} whether it is an object whose lock is not Redlock */
+/** @param {string} json @returns {boolean} whether it is an object whose lock is one Redis (not Redlock, not etcd) */
 const singleLock = (json) => {
   try {
     const s = JSON.parse(json);
-    return typeof s === 'object' && s !== null && !(s.lock && typeof s.lock === 'object' && s.lock.redlock);
+    return typeof s === 'object' && s !== null && !(s.lock && typeof s.lock === 'object' && (s.lock.redlock || s.lock.etcd));
   } catch {
     return false;
   }

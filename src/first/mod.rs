@@ -5,8 +5,8 @@
 //! no narration: those come with the full page, which takes over (with the reader's edit, read
 //! from the link it leaves in the hash) as soon as it is loaded.
 //!
-//! A link or a saved scenario is drawn by it too, when it can be: a single lock service (it has
-//! no Redlock lanes) whose runs fit in one render (`First::open`); any other goes straight to
+//! A link or a saved scenario is drawn by it too, when it can be: a single Redis (it has no
+//! Redlock or etcd lanes) whose runs fit in one render (`First::open`); any other goes straight to
 //! the full page, which reads it and says what is wrong with it, if anything.
 //!
 //! It is built as a wasm of its own (feature `first-stage`) without Yew: markup is written as
@@ -19,7 +19,8 @@ mod js;
 mod lanes;
 
 use crate::sim::compare::{counterfactual, Contrast};
-use crate::sim::engine::{Progress, Run, Words, SYNC_STEPS};
+use crate::sim::engine::{Progress, Run, Words};
+use crate::sim::scenario::SYNC_STEPS;
 use crate::sim::{Scenario, Trace};
 use crate::ui::lanes::geometry::{axis_end_ms, Layout};
 use crate::ui::lanes::hits::client_hits;
@@ -97,12 +98,12 @@ impl First {
         First::with_runs(scenario, runs, width_px)
     }
 
-    /// The first stage for a scenario from a link or a save, if it can draw it: a single lock
-    /// service (it has no Redlock lanes) whose runs fit in one render (`SYNC_STEPS` actions
+    /// The first stage for a scenario from a link or a save, if it can draw it: a single Redis
+    /// (it has no Redlock or etcd lanes) whose runs fit in one render (`SYNC_STEPS` actions
     /// each, the full page's limit before it computes in slices), so the page never freezes
     /// here where the full page would have stayed responsive.
     pub fn open(scenario: Scenario, width_px: u32) -> Option<First> {
-        if scenario.lock.redlock.is_some() {
+        if scenario.lock.redlock.is_some() || scenario.lock.etcd.is_some() {
             return None;
         }
         let runs = Runs::within(&scenario, SYNC_STEPS)?;
@@ -328,9 +329,10 @@ mod tests {
         for p in crate::sim::presets::presets() {
             let link = crate::link::encode(&p.scenario);
             let opened = First::from_link(&link, 700).map(|f| f.scenario);
-            match p.scenario.lock.redlock {
-                None => assert_eq!(opened.as_ref(), Some(&p.scenario), "{}", p.id),
-                Some(_) => assert_eq!(opened, None, "{}", p.id),
+            if p.scenario.lock.redlock.is_none() && p.scenario.lock.etcd.is_none() {
+                assert_eq!(opened.as_ref(), Some(&p.scenario), "{}", p.id);
+            } else {
+                assert_eq!(opened, None, "{}", p.id);
             }
         }
     }

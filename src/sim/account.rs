@@ -30,6 +30,8 @@ pub enum Rejection {
     MissingToken,
     /// Compare-and-set: the value belongs to a holder that was already replaced.
     StaleValue,
+    /// etcd's guard: the writer's lock key no longer exists with its create revision.
+    CompareFailed,
 }
 
 impl Rejection {
@@ -38,6 +40,7 @@ impl Rejection {
             Rejection::StaleFence => "stale_fence",
             Rejection::MissingToken => "missing_token",
             Rejection::StaleValue => "stale_value",
+            Rejection::CompareFailed => "compare_failed",
         }
     }
 }

@@ -261,6 +261,40 @@ pub fn breakers() -> Vec<Breaker> {
             expect: found(TwoHolders, 1),
         },
         fencing_off("redlock-order-fenced", &[Pause]),
+        // etcd: the revision is the fence. Off, a pause gives the lost update; on, no pause
+        // gets a stale write through (two pauses: `tests/etcd.rs`, natively, where the
+        // exhaustive search of every pair takes seconds rather than minutes).
+        fencing_off("etcd-pause-fenced", &[Pause]),
+        Breaker {
+            preset: "etcd-pause-fenced",
+            question: "With the revision checked by the storage, can a GC pause get a stale write through?",
+            change: Change::Nothing,
+            spec: spec(&[Pause], 1, StaleWriteAccepted),
+            expect: Expect::NoneFound,
+        },
+        Breaker {
+            preset: "etcd-create-guard",
+            question: "With every debit guarded by CREATE(key) == myRev, can a GC pause get a stale write through?",
+            change: Change::Nothing,
+            spec: spec(&[Pause], 1, StaleWriteAccepted),
+            expect: Expect::NoneFound,
+        },
+        // "Only because A's write came after its keepalive."
+        Breaker {
+            preset: "etcd-stalled-keepalives",
+            question: "If the pause caught A with its write already due, would its first step on waking be the write or the keepalive?",
+            change: Change::Nothing,
+            spec: spec(&[Pause], 1, StaleWriteAccepted),
+            expect: found(StaleWriteAccepted, 1),
+        },
+        // "As long as no holder is paused past its lease."
+        Breaker {
+            preset: "etcd-35-expired-waiter",
+            question: "With no fence, what would one GC pause of a holder past its lease do?",
+            change: Change::Nothing,
+            spec: spec(&[Pause], 1, StaleWriteAccepted),
+            expect: found(StaleWriteAccepted, 1),
+        },
         // "A claim that lands before the holder's lease can run out": a pause holds A back.
         Breaker {
             preset: "redlock-cas",
@@ -316,6 +350,12 @@ pub fn no_breaker(preset_id: &str) -> Option<&'static str> {
              never writes, so a pause that stops A and its watchdog together (the \
              watchdog-stalls preset) leaves A's write the only one, even with fencing off. \
              Give B a debit and search again."
+        }
+        "etcd-failover" => {
+            "Nothing a search could inject breaks safety here: A writes once at 2 ms and \
+             crashes at 12 ms (a crash runs even in a pause), so B is the only later writer, \
+             and one pause only changes when B gets the lock or writes; the failover itself \
+             only lengthens A's lease. Give A a write after the failover and search again."
         }
         "blank-single" | "redlock-empty" => {
             "Nothing is scheduled: the clients never ask for the lock or write, so there is \

@@ -73,6 +73,16 @@ pub fn counterfactual(s: &Scenario) -> Counterfactual {
         "A lock service that mints fences"
     };
     let (label, lane_title, lane_sub) = match s.storage.fence_rule {
+        // etcd's guard is the check this storage makes: the comparison takes it away, and
+        // leaves the fence rule as it is.
+        _ if s.storage.create_guard => {
+            other.storage.create_guard = false;
+            (
+                "Without the CREATE == myRev guard".to_string(),
+                "no guard",
+                "same run, plain debits",
+            )
+        }
         FenceRule::CasValue => {
             other.storage.fence_rule = FenceRule::Off;
             (

@@ -138,6 +138,9 @@ fn instance_clocks(scenario: &Scenario) -> Vec<Clock> {
 }
 
 fn leases_end_by_their_ttl(scenario: &Scenario, trace: &Trace, out: &mut Vec<String>) {
+    if trace.is_etcd() {
+        return etcd_leases_outlive_their_ttl(scenario, trace, out);
+    }
     let clocks = instance_clocks(scenario);
     let ttl = scenario.lock.ttl_ms;
     // How far past a grant the run looks for its expiry: ten TTLs past the last event, or past
@@ -167,6 +170,36 @@ fn leases_end_by_their_ttl(scenario: &Scenario, trace: &Trace, out: &mut Vec<Str
                 "leases[{k}] ends ({:?}) at {} ms, but its TTL from {from} ms runs out {when}",
                 l.end, l.end_ms
             ));
+        }
+    }
+}
+
+/// etcd's lock keys live as long as their session's lease, which a keepalive or a new leader
+/// only ever pushes out: each lease lasts at least a TTL past its last keepalive, and a
+/// granted key ends no later than its lease.
+fn etcd_leases_outlive_their_ttl(scenario: &Scenario, trace: &Trace, out: &mut Vec<String>) {
+    let Some(etcd) = &trace.etcd else {
+        out.push("an etcd run without its cluster's record".to_string());
+        return;
+    };
+    let ttl = scenario.lock.ttl_ms;
+    for (k, s) in etcd.sessions.iter().enumerate() {
+        let from = s.keepalives_ms.iter().copied().fold(s.start_ms, u64::max);
+        if s.end_ms < from.saturating_add(ttl) {
+            out.push(format!(
+                "sessions[{k}] ends at {} ms, sooner than a TTL after {from} ms",
+                s.end_ms
+            ));
+        }
+    }
+    for (k, l) in trace.leases.iter().enumerate() {
+        let outlived = etcd
+            .sessions
+            .iter()
+            .rfind(|s| s.client == l.holder && s.start_ms <= l.start_ms)
+            .is_some_and(|s| l.end_ms > s.end_ms);
+        if outlived {
+            out.push(format!("leases[{k}] outlives its session's lease"));
         }
     }
 }

@@ -19,6 +19,7 @@ pub mod scenario;
 pub mod search;
 pub mod sort;
 pub mod trace;
+pub mod trace_etcd;
 pub mod words;
 
 pub use account::{Account, DebitVerdict, FenceRule, Rejection};

@@ -81,10 +81,46 @@ pub fn narrate(trace: &Trace) -> Vec<String> {
     for m in &trace.instance_marks {
         lines.push((m.at_ms, 0, format!("At {} ms {}.", m.at_ms, m.text)));
     }
+    if let Some(e) = &trace.etcd {
+        let member = |m: usize| e.members.get(m).map_or("?", String::as_str);
+        for pair in e.leaders.windows(2) {
+            let (old, new) = (pair[0], pair[1]);
+            lines.push((
+                old.end_ms,
+                0,
+                format!(
+                    "At {} ms leader {} was lost; no lease expires without a leader.",
+                    old.end_ms,
+                    member(old.member)
+                ),
+            ));
+            lines.push((
+                new.start_ms,
+                0,
+                format!(
+                    "At {} ms {} was elected leader and restarted every live lease at its TTL plus one election timeout ({} ms).",
+                    new.start_ms,
+                    member(new.member),
+                    e.election_timeout_ms
+                ),
+            ));
+        }
+    }
     for (i, step) in trace.steps.iter().enumerate() {
         let who = name(step.client);
         let t = step.at_ms;
         let text = match &step.outcome {
+            Outcome::Granted {
+                fence,
+                lease_until_ms,
+            } if trace.is_etcd() => Some(match fence {
+                Some(r) => format!(
+                    "At {t} ms {who} got the lock: its key's create revision {r} is its fence. Its session's lease runs until {lease_until_ms} ms, and each keepalive pushes that out."
+                ),
+                None => format!(
+                    "At {t} ms {who} got the lock (its key's revision is not used as a fence). Its session's lease runs until {lease_until_ms} ms, and each keepalive pushes that out."
+                ),
+            }),
             Outcome::Granted {
                 fence,
                 lease_until_ms,
@@ -174,6 +210,14 @@ pub fn narrate(trace: &Trace) -> Vec<String> {
                     ..
                 } => format!("Storage rejected {who}'s debit: it carried no fence (missing_token)."),
                 DebitVerdict::Rejected {
+                    reason: Rejection::CompareFailed,
+                    token,
+                    ..
+                } => format!(
+                    "etcd refused {who}'s debit: its transaction compares CREATE(key) == {}, and that key is gone (compare_failed).",
+                    token.unwrap_or(0)
+                ),
+                DebitVerdict::Rejected {
                     reason: Rejection::StaleValue,
                     ..
                 } => format!(
@@ -181,6 +225,9 @@ pub fn narrate(trace: &Trace) -> Vec<String> {
                 ),
             }),
             Outcome::Released { .. } => Some(format!("At {t} ms {who}: {}.", step.text)),
+            Outcome::Crashed if trace.is_etcd() => Some(format!(
+                "At {t} ms {who} crashed without unlocking; its keepalives stop, and only its lease's expiry (by the leader) can delete its key."
+            )),
             Outcome::Crashed => Some(format!(
                 "At {t} ms {who} crashed without releasing; only the TTL can end its lease."
             )),
@@ -189,6 +236,22 @@ pub fn narrate(trace: &Trace) -> Vec<String> {
             )),
             Outcome::Skipped { reason } => Some(format!("At {t} ms {who} did nothing: {reason}.")),
             Outcome::Renewed { .. } => None,
+            Outcome::Queued { revision, behind } => Some(format!(
+                "At {t} ms {who} asked etcd for the lock: its key got create revision {revision}, and it waits until {behind}'s key (a lower revision) is deleted."
+            )),
+            Outcome::GrantedExpired { fence, expired_ms } => Some(format!(
+                "At {t} ms etcd 3.4 told {who} it holds the lock{}, although {who}'s lease expired at {expired_ms} ms while it waited and its key is gone: nothing stops the next waiter from getting the lock too (etcd-io/etcd#11456, fixed in 3.5).",
+                fence.map_or(String::new(), |r| format!(" (revision {r})"))
+            )),
+            Outcome::SessionExpired { by_lock: true } => Some(format!(
+                "At {t} ms etcd answered {who}'s lock call with \"session expired\": its lease ran out while it waited (3.5 checks the waiter's own key)."
+            )),
+            Outcome::SessionExpired { by_lock: false } => Some(format!(
+                "At {t} ms {who}'s keepalive was answered \"lease not found\": its lease had expired and its key was deleted, so {who} stops believing it holds the lock."
+            )),
+            Outcome::NoLeader => Some(format!(
+                "At {t} ms {who}'s request found no leader; it waits for the election."
+            )),
             Outcome::Redlock { attempt, ok } => trace.acquisitions.get(*attempt).map(|a| {
                 let tries = if a.attempt > 1 {
                     format!(" (try {})", a.attempt)

@@ -5,6 +5,9 @@
 use super::account::FenceRule;
 use super::scenario::*;
 
+#[cfg(not(feature = "first-stage"))]
+mod etcd;
+
 /// A named scenario a reader can load.
 #[derive(Clone, Debug, PartialEq, Eq, serde::Serialize)]
 #[serde(rename_all = "camelCase")]
@@ -207,6 +210,9 @@ pub fn presets() -> Vec<Preset> {
     ];
     list.extend(stories());
     list.extend(redlock_presets());
+    // The first stage's build has no etcd: its `validate` refuses it.
+    #[cfg(not(feature = "first-stage"))]
+    list.extend(etcd_presets());
     list.push(Preset {
         id: "blank-single",
         scenario: blank_single(),
@@ -216,6 +222,41 @@ pub fn presets() -> Vec<Preset> {
         scenario: empty_redlock(),
     });
     list
+}
+
+/// The etcd presets (`presets/etcd.rs`), broken variants beside the fixed ones.
+#[cfg(not(feature = "first-stage"))]
+fn etcd_presets() -> Vec<Preset> {
+    vec![
+        Preset {
+            id: "etcd-pause-unfenced",
+            scenario: etcd::paused_holder(FenceRule::Off),
+        },
+        Preset {
+            id: "etcd-pause-fenced",
+            scenario: etcd::paused_holder(FenceRule::Strict),
+        },
+        Preset {
+            id: "etcd-34-expired-waiter",
+            scenario: etcd::expired_waiter(EtcdVersion::V34),
+        },
+        Preset {
+            id: "etcd-35-expired-waiter",
+            scenario: etcd::expired_waiter(EtcdVersion::V35),
+        },
+        Preset {
+            id: "etcd-failover",
+            scenario: etcd::failover(),
+        },
+        Preset {
+            id: "etcd-stalled-keepalives",
+            scenario: etcd::stalled_keepalives(),
+        },
+        Preset {
+            id: "etcd-create-guard",
+            scenario: etcd::create_guard(),
+        },
+    ]
 }
 
 /// A clean start on a single Redis: fencing strict, TTL 30, two clients, nothing scheduled.
@@ -823,6 +864,17 @@ fn preset_hint(id: &str) -> Option<Hint> {
         ),
         "gc-pause-unfenced" => fenced_story("gc-pause-fenced"),
         "contract-3-unfenced" => fenced_story("contract-4-fenced"),
+        "etcd-pause-unfenced" => fenced_story("etcd-pause-fenced"),
+        "etcd-34-expired-waiter" => Hint {
+            button: Some(HintButton {
+                label: "Run it on etcd 3.5",
+                act: HintAct::Preset("etcd-35-expired-waiter"),
+            }),
+            ..hint(
+                "Run it on etcd 3.5",
+                ": the lock call checks the waiter's own key, and B is told its session expired.",
+            )
+        },
         "redlock-order-unfenced" => Hint {
             button: Some(HintButton {
                 label: "Give Redlock a fence",

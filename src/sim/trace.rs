@@ -6,6 +6,7 @@
 // re-exported so that readers of a trace (checker, narration, UI) need only this module.
 pub use super::account::{DebitVerdict, FenceRule, Rejection};
 pub use super::scenario::{PauseCause, ReleaseKind, Tier};
+pub use super::trace_etcd::*;
 use serde::Serialize;
 
 #[derive(Clone, Debug, PartialEq, Eq, Serialize)]
@@ -47,6 +48,11 @@ pub struct Trace {
     pub step_limit_hit: bool,
     pub verdict: Verdict,
     pub narration: Vec<String>,
+    /// The etcd cluster's side of the run (members, leaders, sessions, waits, revisions);
+    /// absent for the Redis services.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    #[cfg_attr(feature = "first-stage", serde(skip))]
+    pub etcd: Option<EtcdTrace>,
 }
 
 impl Trace {
@@ -58,6 +64,11 @@ impl Trace {
     /// Whether the run was against Redlock (over any number of instances).
     pub fn is_redlock(&self) -> bool {
         self.service == ServiceKind::Redlock
+    }
+
+    /// Whether the run was against an etcd cluster.
+    pub fn is_etcd(&self) -> bool {
+        self.service == ServiceKind::Etcd
     }
 
     /// A lock instance's name, or "?" for an index the trace does not know.
@@ -72,6 +83,7 @@ impl Trace {
 pub enum ServiceKind {
     Single,
     Redlock,
+    Etcd,
 }
 
 /// One thing a client or the storage did, in the order it happened.
@@ -142,6 +154,25 @@ pub enum Outcome {
         attempt: usize,
         ok: bool,
     },
+    /// etcd: the client's key was put with this create revision and it waits until every key
+    /// with a lower one is deleted (`behind` holds the lowest).
+    Queued {
+        revision: u64,
+        behind: String,
+    },
+    /// etcd 3.4: the lock call told a waiter it holds the lock although its lease expired
+    /// while it waited and its key is gone (etcd-io/etcd#11456).
+    GrantedExpired {
+        fence: Option<u64>,
+        expired_ms: u64,
+    },
+    /// etcd: the session's lease is gone. `by_lock`: the lock call answered "session expired"
+    /// (3.5, after the wait); otherwise a keepalive was answered "lease not found".
+    SessionExpired {
+        by_lock: bool,
+    },
+    /// etcd: no member is leader, so the request waits for an election.
+    NoLeader,
 }
 
 /// Why a lease or a belief ended.

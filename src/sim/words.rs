@@ -53,6 +53,14 @@ pub fn token_text(trace: &Trace, token: Option<u64>) -> String {
 /// A step's outcome in a few words, for the timeline and the console.
 pub fn describe(outcome: &Outcome, trace: &Trace) -> String {
     match outcome {
+        #[cfg(not(feature = "first-stage"))]
+        Outcome::Granted {
+            fence,
+            lease_until_ms,
+        } if trace.is_etcd() => match fence {
+            Some(r) => format!("locked, create revision {r} (the fence), lease until {lease_until_ms} ms"),
+            None => format!("locked (revision not used as a fence), lease until {lease_until_ms} ms"),
+        },
         Outcome::Granted {
             fence,
             lease_until_ms,
@@ -60,6 +68,31 @@ pub fn describe(outcome: &Outcome, trace: &Trace) -> String {
             "granted {}, lease until {lease_until_ms} ms",
             fence_text(*fence)
         ),
+        #[cfg(not(feature = "first-stage"))]
+        Outcome::Queued { revision, behind } => {
+            format!("key put at revision {revision}; waits for {behind}'s key to go")
+        }
+        #[cfg(not(feature = "first-stage"))]
+        Outcome::GrantedExpired { fence, expired_ms } => format!(
+            "told it holds the lock{} though its lease expired at {expired_ms} ms and its key is gone (etcd 3.4)",
+            fence.map_or(String::new(), |r| format!(", revision {r}"))
+        ),
+        #[cfg(not(feature = "first-stage"))]
+        Outcome::SessionExpired { by_lock: true } => {
+            "lock answered: session expired (its lease ran out while it waited)".to_string()
+        }
+        #[cfg(not(feature = "first-stage"))]
+        Outcome::SessionExpired { by_lock: false } => {
+            "keepalive answered: lease not found; the session is over".to_string()
+        }
+        #[cfg(not(feature = "first-stage"))]
+        Outcome::NoLeader => "no leader: the request waits for an election".to_string(),
+        // The first stage's build has no etcd (its `validate` refuses it).
+        #[cfg(feature = "first-stage")]
+        Outcome::Queued { .. }
+        | Outcome::GrantedExpired { .. }
+        | Outcome::SessionExpired { .. }
+        | Outcome::NoLeader => String::new(),
         Outcome::Denied { holder } => format!("denied lock_held by {holder}"),
         Outcome::Renewed {
             lease_until_ms,
@@ -77,6 +110,12 @@ pub fn describe(outcome: &Outcome, trace: &Trace) -> String {
             None => "renew denied: the lease had expired".to_string(),
         },
         Outcome::WatchdogStarted => "watchdog started".to_string(),
+        #[cfg(not(feature = "first-stage"))]
+        Outcome::Released { own, .. } if trace.is_etcd() => if *own {
+            "unlocked: deleted its own key".to_string()
+        } else {
+            "unlock: it had no key to delete".to_string()
+        },
         Outcome::Released { mode, deleted, own } => {
             let how = match mode {
                 ReleaseKind::TokenChecked => "token-checked release",
@@ -236,6 +275,14 @@ pub fn verdict_text(verdict: &DebitVerdict) -> String {
             token.unwrap_or(0),
             last_fence.unwrap_or(0)
         ),
+        DebitVerdict::Rejected {
+            reason: Rejection::CompareFailed,
+            token,
+            ..
+        } => match token {
+            Some(r) => format!("txn compare failed: no lock key with create revision {r}"),
+            None => "txn compare failed: the writer has no lock key".to_string(),
+        },
     }
 }
 

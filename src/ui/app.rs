@@ -250,7 +250,7 @@ pub fn App(props: &AppProps) -> Html {
                         <PresetPicker current={state.preset_id.clone().map(AttrValue::from)}
                             {on_pick} />
                         <ServiceSettings instances={scenario.lock.redlock.as_ref().map_or(0, |r| r.instances.len())}
-                            on_change={dispatch.clone()} />
+                            etcd={scenario.lock.etcd.as_ref().map(|e| e.version)} on_change={dispatch.clone()} />
                     </span>
                 }
             </div>

@@ -4,7 +4,8 @@
 //! which the browser handles input.
 
 use crate::sim::compare::{self, Contrast};
-use crate::sim::engine::{Progress, Run, Words, SYNC_STEPS};
+use crate::sim::engine::{Progress, Run, Words};
+use crate::sim::scenario::SYNC_STEPS;
 use crate::sim::{Scenario, Trace};
 use std::cell::{Cell, RefCell};
 use std::rc::Rc;

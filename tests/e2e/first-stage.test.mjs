@@ -98,7 +98,7 @@ async function watchStages(page) {
   return stages;
 }
 
-test('a link or a saved scenario of one lock service is drawn by the first stage, with its own heading; the full page takes over with it', async ({ openPage }) => {
+test('a link or a saved scenario of one Redis is drawn by the first stage, with its own heading; the full page takes over with it', async ({ openPage }) => {
   const rec = await openPage();
   const { page } = rec;
   const stages = await watchStages(page);
@@ -159,7 +159,7 @@ test('a link or a saved scenario of one lock service is drawn by the first stage
   assertClean(rec);
 });
 
-test('a Redlock link, or a link that cannot be read, starts with the full page: one request for its wasm, never the first stage', async ({ openPage }) => {
+test('a Redlock or etcd link, or a link that cannot be read, starts with the full page: one request for its wasm, never the first stage', async ({ openPage }) => {
   const rec = await openPage();
   const { page } = rec;
   const stages = await watchStages(page);
@@ -180,6 +180,15 @@ test('a Redlock link, or a link that cannot be read, starts with the full page: 
   await page.goto(`/?redlock${link}`);
   await page.locator(tid('playground')).waitFor({ timeout: 20_000 });
   assert.deepEqual(stages, [], 'a Redlock link was given to the first stage');
+  assert.equal(wasmRequests.length, 1, `the full page's wasm was requested ${wasmRequests.length} times`);
+  // An etcd link too: the first stage has no etcd lanes.
+  await page.selectOption(tid('preset'), 'etcd-pause-fenced');
+  await page.waitForFunction((before) => location.hash !== before, link);
+  const etcd = await page.evaluate(() => location.hash);
+  wasmRequests.length = 0;
+  await page.goto(`/?etcd${etcd}`);
+  await page.locator(tid('playground')).waitFor({ timeout: 20_000 });
+  assert.deepEqual(stages, [], 'an etcd link was given to the first stage');
   assert.equal(wasmRequests.length, 1, `the full page's wasm was requested ${wasmRequests.length} times`);
   assert.equal(await page.locator('link[rel="preload"][href$="pkg/fencing_playground_bg.wasm"]').count(), 1);
   assertClean(rec);

@@ -14,6 +14,13 @@
 //! settings through its type and no step asks whether Redlock is configured.
 
 use crate::sim::sort;
+#[cfg(not(feature = "first-stage"))]
+mod cluster;
+// The first stage's build has no etcd (its `validate` refuses `lock.etcd`).
+#[cfg_attr(feature = "first-stage", path = "etcd_off.rs")]
+mod etcd;
+#[cfg(not(feature = "first-stage"))]
+mod etcd_lease;
 mod instance;
 mod intervals;
 mod outages;
@@ -30,6 +37,7 @@ use super::invariants;
 use super::narrate;
 use super::scenario::{Event, Scenario};
 use super::trace::*;
+use etcd::EtcdService;
 use instance::Inst;
 use queue::{Action, Item};
 use redlock::Redlock;
@@ -42,6 +50,7 @@ use world::World;
 enum Service {
     Single(Box<Single>),
     Redlock(Redlock),
+    Etcd(Box<EtcdService>),
 }
 
 impl Service {
@@ -49,6 +58,7 @@ impl Service {
         match self {
             Service::Single(x) => x.instances(),
             Service::Redlock(r) => r.instances(),
+            Service::Etcd(_) => &[],
         }
     }
 
@@ -56,6 +66,7 @@ impl Service {
         match self {
             Service::Single(x) => (i == 0).then(|| x.instance_mut()),
             Service::Redlock(r) => r.instance_mut(i),
+            Service::Etcd(_) => None,
         }
     }
 }
@@ -70,13 +81,6 @@ struct Sim {
     /// Whether `finish` tells the run in words.
     narrate: bool,
 }
-
-/// Actions a run may take inside the render that asks for it: a few milliseconds of work, and
-/// every preset and hand-made scenario fits. The full page computes a longer run in slices
-/// between which the browser handles input (`ui::runs`); the first stage draws only scenarios
-/// whose runs fit (`first::First::open`). Counted in actions, not milliseconds, so which runs
-/// are sliced does not depend on the machine.
-pub const SYNC_STEPS: u32 = 2_000;
 
 /// Runs a validated scenario to completion (or to its step limit).
 pub fn run(s: &Scenario) -> Trace {
@@ -154,14 +158,29 @@ impl Run {
 
 impl Sim {
     fn new(s: Rc<Scenario>) -> Sim {
-        let (service, kind, instances, majority) = match &s.lock.redlock {
-            None => (
+        let (service, kind, instances, majority) = match (&s.lock.redlock, &s.lock.etcd) {
+            (None, Some(e)) => match EtcdService::new(&s, e, world::run_limit(&s)) {
+                Some(x) => (
+                    Service::Etcd(Box::new(x)),
+                    ServiceKind::Etcd,
+                    vec!["etcd".to_string()],
+                    1,
+                ),
+                // Only in the first stage's build, whose `validate` refuses etcd.
+                None => (
+                    Service::Single(Box::new(Single::new(&s))),
+                    ServiceKind::Single,
+                    vec!["lock".to_string()],
+                    1,
+                ),
+            },
+            (None, None) => (
                 Service::Single(Box::new(Single::new(&s))),
                 ServiceKind::Single,
                 vec!["lock".to_string()],
                 1,
             ),
-            Some(r) => (
+            (Some(r), _) => (
                 Service::Redlock(Redlock::new(&s, r)),
                 ServiceKind::Redlock,
                 r.instances.iter().map(|i| i.name.clone()).collect(),
@@ -190,8 +209,10 @@ impl Sim {
         for (at, client, event) in all {
             self.w.queue.push(at, at, Action::Event { client, event });
         }
-        if let Service::Redlock(r) = &self.service {
-            r.schedule(&mut self.w.queue);
+        match &self.service {
+            Service::Redlock(r) => r.schedule(&mut self.w.queue),
+            Service::Etcd(e) => e.schedule(&mut self.w.queue),
+            Service::Single(_) => {}
         }
     }
 
@@ -225,6 +246,19 @@ impl Sim {
         let t = item.at;
         let w = &mut self.w;
         match (item.action, &mut self.service) {
+            (
+                Action::Expire {
+                    generation,
+                    expires_at,
+                    ..
+                },
+                Service::Etcd(e),
+            ) => {
+                let session = usize::try_from(generation).unwrap_or(usize::MAX);
+                e.expire(w, t, session, u64::try_from(expires_at).unwrap_or(0));
+            }
+            (Action::Elected { .. }, Service::Etcd(e)) => e.elected(w, t),
+            (Action::Elected { .. }, Service::Single(_) | Service::Redlock(_)) => {}
             (
                 Action::Expire {
                     instance,
@@ -271,7 +305,7 @@ impl Sim {
                 | Action::Reply { .. }
                 | Action::Collect { .. }
                 | Action::Retry { .. },
-                Service::Single(_),
+                Service::Single(_) | Service::Etcd(_),
             ) => {}
             (Action::Wake { client, event }, _) => {
                 if !w.clients[client].crashed && w.paused_until(client, t).is_none() {
@@ -284,9 +318,19 @@ impl Sim {
                     e,
                     Event::Pause { .. } | Event::ClockJump { .. } | Event::Crash { .. }
                 );
+                if let Service::Etcd(x) = &mut self.service {
+                    // A client blocked in a lock call does nothing else until it returns.
+                    if !immediate && x.is_waiting(client) && !w.clients[client].crashed {
+                        x.block(client, item);
+                        return;
+                    }
+                }
                 if immediate || w.ready(item) {
                     self.event(t, item.due, client, event);
                 }
+            }
+            (Action::CheckWrite { client, .. }, Service::Etcd(x)) if x.is_waiting(client) => {
+                x.block(client, item)
             }
             (Action::CheckWrite { client, event }, _) => {
                 if w.ready(item) {
@@ -301,10 +345,25 @@ impl Sim {
                     match service {
                         Service::Single(x) => x.tick(w, t, client),
                         Service::Redlock(r) => r.start_extend(w, t, client, None),
+                        Service::Etcd(x) => {
+                            if x.keepalive(w, t, client, None) {
+                                x.next_keepalive(w, t, client);
+                            }
+                        }
                     }
                 }
             }
-            (Action::Arrive { write }, _) => self.storage.arrive(w, t, write),
+            (Action::Arrive { write }, Service::Etcd(x)) if w.s.storage.create_guard => {
+                let live = w.trace.writes[write]
+                    .generation
+                    .is_some_and(|g| x.key_live(g));
+                if self.storage.arrive(w, t, write, Some(live)) {
+                    x.committed(t, w.trace.writes[write].client);
+                }
+            }
+            (Action::Arrive { write }, _) => {
+                self.storage.arrive(w, t, write, None);
+            }
         }
     }
 
@@ -316,6 +375,7 @@ impl Sim {
             (Event::Acquire { .. }, Service::Redlock(r)) => {
                 r.start_attempt(w, t, client, Some(event), 1)
             }
+            (Event::Acquire { .. }, Service::Etcd(x)) => x.acquire(w, t, due, client, event),
             (Event::Debit { .. }, _) => self.storage.send(w, t, due, client, event),
             (
                 Event::Pause {
@@ -339,12 +399,17 @@ impl Sim {
             }
             (Event::CheckThenWrite { gap_ms, .. }, service) => {
                 let name = &w.s.clients[client].name;
-                let holding = service
-                    .instances()
-                    .iter()
-                    .filter(|i| i.holds(&w.s.key, name, client, t))
-                    .count();
-                let held = holding >= w.trace.majority;
+                let held = match service {
+                    Service::Etcd(x) => x.holds(client),
+                    _ => {
+                        let holding = service
+                            .instances()
+                            .iter()
+                            .filter(|i| i.holds(&w.s.key, name, client, t))
+                            .count();
+                        holding >= w.trace.majority
+                    }
+                };
                 w.message(client, Some(event), Target::Lock, "isHeld", t, t);
                 if held {
                     w.step(t, client, Some(event), Outcome::CheckPassed);
@@ -360,6 +425,11 @@ impl Sim {
             (Event::Renew { .. }, Service::Redlock(r)) => {
                 r.start_extend(w, t, client, Some(event));
             }
+            (Event::Renew { .. }, Service::Etcd(x)) => {
+                x.keepalive(w, t, client, Some(event));
+            }
+            // Validation refuses a watchdog on etcd: sessions keep themselves alive.
+            (Event::Watchdog { .. }, Service::Etcd(_)) => {}
             (Event::Watchdog { .. }, _) => {
                 w.start_watchdog(t, client);
                 w.step(t, client, Some(event), Outcome::WatchdogStarted);
@@ -370,9 +440,13 @@ impl Sim {
             (Event::Release { mode, .. }, Service::Redlock(r)) => {
                 r.release_all(w, t, client, event, mode)
             }
-            (Event::Crash { .. }, _) => {
+            (Event::Release { .. }, Service::Etcd(x)) => x.release(w, t, due, client, event),
+            (Event::Crash { .. }, service) => {
                 if w.clients[client].crashed {
                     return;
+                }
+                if let Service::Etcd(x) = service {
+                    x.crashed(w, t, client);
                 }
                 w.clients[client].crashed = true;
                 w.clients[client].watchdog = 0;
@@ -390,9 +464,13 @@ impl Sim {
             w,
             storage,
             narrate: tell,
+            service,
             ..
         } = self;
         let mut trace = w.trace;
+        if let Service::Etcd(x) = service {
+            trace.etcd = Some(x.finish(trace.end_ms));
+        }
         spans::mark_stale_beliefs(&mut trace);
         trace.majorities = spans::majority_spans(&trace);
         trace.final_balance = storage.balance();

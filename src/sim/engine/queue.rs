@@ -41,6 +41,10 @@ pub enum Action {
     Tick { client: usize, watchdog: u64 },
     /// A debit reaches the storage.
     Arrive { write: usize },
+    /// etcd: a new leader takes over (index into the cluster's leader spans). The first
+    /// stage's build, which has no etcd, never makes one.
+    #[cfg_attr(feature = "first-stage", allow(dead_code))]
+    Elected { leader: usize },
 }
 
 impl Action {

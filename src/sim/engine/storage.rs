@@ -76,17 +76,28 @@ impl Storage {
             .push(arrived_ms, arrived_ms, Action::Arrive { write });
     }
 
-    /// The debit reaches the account, which accepts, rejects or recognises it.
-    pub fn arrive(&mut self, w: &mut World, t: u64, write: usize) {
+    /// The debit reaches the account, which accepts, rejects or recognises it. `guard` is the
+    /// etcd transaction's compare (`CREATE(key) == myRev`) when the storage has one: a false
+    /// compare commits nothing. Returns whether the debit was accepted.
+    pub fn arrive(&mut self, w: &mut World, t: u64, write: usize, guard: Option<bool>) -> bool {
         let wr = &w.trace.writes[write];
         let (client, event, amount, token) = (wr.client, wr.event, wr.amount, wr.token);
         let key = wr.idempotency_key.clone();
-        let verdict = self.account.debit(amount, token, key.as_deref());
+        let verdict = match guard {
+            Some(false) => DebitVerdict::Rejected {
+                reason: Rejection::CompareFailed,
+                last_fence: self.account.last_fence(),
+                token: wr.generation,
+            },
+            _ => self.account.debit(amount, token, key.as_deref()),
+        };
+        let accepted = verdict.is_accepted();
         if let DebitVerdict::Accepted { balance } = verdict {
             w.trace.balance.push(BalancePoint { at_ms: t, balance });
         }
         w.trace.writes[write].verdict = Some(verdict.clone());
         w.step(t, client, event, Outcome::Stored { write, verdict });
+        accepted
     }
 
     pub fn balance(&self) -> i64 {

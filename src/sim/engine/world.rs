@@ -58,6 +58,13 @@ pub struct World {
     pub texts: bool,
 }
 
+/// Where open-ended spans stop: ten TTLs past the horizon.
+pub fn run_limit(s: &Scenario) -> u64 {
+    s.horizon_ms()
+        .saturating_add(s.lock.ttl_ms.saturating_mul(10))
+        .min(MAX_TIME_MS.saturating_mul(4))
+}
+
 impl World {
     /// A fresh run of `s` against a service of this kind with these instance names and majority.
     pub fn new(
@@ -67,9 +74,7 @@ impl World {
         majority: usize,
     ) -> World {
         let horizon = s.horizon_ms();
-        let limit = horizon
-            .saturating_add(s.lock.ttl_ms.saturating_mul(10))
-            .min(MAX_TIME_MS.saturating_mul(4));
+        let limit = run_limit(&s);
         World {
             horizon,
             limit,
@@ -117,6 +122,7 @@ impl World {
                 step_limit_hit: false,
                 verdict: Verdict::default(),
                 narration: Vec::new(),
+                etcd: None,
             },
             s,
             texts: true,

@@ -134,6 +134,16 @@ pub fn check<T: Tree>(v: &T) -> Result {
     for i in &instances {
         i.check()?;
     }
+    let members = lock
+        .as_ref()
+        .and_then(|l| l.field("etcd"))
+        .and_then(|e| e.field("members"));
+    let path = "lock.etcd.members";
+    within(members.as_ref(), &|| path.into(), &MEMBERS)?;
+    let members = owners(members.as_ref(), path, &MEMBERS);
+    for m in &members {
+        m.check()?;
+    }
     let clients = v.field("clients");
     within(clients.as_ref(), &|| "clients".into(), &CLIENTS)?;
     let clients = owners(clients.as_ref(), "clients", &CLIENTS);
@@ -141,7 +151,7 @@ pub fn check<T: Tree>(v: &T) -> Result {
         c.check()?;
     }
     let client_events: usize = clients.iter().map(Owner::events).sum();
-    let instance_events: usize = instances.iter().map(Owner::events).sum();
+    let instance_events: usize = instances.iter().chain(&members).map(Owner::events).sum();
     events_in_all(client_events, instance_events)?;
     let lock_jumps = lock_clock.as_ref().map_or(0, Owner::jumps);
     let jumps = lock_jumps

@@ -13,6 +13,8 @@ pub const MAX_AMOUNT: i64 = 1_000_000_000;
 pub const MAX_BALANCE: i64 = 1_000_000_000_000;
 pub const MAX_CLIENTS: usize = 12;
 pub const MAX_INSTANCES: usize = 9;
+/// An etcd cluster has at most this many members.
+pub const MAX_MEMBERS: usize = 7;
 /// Client events and instance events, every list counted together.
 pub const MAX_EVENTS: usize = 10_000;
 /// Entries of every clock's `jumps` list plus every `clock_jump` event, counted together.
@@ -173,6 +175,16 @@ pub const CLOCK_JUMPS: Limit = Limit::new(
     MAX_CLOCK_JUMPS as u64,
     Unit::Items("clock jumps"),
 );
+pub const MEMBERS: Limit = Limit::new(
+    "etcd.members",
+    1,
+    MAX_MEMBERS as u64,
+    Unit::Items("members"),
+);
+pub const ELECTION_TIMEOUT_MS: Limit =
+    Limit::new("etcd.electionTimeoutMs", 1, MAX_TIME_MS, Unit::Ms);
+pub const MEMBER_NAME: Limit = Limit::chars("member.name", 1, MAX_NAME_CHARS);
+pub const MEMBER_PARTITION_MS: Limit = Limit::time("memberPartition.durationMs");
 pub const WORK: Limit = Limit::new("work", 0, MAX_WORK, Unit::Items("engine steps"));
 
 /// Every limit, for the documents' test and for anyone who wants the whole table.
@@ -209,8 +221,19 @@ pub const LIMITS: &[Limit] = &[
     PARTITION_MS,
     EVENTS,
     CLOCK_JUMPS,
+    MEMBERS,
+    ELECTION_TIMEOUT_MS,
+    MEMBER_NAME,
+    MEMBER_PARTITION_MS,
     WORK,
 ];
+
+/// Actions a run may take inside the render that asks for it: a few milliseconds of work, and
+/// every preset and hand-made scenario fits. The full page computes a longer run in slices
+/// between which the browser handles input (`ui::runs`); the first stage draws only scenarios
+/// whose runs fit (`first::First::open`). Counted in actions, not milliseconds, so which runs
+/// are sliced does not depend on the machine.
+pub const SYNC_STEPS: u32 = 2_000;
 
 #[cfg(test)]
 mod tests {

@@ -5,6 +5,7 @@
 
 pub mod counts;
 mod error;
+mod etcd;
 mod fields;
 pub mod limits;
 mod migrate;

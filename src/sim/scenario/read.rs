@@ -78,6 +78,7 @@ fn lock(v: &Value, path: String) -> Result<LockSettings> {
         "watchdog",
         "clock",
         "redlock",
+        "etcd",
     ])?;
     let d = LockSettings::default();
     Ok(LockSettings {
@@ -89,6 +90,19 @@ fn lock(v: &Value, path: String) -> Result<LockSettings> {
         redlock: match f.map.get("redlock") {
             None | Some(Value::Null) => None,
             Some(r) => Some(redlock(r, f.at("redlock"))?),
+        },
+        etcd: match f.map.get("etcd") {
+            None | Some(Value::Null) => None,
+            #[cfg(not(feature = "first-stage"))]
+            Some(e) => Some(super::etcd::etcd(e, f.at("etcd"))?),
+            #[cfg(feature = "first-stage")]
+            Some(_) => {
+                return super::fields::fail(
+                    &f.at("etcd"),
+                    "the first stage draws Redis scenarios only; the full page runs etcd"
+                        .to_string(),
+                )
+            }
         },
     })
 }
@@ -141,12 +155,13 @@ fn instance(v: &Value, path: String) -> Result<Instance> {
 
 fn storage(v: &Value, path: String) -> Result<StorageSettings> {
     let f = Fields::of(v, path, "an object")?;
-    f.only(&["balance", "fenceRule", "idempotency"])?;
+    f.only(&["balance", "fenceRule", "idempotency", "createGuard"])?;
     let d = StorageSettings::default();
     Ok(StorageSettings {
         balance: f.signed_or("balance", d.balance, &lim::BALANCE)?,
         fence_rule: f.choice_or("fenceRule", d.fence_rule, FENCE_RULES)?,
         idempotency: f.bool_or("idempotency", d.idempotency)?,
+        create_guard: f.bool_or("createGuard", false)?,
     })
 }
 

@@ -2,6 +2,7 @@
 //! exported files and the JS API carry; serde writes it (field names camelCase, enumerations
 //! snake_case), and `read.rs` reads it back by hand so errors can name their field.
 
+pub use super::etcd::{Etcd, EtcdVersion, Member, MemberEvent};
 use super::limits::DEFAULT_STEP_LIMIT;
 use crate::sim::account::FenceRule;
 use crate::sim::clock::{ClockJump, ClockSpec};
@@ -48,6 +49,12 @@ pub struct LockSettings {
     /// single-instance `clock` above is unused.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub redlock: Option<Redlock>,
+    /// When present, the lock service is an etcd cluster of these members (and neither
+    /// `clock` nor `watchdog` applies: sessions keep themselves alive). The first stage's
+    /// build, which refuses etcd, never has one to write.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    #[cfg_attr(feature = "first-stage", serde(skip))]
+    pub etcd: Option<Etcd>,
 }
 
 /// Redlock: N independent instances, a majority, validity = TTL − elapsed − drift margin.
@@ -201,6 +208,11 @@ pub struct StorageSettings {
     pub fence_rule: FenceRule,
     /// Whether the storage remembers idempotency keys.
     pub idempotency: bool,
+    /// etcd only: the account lives in etcd and each debit is a transaction that commits only
+    /// if the writer's lock key still exists with the create revision it was granted
+    /// (`CREATE(key) == myRev`), the guard etcd's own lock recipe uses.
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    pub create_guard: bool,
 }
 
 #[derive(Clone, Debug, PartialEq, Eq, Serialize)]
@@ -386,6 +398,7 @@ impl Default for LockSettings {
             watchdog: false,
             clock: ClockSpec::default(),
             redlock: None,
+            etcd: None,
         }
     }
 }
@@ -396,6 +409,7 @@ impl Default for StorageSettings {
             balance: default_balance(),
             fence_rule: FenceRule::Strict,
             idempotency: true,
+            create_guard: false,
         }
     }
 }
@@ -425,10 +439,17 @@ impl Scenario {
             .iter()
             .flat_map(|r| r.instances.iter())
             .flat_map(|i| i.events.iter().map(InstanceEvent::end_ms));
+        let members = self
+            .lock
+            .etcd
+            .iter()
+            .flat_map(|e| e.members.iter())
+            .flat_map(|m| m.events.iter().map(MemberEvent::end_ms));
         self.clients
             .iter()
             .flat_map(|c| c.events.iter().map(Event::end_ms))
             .chain(instances)
+            .chain(members)
             .fold(self.end_ms, u64::max)
     }
 }

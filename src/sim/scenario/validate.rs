@@ -11,7 +11,11 @@ use super::counts::{events_in_all, jumps_in_all};
 use super::error::ScenarioError;
 use super::limits::*;
 use super::types::{Client, Event, InstanceEvent, Redlock, Scenario};
+#[cfg(not(feature = "first-stage"))]
+use super::types::{Etcd, MemberEvent, ReleaseKind};
 use super::work::work;
+#[cfg(not(feature = "first-stage"))]
+use crate::sim::account::FenceRule;
 use crate::sim::clock::{ClockJump, ClockSpec};
 use std::fmt;
 
@@ -84,6 +88,26 @@ impl Scenario {
         if let Some(r) = &self.lock.redlock {
             validate_redlock(r, &self.clients)?;
         }
+        if let Some(e) = &self.lock.etcd {
+            #[cfg(feature = "first-stage")]
+            {
+                let _ = e;
+                return Err(ScenarioError::new(
+                    "lock.etcd",
+                    "the first stage draws Redis scenarios only; the full page runs etcd"
+                        .to_string(),
+                ));
+            }
+            #[cfg(not(feature = "first-stage"))]
+            self.validate_etcd(e)?;
+        } else if self.storage.create_guard {
+            return Err(ScenarioError::new(
+                "storage.createGuard",
+                "needs the etcd lock service (lock.etcd): the guard compares the lock key's \
+                 create revision"
+                    .to_string(),
+            ));
+        }
         check(Path::Top("storage.balance"), &BALANCE, self.storage.balance)?;
         let clients = Path::Top("clients");
         check(clients, &CLIENTS, self.clients.len() as u64)?;
@@ -109,7 +133,15 @@ impl Scenario {
     fn validate_totals(&self) -> Result {
         let instances = self.lock.redlock.iter().flat_map(|r| r.instances.iter());
         let client_events: usize = self.clients.iter().map(|c| c.events.len()).sum();
-        let instance_events: usize = instances.clone().map(|i| i.events.len()).sum();
+        let member_events: usize = self
+            .lock
+            .etcd
+            .iter()
+            .flat_map(|e| e.members.iter())
+            .map(|m| m.events.len())
+            .sum();
+        let instance_events: usize =
+            instances.clone().map(|i| i.events.len()).sum::<usize>() + member_events;
         events_in_all(client_events, instance_events)?;
         let jump_events = self
             .clients
@@ -237,6 +269,105 @@ fn validate_redlock(r: &Redlock, clients: &[Client]) -> Result {
         }
     }
     Ok(())
+}
+
+#[cfg(not(feature = "first-stage"))]
+impl Scenario {
+    /// The etcd cluster, and what the rest of the scenario may ask of it.
+    fn validate_etcd(&self, e: &Etcd) -> Result {
+        let refuse = |path: String, why: &str| Err(ScenarioError::new(path, why.to_string()));
+        if self.lock.redlock.is_some() {
+            return refuse(
+                "lock.etcd".into(),
+                "a lock service is Redlock or etcd, not both: remove lock.redlock or lock.etcd",
+            );
+        }
+        check(
+            Path::Top("lock.etcd.electionTimeoutMs"),
+            &ELECTION_TIMEOUT_MS,
+            e.election_timeout_ms,
+        )?;
+        if self.lock.ttl_ms < e.min_ttl_ms() {
+            return Err(ScenarioError::new(
+                "lock.ttlMs",
+                format!(
+                    "etcd grants no lease shorter than 1.5 election timeouts: at least {} ms \
+                     with lock.etcd.electionTimeoutMs {}, got {}",
+                    e.min_ttl_ms(),
+                    e.election_timeout_ms,
+                    self.lock.ttl_ms
+                ),
+            ));
+        }
+        if self.lock.watchdog {
+            return refuse(
+                "lock.watchdog".into(),
+                "etcd has no watchdog: a session keeps its lease alive itself (a keepalive \
+                 every TTL/3)",
+            );
+        }
+        if self.storage.fence_rule == FenceRule::CasValue {
+            return refuse(
+                "storage.fenceRule".into(),
+                "cas_value compares a Redis lock's random value; etcd's token is the lock \
+                 key's create revision (use strict, non_decreasing, off, or createGuard)",
+            );
+        }
+        let members = Path::Top("lock.etcd.members");
+        check(members, &MEMBERS, e.members.len() as u64)?;
+        for (i, m) in e.members.iter().enumerate() {
+            let at = members.item(i);
+            name_limit(at.field("name"), &m.name, &MEMBER_NAME)?;
+            if e.members[..i].iter().any(|o| o.name == m.name) {
+                return Err(ScenarioError::new(
+                    at.field("name").to_string(),
+                    format!("another member is already named {:?}", m.name),
+                ));
+            }
+            let events = at.field("events");
+            for (j, ev) in m.events.iter().enumerate() {
+                let path = events.item(j);
+                check(path.field("atMs"), &AT_MS, ev.at_ms())?;
+                match ev {
+                    MemberEvent::Crash { down_ms, .. } => {
+                        check(path.field("downMs"), &DOWN_MS, *down_ms)?
+                    }
+                    MemberEvent::Partition { duration_ms, .. } => {
+                        check(path.field("durationMs"), &MEMBER_PARTITION_MS, *duration_ms)?
+                    }
+                }
+            }
+        }
+        let clients = Path::Top("clients");
+        for (i, c) in self.clients.iter().enumerate() {
+            let events = clients.item(i);
+            let events = events.field("events");
+            for (j, ev) in c.events.iter().enumerate() {
+                let path = events.item(j);
+                match ev {
+                    Event::Watchdog { .. } => {
+                        return refuse(
+                            path.field("kind").to_string(),
+                            "etcd has no watchdog: a session keeps its lease alive itself \
+                             (a keepalive every TTL/3)",
+                        )
+                    }
+                    Event::Release {
+                        mode: ReleaseKind::BareDel,
+                        ..
+                    } => {
+                        return refuse(
+                            path.field("mode").to_string(),
+                            "etcd's unlock deletes the caller's own key (/v3/lock/unlock); \
+                             there is no bare DEL",
+                        )
+                    }
+                    _ => {}
+                }
+            }
+        }
+        Ok(())
+    }
 }
 
 fn validate_jump(path: Path, j: &ClockJump) -> Result {

@@ -10,6 +10,8 @@
 //! acquisition releases everywhere and retries; a watchdog renews every TTL/2 until the
 //! timeline ends. The property tests check that a run never needs more steps than this.
 
+#[cfg(not(feature = "first-stage"))]
+use super::types::Etcd;
 use super::types::{Event, Scenario};
 
 /// What one scenario may cost, split as the message explains it.
@@ -36,6 +38,11 @@ const POPS: u64 = 2;
 
 /// The most steps a run of `s` can take.
 pub fn work(s: &Scenario) -> Work {
+    // The first stage's build refuses etcd before it counts.
+    #[cfg(not(feature = "first-stage"))]
+    if let Some(e) = &s.lock.etcd {
+        return etcd_work(s, e);
+    }
     let redlock = s.lock.redlock.as_ref();
     let n = redlock.map_or(1, |r| r.instances.len() as u64);
     let attempts = redlock.map_or(1, |r| u64::from(r.retries).saturating_add(1));
@@ -88,5 +95,40 @@ pub fn work(s: &Scenario) -> Work {
     if let Some(r) = redlock {
         w.instances = r.instances.iter().map(|i| i.events.len() as u64).sum();
     }
+    w
+}
+
+#[cfg(not(feature = "first-stage"))]
+/// The most steps a run against etcd can take. A client event may be popped a third time when
+/// a lock call it waited behind returns; an acquire also grants a lease, puts its key and ends
+/// a wait; a release deletes a key. Each session sends a keepalive every TTL/3 until the
+/// timeline ends, and each keepalive may schedule the lease's expiry. A member's crash or
+/// partition loses the leader and elects another, which reschedules every session's expiry.
+fn etcd_work(s: &Scenario, e: &Etcd) -> Work {
+    let period = (s.lock.ttl_ms / 3).max(1);
+    let horizon = s.horizon_ms();
+    let clients = s.clients.len() as u64;
+    let mut w = Work::default();
+    for c in &s.clients {
+        let mut acquires = 0u64;
+        for ev in &c.events {
+            let own = match ev {
+                Event::Acquire { .. } => {
+                    acquires = acquires.saturating_add(1);
+                    4
+                }
+                Event::CheckThenWrite { .. } => POPS + 1,
+                Event::Release { .. } | Event::Renew { .. } => 2,
+                _ => 1,
+            };
+            w.events = w.events.saturating_add((POPS + 1).saturating_add(own));
+        }
+        if acquires > 0 {
+            let turns = (horizon / period).saturating_add(acquires.saturating_mul(2));
+            w.watchdog = w.watchdog.saturating_add(turns.saturating_mul(POPS + 2));
+        }
+    }
+    let member_events: u64 = e.members.iter().map(|m| m.events.len() as u64).sum();
+    w.instances = member_events.saturating_mul(clients.saturating_add(3));
     w
 }

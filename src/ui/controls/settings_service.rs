@@ -1,6 +1,8 @@
-//! The lock service: a single Redis, or Redlock over 3, 5 or 7 instances. Switching is one
-//! undoable edit; instances that remain keep their events.
+//! The lock service: a single Redis, Redlock over 3, 5 or 7 instances, or an etcd cluster
+//! (3.5, or 3.4 with its expired-waiter bug). Switching is one undoable edit; instances that
+//! remain keep their events.
 
+use crate::sim::scenario::EtcdVersion;
 use crate::ui::model::service::SERVICE_SIZES;
 use crate::ui::model::state::{Action, InstanceAction};
 use wasm_bindgen::JsCast;
@@ -8,33 +10,42 @@ use yew::prelude::*;
 
 #[derive(Properties, PartialEq)]
 pub struct ServiceSettingsProps {
-    /// 0 for a single Redis.
+    /// 0 for a single Redis (or etcd).
     pub instances: usize,
+    /// The etcd server version, when the service is etcd.
+    pub etcd: Option<EtcdVersion>,
     pub on_change: Callback<Action>,
 }
 
 #[component]
 pub fn ServiceSettings(props: &ServiceSettingsProps) -> Html {
     let n = props.instances;
+    let etcd = props.etcd;
     let onchange = props.on_change.reform(|e: Event| {
-        let n = e
+        let value = e
             .target()
             .and_then(|t| t.dyn_into::<web_sys::HtmlSelectElement>().ok())
-            .and_then(|s| s.value().parse::<usize>().ok())
-            .unwrap_or(0);
-        Action::Instance(InstanceAction::SetService(n))
+            .map(|s| s.value())
+            .unwrap_or_default();
+        match value.as_str() {
+            "etcd-3.5" => Action::Instance(InstanceAction::SetEtcd(EtcdVersion::V35)),
+            "etcd-3.4" => Action::Instance(InstanceAction::SetEtcd(EtcdVersion::V34)),
+            other => Action::Instance(InstanceAction::SetService(other.parse().unwrap_or(0))),
+        }
     });
     html! {
         <label class="fp-preset">
             <span class="fp-group-name">{ "Lock service" }</span>
             <select {onchange} data-testid="service">
-                <option value="0" selected={n == 0}>{ "single Redis" }</option>
+                <option value="0" selected={n == 0 && etcd.is_none()}>{ "single Redis" }</option>
                 { for SERVICE_SIZES.iter().map(|&k| html! {
                     <option value={k.to_string()} selected={n == k}>{ format!("Redlock, {k} instances") }</option>
                 }) }
                 if n > 0 && !SERVICE_SIZES.contains(&n) {
                     <option value={n.to_string()} selected=true>{ format!("Redlock, {n} instances") }</option>
                 }
+                <option value="etcd-3.5" selected={etcd == Some(EtcdVersion::V35)}>{ "etcd 3.5 (revision fences)" }</option>
+                <option value="etcd-3.4" selected={etcd == Some(EtcdVersion::V34)}>{ "etcd 3.4 (expired-waiter bug)" }</option>
             </select>
         </label>
     }

@@ -235,11 +235,17 @@ pub fn Commands(props: &CommandsProps) -> Html {
                     }
                 </tbody></table>
             </div>
-            <p class="fp-hint fp-cmd-lab" data-testid="lab-replay">
-                { "To send these commands to real servers yourself: copy this scenario's link (Copy link), then in a checkout of the playground run " }
-                <code>{ "bash scripts/lab.sh replay 'LINK'" }</code>
-                { ". The lab starts Redis and PostgreSQL on loopback, replays the run and prints where the servers and this page disagree." }
-            </p>
+            if props.trace.is_etcd() {
+                <p class="fp-hint fp-cmd-lab" data-testid="lab-replay">
+                    { "The lab replays the Redis services only: it does not start etcd yet, so these gateway calls have not been checked against a real etcd server." }
+                </p>
+            } else {
+                <p class="fp-hint fp-cmd-lab" data-testid="lab-replay">
+                    { "To send these commands to real servers yourself: copy this scenario's link (Copy link), then in a checkout of the playground run " }
+                    <code>{ "bash scripts/lab.sh replay 'LINK'" }</code>
+                    { ". The lab starts Redis and PostgreSQL on loopback, replays the run and prints where the servers and this page disagree." }
+                </p>
+            }
         </section>
     }
 }

@@ -1,7 +1,9 @@
 //! The lock service's lanes: the single Redis lane as it always was, or, for Redlock, a lane
-//! per instance or one collapsed "lock service" lane, whichever the layout made room for.
+//! per instance or one collapsed "lock service" lane, whichever the layout made room for, or
+//! the etcd cluster's lane.
 
 use super::geometry::{LaneKind, Layout};
+use super::lane_etcd::EtcdLane;
 use super::lane_instance::InstanceLane;
 use super::lane_lock::LockLane;
 use super::lane_service::ServiceLane;
@@ -24,6 +26,9 @@ pub struct LockServiceProps {
 #[component]
 pub fn LockService(props: &LockServiceProps) -> Html {
     let (trace, layout) = (props.trace.clone(), props.layout.clone());
+    if trace.is_etcd() {
+        return html! { <EtcdLane {trace} {layout} /> };
+    }
     let Some(r) = &props.scenario.lock.redlock else {
         return html! { <LockLane {trace} {layout} /> };
     };

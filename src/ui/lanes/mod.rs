@@ -22,6 +22,8 @@ mod found;
 #[cfg(target_arch = "wasm32")]
 mod lane_client;
 #[cfg(target_arch = "wasm32")]
+mod lane_etcd;
+#[cfg(target_arch = "wasm32")]
 mod lane_event;
 #[cfg(target_arch = "wasm32")]
 mod lane_instance;

@@ -1,4 +1,4 @@
-//! Edits of a Redlock lock service: how many instances (or a single Redis), sequential or
+//! Edits of the lock service: a single Redis, Redlock over how many instances, or etcd; sequential or
 //! parallel, the fenced variant, each instance's monotonic clock and latency, and adding an
 //! instance event from the palette. Each is one validated, undoable `edit` like every other.
 
@@ -6,7 +6,8 @@ use super::fields::whole;
 use super::history::edit;
 use super::selection::{push, InstanceRef, Selection};
 use super::state::{InstanceAction, State};
-use crate::sim::scenario::{Instance, Redlock, MAX_TIME_MS};
+use crate::sim::account::FenceRule;
+use crate::sim::scenario::{Etcd, EtcdVersion, Event, Instance, Redlock, ReleaseKind, MAX_TIME_MS};
 use crate::sim::Scenario;
 
 /// The service sizes the settings offer.
@@ -34,6 +35,7 @@ pub fn apply_service(next: &mut State, action: InstanceAction) {
             }
         }
         InstanceAction::SetService(n) => change(next, with_service(&s, n), keep),
+        InstanceAction::SetEtcd(version) => change(next, with_etcd(&s, version), Selection::None),
         InstanceAction::SetParallel(on) => {
             if let Some(r) = s.lock.redlock.as_mut() {
                 r.parallel = on;
@@ -84,6 +86,8 @@ fn change(next: &mut State, s: Scenario, selection: Selection) {
 /// `n` instances. Instances that remain keep their events; new ones are R1..Rn, 1 ms away.
 pub fn with_service(s: &Scenario, n: usize) -> Scenario {
     let mut s = s.clone();
+    s.lock.etcd = None;
+    s.storage.create_guard = false;
     if n == 0 {
         s.lock.redlock = None;
         return s;
@@ -102,4 +106,52 @@ pub fn with_service(s: &Scenario, n: usize) -> Scenario {
         });
     }
     s
+}
+
+/// The scenario with its lock service switched to an etcd cluster running `version` (three
+/// members n1..n3, unless it already is one). What etcd has no word for goes: a session keeps
+/// its own lease alive, so watchdogs (the setting and the events) are dropped; an unlock
+/// deletes only the caller's key, so a bare `DEL` becomes a token-checked release; and a
+/// compare-and-set on a Redis lock value becomes the strict check of the revision.
+pub fn with_etcd(s: &Scenario, version: EtcdVersion) -> Scenario {
+    let mut s = s.clone();
+    s.lock.redlock = None;
+    s.lock.watchdog = false;
+    let e = s.lock.etcd.get_or_insert_with(|| Etcd::cluster(3));
+    e.version = version;
+    s.lock.ttl_ms = s.lock.ttl_ms.max(e.min_ttl_ms());
+    if s.storage.fence_rule == FenceRule::CasValue {
+        s.storage.fence_rule = FenceRule::Strict;
+    }
+    for c in &mut s.clients {
+        c.events.retain(|e| !matches!(e, Event::Watchdog { .. }));
+        for e in &mut c.events {
+            if let Event::Release { mode, .. } = e {
+                *mode = ReleaseKind::TokenChecked;
+            }
+        }
+    }
+    s
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::sim::presets::default_scenario;
+
+    #[test]
+    fn switching_to_etcd_drops_what_etcd_has_no_word_for_and_validates() {
+        // The default scenario runs a watchdog, which etcd's sessions replace.
+        let s = with_etcd(&default_scenario(), EtcdVersion::V34);
+        assert!(!s.lock.watchdog && s.lock.redlock.is_none());
+        assert_eq!(
+            s.lock.etcd.as_ref().map(|e| e.version),
+            Some(EtcdVersion::V34)
+        );
+        assert_eq!(s.validate(), Ok(()));
+        let back = with_service(&s, 0);
+        assert!(back.lock.etcd.is_none() && back.validate().is_ok());
+        let redlock = with_service(&s, 3);
+        assert!(redlock.lock.etcd.is_none() && redlock.validate().is_ok());
+    }
 }

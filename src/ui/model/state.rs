@@ -146,6 +146,8 @@ pub enum InstanceAction {
     },
     /// 0: a single Redis; otherwise Redlock over that many instances.
     SetService(usize),
+    /// An etcd cluster of three members running this server version.
+    SetEtcd(crate::sim::scenario::EtcdVersion),
     SetParallel(bool),
     SetFence(bool),
     /// An instance measures its TTLs with a monotonic clock, which its clock jumps do not move.

@@ -1,0 +1,52 @@
+// etcd by hand, against the release build: pick the paused-holder preset on etcd and see A's
+// late write refused by its create revision; turn fencing off and see the lost update; drag
+// A's debit with a real mouse to before its pause, where it lands while A's lease is live and
+// the run is safe again; and read the gateway calls in the Commands view.
+import assert from 'node:assert/strict';
+import { assertClean, tid, expectText, centre, xOf } from './helpers.mjs';
+import { test } from './fixtures.mjs';
+
+/** Drags the element `id` (its centre) so that its centre lands on instant `ms`. */
+async function dragTo(page, id, ms) {
+  const from = await centre(page, id);
+  const toX = await xOf(page, ms);
+  await page.mouse.move(from.x, from.y);
+  await page.mouse.down();
+  for (let i = 1; i <= 10; i++) {
+    await page.mouse.move(from.x + ((toX - from.x) * i) / 10, from.y);
+  }
+  await page.mouse.up();
+}
+
+test('etcd: the revision fences the paused holder, fencing off loses an update, a drag undoes it', async ({ openPage }) => {
+  test.setTimeout(90_000);
+  const rec = await openPage({ viewport: { width: 1280, height: 1000 } });
+  const { page } = rec;
+  await page.goto('/');
+  await page.locator(tid('timeline')).waitFor({ timeout: 20_000 });
+  await page.selectOption(tid('preset'), 'etcd-pause-fenced');
+  await expectText(page, 'title', 'etcd: the revision fences the paused holder');
+  await expectText(page, 'lane-etcd', 'etcd 3.5');
+  assert.equal(await page.locator(tid('service')).inputValue(), 'etcd-3.5');
+  await expectText(page, 'verdict-word', '✓ Safe');
+  await expectText(page, 'step-A-2', 'rejected stale_fence: 33 ≤ 34');
+  await expectText(page, 'lease-1', 'B · rev 34');
+
+  // Fencing off: A's debit with revision 33 lands after B's.
+  await page.selectOption(tid('fence-rule'), 'off');
+  await expectText(page, 'verdict-word', '✗ Unsafe');
+  await expectText(page, 'step-A-2', 'accepted, balance 80');
+
+  // Dragged to 10 ms, before the pause, A writes while its lease is live: safe unfenced.
+  await dragTo(page, 'event-A-2', 10);
+  await expectText(page, 'verdict-word', '✓ Safe');
+  await expectText(page, 'step-A-2', 'accepted, balance 90');
+
+  // The Commands view speaks the gateway's words.
+  await expectText(page, 'commands', 'POST /v3/lock/lock');
+  await expectText(page, 'commands', 'POST /v3/lease/grant');
+  await expectText(page, 'commands', 'etcdctl lock --ttl=30 acct:1');
+  // The lab does not replay etcd, and the page does not say it does.
+  await expectText(page, 'lab-replay', 'does not start etcd yet');
+  assertClean(rec);
+});

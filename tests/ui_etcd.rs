@@ -5,25 +5,11 @@
 
 use fencing_playground::sim::presets::preset;
 use fencing_playground::sim::run;
-use fencing_playground::ui::MountOptions;
 
 use crate::common::*;
 use wasm_bindgen_test::*;
-use web_sys::Element;
 
 wasm_bindgen_test_configure!(run_in_browser);
-
-async fn mounted(id: &str) -> Element {
-    fixture(MountOptions {
-        preset: Some(id.to_string()),
-        ..Default::default()
-    })
-    .await
-}
-
-fn count(root: &Element, selector: &str) -> u32 {
-    root.query_selector_all(selector).map_or(0, |l| l.length())
-}
 
 #[wasm_bindgen_test]
 async fn every_etcd_preset_shows_the_verdict_the_simulation_computes() {
@@ -38,7 +24,7 @@ async fn every_etcd_preset_shows_the_verdict_the_simulation_computes() {
     ] {
         let s = preset(id).expect("the preset");
         let safe = run(&s).verdict.safe;
-        let root = mounted(id).await;
+        let root = mounted_preset(id).await;
         let word = if safe { "✓ Safe" } else { "✗ Unsafe" };
         assert_eq!(text(&root, "verdict-word"), word, "{id}");
         assert_eq!(text(&root, "caption"), s.caption, "{id}");
@@ -50,7 +36,7 @@ async fn every_etcd_preset_shows_the_verdict_the_simulation_computes() {
 
 #[wasm_bindgen_test]
 async fn the_lane_draws_the_failover_the_waits_and_the_revisions() {
-    let root = mounted("etcd-failover").await;
+    let root = mounted_preset("etcd-failover").await;
     let lane = get(&root, "lane-etcd");
     assert!(lane.text_content().unwrap_or_default().contains("etcd 3.5"));
     assert_eq!(count(&root, "[data-testid=\"etcd-leader\"]"), 2);
@@ -77,7 +63,7 @@ async fn the_lane_draws_the_failover_the_waits_and_the_revisions() {
 
 #[wasm_bindgen_test]
 async fn the_picker_switches_a_redis_scenario_to_etcd_and_back() {
-    let root = mounted("gc-pause-fenced").await;
+    let root = mounted_preset("gc-pause-fenced").await;
     assert!(find(&root, "lane-lock").is_some());
     change(&root, "service", Some("etcd-3.4"), None).await;
     assert!(

@@ -5,7 +5,6 @@
 #![cfg(target_arch = "wasm32")]
 
 use fencing_playground::sim::presets::preset;
-use fencing_playground::ui::MountOptions;
 
 use crate::common::*;
 use wasm_bindgen::JsCast;
@@ -13,19 +12,6 @@ use wasm_bindgen_test::*;
 use web_sys::{Element, KeyboardEvent, KeyboardEventInit, MouseEvent, MouseEventInit};
 
 wasm_bindgen_test_configure!(run_in_browser);
-
-/// The preset `id` mounted in a fresh fixture.
-async fn mounted(id: &str) -> Element {
-    fixture(MountOptions {
-        preset: Some(id.to_string()),
-        ..Default::default()
-    })
-    .await
-}
-
-fn count(root: &Element, selector: &str) -> u32 {
-    root.query_selector_all(selector).unwrap().length()
-}
 
 fn key(target: &Element, key: &str, ctrl: bool) {
     let init = KeyboardEventInit::new();
@@ -179,7 +165,7 @@ const PRESETS: &[Case] = &[
 #[wasm_bindgen_test]
 async fn every_redlock_preset_shows_its_outcome_and_caption() {
     for &(id, safe, want) in PRESETS {
-        let root = mounted(id).await;
+        let root = mounted_preset(id).await;
         let word = if safe { "✓ Safe" } else { "✗ Unsafe" };
         assert_eq!(text(&root, "verdict-word"), word, "{id}");
         let caption = preset(id).unwrap().caption;
@@ -199,7 +185,7 @@ async fn every_redlock_preset_shows_its_outcome_and_caption() {
 
 #[wasm_bindgen_test]
 async fn a_single_redis_keeps_its_one_lock_lane() {
-    let root = mounted("gc-pause-fenced").await;
+    let root = mounted_preset("gc-pause-fenced").await;
     assert!(find(&root, "lane-lock").is_some());
     assert_eq!(count(&root, "[data-testid^=\"instance-R\"]"), 0);
     assert_eq!(count(&root, "[data-testid^=\"attempt-\"]"), 0);
@@ -223,7 +209,7 @@ async fn a_single_redis_keeps_its_one_lock_lane() {
 
 #[wasm_bindgen_test]
 async fn the_instances_collapse_into_one_lock_service_lane() {
-    let root = mounted("redlock-clock-jump").await;
+    let root = mounted_preset("redlock-clock-jump").await;
     change(&root, "collapse", None, Some(true)).await;
     assert_eq!(count(&root, "[data-testid^=\"instance-R\"]"), 0);
     let a = get(&root, "majority-0").text_content().unwrap_or_default();
@@ -241,7 +227,7 @@ async fn the_instances_collapse_into_one_lock_service_lane() {
 
 #[wasm_bindgen_test]
 async fn instance_events_are_added_edited_nudged_deleted_and_undone_by_hand() {
-    let root = mounted("redlock-happy").await;
+    let root = mounted_preset("redlock-happy").await;
     // The empty Redlock scenario is offered by the picker.
     change(&root, "preset", Some("redlock-empty"), None).await;
     assert_eq!(text(&root, "title"), "Blank: Redlock");
@@ -315,7 +301,7 @@ async fn instance_events_are_added_edited_nudged_deleted_and_undone_by_hand() {
 
 #[wasm_bindgen_test]
 async fn an_instance_field_that_is_no_number_is_refused_beside_its_inspector() {
-    let root = mounted("redlock-empty").await;
+    let root = mounted_preset("redlock-empty").await;
     change(&root, "instance-target", Some("2"), None).await;
     get(&root, "itool-partition")
         .dyn_into::<web_sys::HtmlElement>()

@@ -19,6 +19,22 @@ pub async fn fixture(options: MountOptions) -> Element {
     fixture
 }
 
+/// The preset `id` mounted in a fresh fixture.
+pub async fn mounted_preset(id: &str) -> Element {
+    fixture(MountOptions {
+        preset: Some(id.to_string()),
+        ..Default::default()
+    })
+    .await
+}
+
+/// How many elements under `root` match `selector`.
+pub fn count(root: &Element, selector: &str) -> u32 {
+    root.query_selector_all(selector)
+        .expect("a valid selector")
+        .length()
+}
+
 pub fn find(root: &Element, testid: &str) -> Option<Element> {
     root.query_selector(&format!("[data-testid=\"{testid}\"]"))
         .unwrap()

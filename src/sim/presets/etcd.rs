@@ -3,29 +3,9 @@
 //! names the assumption its outcome rests on; `tests/etcd.rs` runs each one and checks the
 //! outcome its caption tells.
 
+use super::{acquire, client, debit};
 use crate::sim::account::FenceRule;
 use crate::sim::scenario::*;
-
-fn client(name: &str, events: Vec<Event>) -> Client {
-    Client {
-        name: name.to_string(),
-        clock: Default::default(),
-        events,
-    }
-}
-
-fn acquire(at_ms: u64) -> Event {
-    Event::Acquire { at_ms }
-}
-
-fn debit(at_ms: u64, amount: i64) -> Event {
-    Event::Debit {
-        at_ms,
-        amount,
-        idempotency_key: None,
-        delay_ms: 0,
-    }
-}
 
 fn gc(at_ms: u64, duration_ms: u64) -> Event {
     Event::Pause {

@@ -10,15 +10,33 @@ start=$SECONDS
 stage_start=$SECONDS
 stage_name=
 summary=()
+# CPU seconds (user + system) of the children this shell has waited for, as `times` reports
+# them: a stage's CPU beside its wall time says how much of the two cores it kept busy (a
+# background job's CPU is counted in the stage that waits for it).
+# (`times` must run in this shell: a command substitution's subshell has waited for no one.)
+times_file=$(mktemp)
+read_cpu() {
+  times >"$times_file"
+  cpu_now=$(awk 'NR == 2 {
+    t = 0
+    for (i = 1; i <= 2; i++) { split($i, p, /[ms]/); t += p[1] * 60 + p[2] }
+    printf "%d", t
+  }' "$times_file")
+}
+cpu_now=0
+stage_cpu=0
 end_stage() {
   if [ -n "$stage_name" ]; then
-    summary+=("$(printf '%5ss  %s' $((SECONDS - stage_start)) "$stage_name")")
+    read_cpu
+    summary+=("$(printf '%5ss %5s cpu-s  %s' $((SECONDS - stage_start)) $((cpu_now - stage_cpu)) "$stage_name")")
   fi
 }
 stage() {
   end_stage
   stage_name=$1
   stage_start=$SECONDS
+  read_cpu
+  stage_cpu=$cpu_now
   printf '\n==================== %s ====================\n' "$1"
 }
 # Every run ends with each stage's time, failed or not. Budgets (tools installed, 2 cores):
@@ -26,11 +44,13 @@ stage() {
 print_times() {
   printf '\n==================== stage times ====================\n'
   printf '%s\n' "${summary[@]}"
-  printf '%5ss  total\n' $((SECONDS - start))
+  read_cpu
+  printf '%5ss %5s cpu-s  total\n' $((SECONDS - start)) "$cpu_now"
 }
 on_exit() {
   local rc=$?
   if [ -n "${lab_pid:-}" ]; then kill "$lab_pid" 2>/dev/null || true; fi
+  rm -f "$times_file"
   if [ "$rc" -ne 0 ]; then
     end_stage
     print_times

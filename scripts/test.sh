@@ -49,7 +49,11 @@ print_times() {
 }
 on_exit() {
   local rc=$?
-  if [ -n "${lab_pid:-}" ]; then kill "$lab_pid" 2>/dev/null || true; fi
+  if [ -n "${lab_pid:-}" ]; then
+    # the background job is a subshell around `timeout`, which passes the signal to the lab
+    pkill -TERM -P "$lab_pid" 2>/dev/null || true
+    kill "$lab_pid" 2>/dev/null || true
+  fi
   rm -f "$times_file"
   if [ "$rc" -ne 0 ]; then
     end_stage
@@ -79,11 +83,22 @@ cargo clippy --workspace --all-targets -- -D warnings
 # wasm32 clippy, the native tests and the in-browser wasm tests (about 3 minutes that keep both
 # cores busy; the lab's timing thread and servers run at a higher priority). Its output is
 # shown, and its exit status checked, in a stage of its own after them.
+# The 4 minutes are measured, not enforced: a CI run beside the other stages took 84 s for the
+# presets and 83 s for the random batch, and a kill at 240 s failed it with nothing wrong. Its
+# time is printed against the budget (an overrun is a line to read, not a failure); the
+# `timeout` is a hang guard only (10 minutes), and the lab's own steps fail on what they compare.
 stage "lab: build and unit tests"
 cargo test -q -p fencing-lab
 bash scripts/lab-check.sh --build-only
 lab_log=$(mktemp)
-timeout 240 bash scripts/lab-check.sh >"$lab_log" 2>&1 &
+lab_started=$SECONDS
+lab_done=$(mktemp)
+{
+  rc=0
+  timeout 600 bash scripts/lab-check.sh >"$lab_log" 2>&1 || rc=$?
+  echo $((SECONDS - lab_started)) >"$lab_done"
+  exit "$rc"
+} &
 lab_pid=$!
 
 stage "clippy wasm32 (lib + tests, and the first stage's lib)"
@@ -104,16 +119,28 @@ cargo test
 stage "wasm-pack test (headless Chromium; the lab runs beside it)"
 WASM_BINDGEN_TEST_TIMEOUT=300 wasm-pack test --headless --chrome --chromedriver /usr/bin/chromedriver
 
-stage "lab: presets, saved cases, random batch, mutation test (budget 4 min, started after clippy native)"
+stage "lab: presets, saved cases, random batch, mutation test (budget 4 min, measured; started after clippy native)"
 lab_status=0
 wait "$lab_pid" || lab_status=$?
 lab_pid=
 cat "$lab_log"
 rm -f "$lab_log"
-if [ "$lab_status" -ne 0 ]; then
-  echo "[lab] failed (exit $lab_status; 124 means over its 4-minute budget)" >&2
+lab_took=$(cat "$lab_done" 2>/dev/null || echo "?")
+rm -f "$lab_done"
+if [ "$lab_status" -eq 124 ]; then
+  echo "[lab] hung: killed by its 10-minute hang guard" >&2
   exit "$lab_status"
 fi
+if [ "$lab_status" -ne 0 ]; then
+  echo "[lab] failed (exit $lab_status) after $lab_took s" >&2
+  exit "$lab_status"
+fi
+if [ "$lab_took" != "?" ] && [ "$lab_took" -gt 240 ]; then
+  echo "[lab] passed in $lab_took s, over its 4-minute budget by $((lab_took - 240)) s (measured, not a failure)"
+else
+  echo "[lab] passed in $lab_took s (budget 4 min)"
+fi
+summary+=("$(printf '%5ss %5s        %s' "$lab_took" "" "  (the lab's own wall time, in the background from after clippy native)")")
 
 # Three release wasm builds in one target directory: the page's, the search workers' (feature
 # search-worker, the crate at opt-level 3) and the first stage's (feature first-stage); the

@@ -470,8 +470,9 @@ fn a_wall_clock_stepped_back_during_a_round_is_flagged_not_clamped() {
 
 #[test]
 fn a_fence_counter_lost_in_a_restart_lets_a_stale_write_through() {
-    // The case proptest once drew against the fencing property: one instance with the fence,
-    // B locks at 0 ms (fence 33, the preset's first), the instance restarts at 2 ms without
+    // After the case proptest once drew against the fencing property (there the first fence
+    // was 1, so A's fence repeated B's; here it is the preset's 33, so it goes backwards):
+    // one instance with the fence, B locks at 0 ms (fence 33), the instance restarts at 2 ms without
     // persistence, so its counter starts again and A's lock at 105 ms is fence 1. A writes at
     // 108 ms; B's write, sent at 77 ms and delayed 32 ms, arrives at 109 ms with fence 33, which
     // is above A's 1: the fence went backwards, so the storage's check lets the stale write in.

@@ -117,8 +117,17 @@ test('phone: zoom in, pan with a finger, drag a pause edge by finger to 29 ms', 
   const storage = await page.locator(tid('lane-storage')).boundingBox();
   const y = storage.y + storage.height / 2;
   await swipe(page, { x: 120, y }, { x: 270, y });
-  const after = await until('the pan', scrollLeft, (s) => s < before - 100);
-  assert.ok(after < before, `the timeline panned (${before} → ${after})`);
+  await until('the pan', scrollLeft, (s) => s < before - 100);
+  // A finger's pan may glide on after it lifts: measure the handle once the scroll has stopped
+  // (two reads 100 ms apart agree), or the drag starts where the handle was, not where it is.
+  let last = NaN;
+  const after = await until('the pan to stop', async () => {
+    const prev = last;
+    await new Promise((r) => setTimeout(r, 100));
+    last = await scrollLeft();
+    return [prev, last];
+  }, ([a, b]) => a === b).then(([, b]) => b);
+  assert.ok(after < before - 100, `the timeline panned (${before} → ${after})`);
 
   // The edge at 45 ms and the target, 29 ms, are both on screen now.
   const handle = await centre(page, 'pause-A-1-end');

@@ -46,9 +46,9 @@ enum Job {
 }
 
 /// Lines go to stdout whole, from the main thread and the writes' threads alike.
-type Out = Arc<Mutex<std::io::Stdout>>;
+pub(crate) type Out = Arc<Mutex<std::io::Stdout>>;
 
-fn say(out: &Out, line: String) {
+pub(crate) fn say(out: &Out, line: String) {
     if let Ok(mut o) = out.lock() {
         let _ = writeln!(o, "{line}");
         let _ = o.flush();
@@ -82,7 +82,7 @@ struct Client {
     writes: Vec<std::thread::JoinHandle<()>>,
 }
 
-fn pg_connect(port: u16) -> Result<postgres::Client, String> {
+pub(crate) fn pg_connect(port: u16) -> Result<postgres::Client, String> {
     let conf = format!(
         "host=127.0.0.1 port={port} user={} dbname=run",
         crate::servers::PG_USER
@@ -415,7 +415,7 @@ fn value_number(value: &str) -> u64 {
 /// The debit's transaction, each next statement decided by the last reply: a stored key is a
 /// duplicate, `UPDATE 0` a refusal. Returns when it reached the server (`BEGIN` answered),
 /// when it ended, and how.
-fn transaction(
+pub(crate) fn transaction(
     pg: &mut postgres::Client,
     d: &Debit,
     start: u64,

@@ -290,7 +290,7 @@ pub fn worst_offset_ms(s: &Scenario, t: &Trace, h: &Happened) -> f64 {
 /// A stop that lands while a client's debit is on its way: the model's debit is one message
 /// that arrives on its own, the lab's a transaction whose statements after `BEGIN` wait for
 /// the stopped process.
-fn frozen_write(t: &Trace, h: &Happened, ops: &[Op]) -> Option<String> {
+pub(crate) fn frozen_write(t: &Trace, h: &Happened, ops: &[Op]) -> Option<String> {
     for &(c, _, at) in h.signals.iter().filter(|x| x.1 == Signal::Stop) {
         for send in ops
             .iter()

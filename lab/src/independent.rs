@@ -87,7 +87,7 @@ pub fn schedule(s: &Scenario) -> Vec<(u64, usize, Signal)> {
     out
 }
 
-fn fail(what: impl Into<String>) -> std::io::Error {
+pub(crate) fn fail(what: impl Into<String>) -> std::io::Error {
     std::io::Error::other(what.into())
 }
 
@@ -108,6 +108,11 @@ fn prepare(s: &Scenario, redis: &RedisServer, pg_port: u16) -> std::io::Result<(
         };
         r.call(&counter.args(1))?;
     }
+    prepare_storage(s, pg_port)
+}
+
+/// The storage's starting state: a fresh `run` database with the schema and the account.
+pub(crate) fn prepare_storage(s: &Scenario, pg_port: u16) -> std::io::Result<()> {
     let mut admin = Pg::connect(pg_port, PG_USER, "postgres")?;
     admin.query("DROP DATABASE IF EXISTS run")?;
     admin.query("CREATE DATABASE run")?;
@@ -122,7 +127,7 @@ fn prepare(s: &Scenario, redis: &RedisServer, pg_port: u16) -> std::io::Result<(
 
 /// The program a client process runs: this one (`fencing-lab client`), or the one named by
 /// `FENCING_LAB_CLIENT` (the lab's tests run from a test binary, which has no `client`).
-fn client_program() -> std::io::Result<std::path::PathBuf> {
+pub(crate) fn client_program() -> std::io::Result<std::path::PathBuf> {
     match std::env::var_os("FENCING_LAB_CLIENT") {
         Some(p) => Ok(p.into()),
         None => std::env::current_exe(),

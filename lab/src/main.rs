@@ -181,15 +181,9 @@ fn print_line(id: &str, r: &check::Result, secs: f64) {
 
 /// One scenario against the servers, with the hollow-pass rule applied: a run in which no
 /// client sends anything is never a match.
-fn judge(
-    id: &str,
-    s: &Scenario,
-    pg: &Postgres,
-    a: &Args,
-    deadline: Instant,
-) -> (check::Result, f64) {
+fn judge(id: &str, s: &Scenario, lab: &Lab, a: &Args, deadline: Instant) -> (check::Result, f64) {
     let t0 = Instant::now();
-    let mut r = check::check(id, s, pg, a.scale, a.tries, deadline);
+    let mut r = check::check(id, s, &lab.pg, &lab.etcd, a.scale, a.tries, deadline);
     if let (Outcome::Match, Some(why)) = (&r.outcome, tables::nothing_to_compare(s)) {
         r.outcome = Outcome::NotReproducible(why);
     }
@@ -199,16 +193,39 @@ fn judge(
 struct Lab {
     _dir: TempDir,
     pg: Postgres,
+    /// The etcd clusters, started by the first etcd run and stopped with the lab.
+    etcd: fencing_lab::etcd_run::Slot,
 }
 
 fn start_lab() -> Result<Lab, String> {
     let dir = TempDir::new().map_err(|e| format!("cannot make a temporary directory: {e}"))?;
     let pg =
         Postgres::start(&dir.0.join("pg")).map_err(|e| format!("cannot start PostgreSQL: {e}"))?;
-    Ok(Lab { _dir: dir, pg })
+    Ok(Lab {
+        _dir: dir,
+        pg,
+        etcd: Default::default(),
+    })
 }
 
-/// `fencing-lab client …`: one client process of an independent run (`client.rs`).
+/// `--pg EVENT:PORT,…`: the PostgreSQL port each write event connects to.
+fn pg_ports(arg: &str) -> Result<Vec<(usize, u16)>, String> {
+    let mut out = Vec::new();
+    for pair in arg.split(',').filter(|p| !p.is_empty()) {
+        let (e, p) = pair
+            .split_once(':')
+            .ok_or("client: --pg takes EVENT:PORT,…")?;
+        let e = e
+            .parse()
+            .map_err(|_| format!("client: {e}: not a number"))?;
+        let p = p.parse().map_err(|_| format!("client: {p}: not a port"))?;
+        out.push((e, p));
+    }
+    Ok(out)
+}
+
+/// `fencing-lab client …`: one client process of an independent run (`client.rs`), or of an
+/// etcd run with `--etcd PORT,…` (`etcd_client.rs`).
 fn client_main(argv: &[String]) -> ExitCode {
     let get = |flag: &str| -> Result<String, String> {
         let i = argv
@@ -226,21 +243,44 @@ fn client_main(argv: &[String]) -> ExitCode {
         };
         let path = get("--scenario")?;
         let text = std::fs::read_to_string(&path).map_err(|e| format!("{path}: {e}"))?;
-        let mut pg_ports = Vec::new();
-        for pair in get("--pg")?.split(',').filter(|p| !p.is_empty()) {
-            let (e, p) = pair
-                .split_once(':')
-                .ok_or("client: --pg takes EVENT:PORT,…")?;
-            pg_ports.push((num(e.into())? as usize, num(p.into())? as u16));
-        }
         Ok(fencing_lab::client::Setup {
             index: num(get("--index")?)? as usize,
             redis_port: num(get("--redis")?)? as u16,
-            pg_ports,
+            pg_ports: pg_ports(&get("--pg")?)?,
             scale: num(get("--scale-us")?)?,
             scenario: Scenario::from_json(&text).map_err(|e| e.to_string())?,
         })
     })();
+    if argv.iter().any(|a| a == "--etcd") {
+        let setup = (|| -> Result<fencing_lab::etcd_client::Setup, String> {
+            let num = |v: String| {
+                v.parse::<u64>()
+                    .map_err(|_| format!("client: {v}: not a number"))
+            };
+            let path = get("--scenario")?;
+            let text = std::fs::read_to_string(&path).map_err(|e| format!("{path}: {e}"))?;
+            let mut ports = Vec::new();
+            for p in get("--etcd")?.split(',').filter(|p| !p.is_empty()) {
+                ports.push(num(p.into())? as u16);
+            }
+            Ok(fencing_lab::etcd_client::Setup {
+                index: num(get("--index")?)? as usize,
+                ports,
+                pg_ports: pg_ports(&get("--pg")?)?,
+                scale: num(get("--scale-us")?)?,
+                prefix: get("--prefix")?,
+                until_ms: num(get("--until-ms")?)?,
+                scenario: Scenario::from_json(&text).map_err(|e| e.to_string())?,
+            })
+        })();
+        return match setup.and_then(fencing_lab::etcd_client::run) {
+            Ok(()) => ExitCode::SUCCESS,
+            Err(e) => {
+                println!("error {e}");
+                ExitCode::from(2)
+            }
+        };
+    }
     match setup.and_then(fencing_lab::client::run) {
         Ok(()) => ExitCode::SUCCESS,
         Err(e) => {
@@ -286,7 +326,7 @@ fn run_replay(a: &Args) -> Result<bool, String> {
     } else {
         s.name.clone()
     };
-    let (r, secs) = judge(&name, &s, &lab.pg, a, deadline);
+    let (r, secs) = judge(&name, &s, &lab, a, deadline);
     print_line(&name, &r, secs);
     if !r.note.is_empty() {
         println!("{:<28} {}", "", r.note);
@@ -344,7 +384,7 @@ fn run_presets(a: &Args) -> Result<bool, String> {
         .iter()
         .filter(|p| a.rest.is_empty() || a.rest.iter().any(|id| id == p.id))
     {
-        let (r, secs) = judge(p.id, &p.scenario, &lab.pg, a, deadline);
+        let (r, secs) = judge(p.id, &p.scenario, &lab, a, deadline);
         print_line(p.id, &r, secs);
         if matches!(r.outcome, Outcome::Mismatch(_) | Outcome::Failed(_)) {
             ok = false;
@@ -364,7 +404,7 @@ fn run_presets(a: &Args) -> Result<bool, String> {
         results.push(r);
     }
     for (name, s) in &saved {
-        let (r, secs) = judge(name, s, &lab.pg, a, deadline);
+        let (r, secs) = judge(name, s, &lab, a, deadline);
         print_line(&format!("corpus/{name}"), &r, secs);
         if !matches!(r.outcome, Outcome::Match | Outcome::NotReproducible(_)) {
             println!(
@@ -474,7 +514,7 @@ fn run_random(a: &Args) -> Result<bool, String> {
         for f in &c.schedule.faults {
             *by_fault.entry(fault_kind(f).to_string()).or_insert(0) += 1;
         }
-        let (r, secs) = judge(&c.name, &c.scenario, &lab.pg, a, deadline);
+        let (r, secs) = judge(&c.name, &c.scenario, &lab, a, deadline);
         print_line(&c.name, &r, secs);
         println!(
             "{:<28} from {}, {} fault(s): {}",
@@ -503,7 +543,7 @@ fn run_random(a: &Args) -> Result<bool, String> {
                     return Ok(true);
                 }
                 let saved = if a.shrink {
-                    shrink_case(&c, &lab.pg, a, deadline)
+                    shrink_case(&c, &lab, a, deadline)
                 } else {
                     c.scenario.clone()
                 };
@@ -575,9 +615,9 @@ fn run_random(a: &Args) -> Result<bool, String> {
 
 /// The smallest version of a mismatching case that still mismatches, each candidate replayed
 /// against the servers (at most twelve of them).
-fn shrink_case(c: &random::Case, pg: &Postgres, a: &Args, deadline: Instant) -> Scenario {
+fn shrink_case(c: &random::Case, lab: &Lab, a: &Args, deadline: Instant) -> Scenario {
     let shrunk = shrink_by(&c.base, &c.spec, c.schedule.clone(), 12, |cand| {
-        let (r, _) = judge(&c.name, cand, pg, a, deadline);
+        let (r, _) = judge(&c.name, cand, lab, a, deadline);
         matches!(r.outcome, Outcome::Mismatch(_))
     });
     for step in &shrunk.steps {

@@ -529,8 +529,11 @@ fn etcd_tie(s: &Scenario, t: &Trace) -> Option<String> {
         }
     }
     let e = t.etcd.as_ref()?;
-    for (i, a) in e.revisions.iter().enumerate() {
-        if let Some(b) = e.revisions[i + 1..]
+    // The model goes on revoking leases after the run; the lab's run ends with its last step.
+    let end = crate::etcd_run::run_end_ms(s, t);
+    let marks: Vec<_> = e.revisions.iter().filter(|r| r.at_ms <= end).collect();
+    for (i, a) in marks.iter().enumerate() {
+        if let Some(b) = marks[i + 1..]
             .iter()
             .find(|b| b.at_ms == a.at_ms && b.client != a.client)
         {

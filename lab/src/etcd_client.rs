@@ -45,6 +45,10 @@ pub struct Setup {
 #[derive(Default)]
 struct Lease {
     id: i64,
+    /// A keepalive was told the lease is gone: the next lock needs a new one.
+    gone: bool,
+    /// When that keepalive was due, while no lock answer has come since: work due after it
+    /// is done as by a client that holds nothing.
     lost_due_ms: Option<u64>,
 }
 
@@ -188,18 +192,22 @@ impl Client {
         }
     }
 
-    /// Whether the lease is known to be gone (a keepalive said so).
-    fn lease_lost(&self, before_ms: Option<u64>) -> bool {
-        self.lease.lock().map_or(true, |l| {
-            l.id == 0
-                || l.lost_due_ms
-                    .is_some_and(|d| before_ms.is_none_or(|b| d < b))
-        })
+    /// Whether the client has no live lease to lock with.
+    fn lease_gone(&self) -> bool {
+        self.lease.lock().map_or(true, |l| l.id == 0 || l.gone)
+    }
+
+    /// Whether a keepalive due before `due_ms` was told the lease is gone, with no lock answer
+    /// since.
+    fn lost_before(&self, due_ms: u64) -> bool {
+        self.lease
+            .lock()
+            .map_or(true, |l| l.lost_due_ms.is_some_and(|d| d < due_ms))
     }
 
     /// A live session: the current lease, or a new one with its keepalive thread.
     fn session(&mut self, i: usize) -> Result<i64, String> {
-        if !self.lease_lost(None) {
+        if !self.lease_gone() {
             return self
                 .lease
                 .lock()
@@ -221,6 +229,7 @@ impl Client {
         if let Ok(mut l) = self.lease.lock() {
             *l = Lease {
                 id,
+                gone: false,
                 lost_due_ms: None,
             };
         }
@@ -245,6 +254,7 @@ impl Client {
                     Ok(0) => {
                         say(&out, format!("op keepalive - {t0} {t1} lost"));
                         if let Ok(mut l) = lease.lock() {
+                            l.gone = true;
                             l.lost_due_ms = Some(due);
                         }
                         return;
@@ -277,6 +287,10 @@ impl Client {
         let key = crate::gateway::unb64(key)
             .and_then(|k| String::from_utf8(k).ok())
             .ok_or_else(|| format!("lock answered a key that is not base64 text: {key}"))?;
+        // The lock call's answer is what the client believes from now on.
+        if let Ok(mut l) = self.lease.lock() {
+            l.lost_due_ms = None;
+        }
         let revision = self.create_revision(&key)?;
         match revision {
             Some(r) => say(&self.out, format!("op lock {i} {t0} {t1} granted {r}")),
@@ -333,7 +347,7 @@ impl Client {
 
     fn debit(&mut self, i: usize, due_ms: u64, amount: i64, key: Option<String>) {
         let t0 = self.now_us();
-        let held = self.held.clone().filter(|_| !self.lease_lost(Some(due_ms)));
+        let held = self.held.clone().filter(|_| !self.lost_before(due_ms));
         let Some(h) = held else {
             say(&self.out, format!("op skip {i} {t0} {t0} -"));
             return;

@@ -4,7 +4,7 @@
 //! (`SIGKILL`: a crash) and restarts it on its own data, and stops every member when dropped.
 //! Each member is started with `PR_SET_PDEATHSIG`, so none outlives a lab that is killed.
 
-use crate::gateway::{int, Gateway};
+use crate::gateway::{id, Gateway};
 use crate::servers::{niced, TempDir};
 use serde_json::json;
 use std::net::TcpListener;
@@ -140,9 +140,9 @@ impl EtcdCluster {
                 ids.push(None);
                 continue;
             };
-            let id = v.get("header").and_then(|h| int(h, "member_id").ok());
-            ids.push(id);
-            if let Ok(l) = int(&v, "leader") {
+            let me = v.get("header").and_then(|h| id(h, "member_id"));
+            ids.push(me);
+            if let Some(l) = id(&v, "leader") {
                 if l != 0 && leader.is_none() {
                     leader = Some((i, l));
                 }
@@ -170,13 +170,27 @@ impl EtcdCluster {
             }
             if Instant::now() > until {
                 return Err(fail(format!(
-                    "the etcd cluster had no leader within {} s (logs in {})",
+                    "the etcd cluster had no leader within {} s; the members' last words: {}",
                     within.as_secs(),
-                    self.dir.0.display()
+                    self.last_words()
                 )));
             }
             std::thread::sleep(Duration::from_millis(50));
         }
+    }
+
+    /// The last line of each member's log.
+    fn last_words(&self) -> String {
+        self.members
+            .iter()
+            .map(|m| {
+                let log = std::fs::read_to_string(self.dir.0.join(format!("{}.log", m.name)))
+                    .unwrap_or_default();
+                let last = log.lines().last().unwrap_or("(nothing)").to_string();
+                format!("{}: {last}", m.name)
+            })
+            .collect::<Vec<_>>()
+            .join(" | ")
     }
 
     /// A crash: `SIGKILL` of member `i`'s process.

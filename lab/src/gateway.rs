@@ -70,6 +70,15 @@ pub fn int(v: &Value, field: &str) -> Result<i64, String> {
     }
 }
 
+/// A uint64 id field (a member's): member ids use all 64 bits, past an int64.
+pub fn id(v: &Value, field: &str) -> Option<u64> {
+    match v.get(field)? {
+        Value::String(s) => s.parse().ok(),
+        Value::Number(n) => n.as_u64(),
+        _ => None,
+    }
+}
+
 /// The `header.revision` of a reply: the cluster's revision when it answered.
 pub fn header_revision(v: &Value) -> Result<i64, String> {
     let h = v.get("header").ok_or_else(|| format!("no header in {v}"))?;
@@ -193,6 +202,15 @@ mod tests {
         assert_eq!(int(&v, "TTL"), Ok(3));
         assert_eq!(int(&v, "grantedTTL"), Ok(0));
         assert!(int(&v, "x").is_err());
+        let status: Value = serde_json::from_str(
+            r#"{"header":{"member_id":"11539305337000706507"},"leader":"3542974012341521924"}"#,
+        )
+        .expect("json");
+        assert_eq!(
+            status.get("header").and_then(|h| id(h, "member_id")),
+            Some(11_539_305_337_000_706_507)
+        );
+        assert_eq!(id(&status, "leader"), Some(3_542_974_012_341_521_924));
     }
 
     #[test]

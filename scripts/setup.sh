@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Installs every tool the project needs, idempotently: the wasm32 target, wasm-pack,
 # wasm-bindgen-cli at the exact version in Cargo.lock, Debian's Chromium and chromedriver,
-# Debian's redis-server and PostgreSQL 15 for the lab, and the npm packages from
+# Debian's redis-server, PostgreSQL 15 and etcd 3.4 for the lab, and the npm packages from
 # package-lock.json. Fast when everything is already present.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -55,7 +55,7 @@ wait_installs() {
 }
 
 # Debian's packages, in one apt-get run: Chromium and chromedriver for the browser tests, and
-# for the lab (scripts/lab.sh) redis-server 7 and PostgreSQL 15, which the lab starts itself on
+# for the lab (scripts/lab.sh) redis-server 7, PostgreSQL 15 and etcd, which the lab starts itself on
 # loopback (the packages' own services are not needed).
 apt_wanted=()
 if ! [ -x /usr/bin/chromium ] || ! [ -x /usr/bin/chromedriver ]; then
@@ -63,6 +63,12 @@ if ! [ -x /usr/bin/chromium ] || ! [ -x /usr/bin/chromedriver ]; then
 fi
 if ! command -v redis-server >/dev/null 2>&1 || ! [ -x /usr/lib/postgresql/15/bin/initdb ]; then
   apt_wanted+=(redis-server postgresql-15)
+fi
+# etcd 3.4 for the lab's etcd presets (the lab starts its own three members on free loopback
+# ports; a system service the package may start on 2379/2380 is left alone), and etcdctl for
+# trying the Commands view's lines by hand.
+if ! [ -x /usr/bin/etcd ] || ! [ -x /usr/bin/etcdctl ]; then
+  apt_wanted+=(etcd-server etcd-client)
 fi
 if [ "${#apt_wanted[@]}" -gt 0 ]; then
   say "installing from Debian: ${apt_wanted[*]}"

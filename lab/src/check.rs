@@ -342,6 +342,7 @@ pub fn check(
         },
     };
     if s.lock.etcd.is_some() {
+        result.compared = crate::etcd_history::compared(s, &t);
         return check_etcd(s, &t, pg, etcd, scale, tries, deadline, result);
     }
     let tie = || match result.clients {

@@ -113,6 +113,42 @@ fn unlock_text(own: bool) -> String {
     }
 }
 
+/// What an etcd comparison covers, counted from the model's facts.
+pub fn compared(s: &Scenario, t: &Trace) -> String {
+    let facts: Vec<Fact> = model_facts(s, t).into_iter().flatten().collect();
+    let count = |p: &dyn Fn(&str) -> bool| facts.iter().filter(|f| p(&f.text)).count();
+    let revisions: Vec<String> = facts
+        .iter()
+        .filter_map(|f| f.text.strip_prefix("lock: granted, revision "))
+        .map(str::to_string)
+        .collect();
+    let last = if s.storage.create_guard {
+        "no last fence (the account is an etcd key)".to_string()
+    } else {
+        format!(
+            "last fence {}",
+            t.last_fence
+                .map_or_else(|| "none".to_string(), |f| f.to_string())
+        )
+    };
+    format!(
+        "lock granted {} (revisions {}), answered with its key gone {}, lease lost {}; debits \
+         accepted {}, rejected {}, not sent {}; balance {}, {last}",
+        revisions.len(),
+        if revisions.is_empty() {
+            "none".to_string()
+        } else {
+            revisions.join(", ")
+        },
+        count(&|x| x == GONE),
+        count(&|x| x == LOST || x == LOOP_LOST),
+        count(&|x| x.starts_with("debit accepted")),
+        count(&|x| x == "debit rejected"),
+        count(&|x| x.starts_with("debit not sent")),
+        t.final_balance
+    )
+}
+
 /// What one printed operation says, in the model's words; `None` for what the model does not
 /// show (a lease grant, an unanswered keepalive).
 fn lab_text(s: &Scenario, offset: i64, op: &Op) -> Option<String> {

@@ -439,6 +439,7 @@ fn run_presets(a: &Args) -> Result<bool, String> {
     let run = report::Run {
         redis: servers::redis_version(),
         postgres: Postgres::version(),
+        etcd: fencing_lab::etcd_cluster::version(),
         date: date(),
         scale: a.scale,
         tolerance_ms,

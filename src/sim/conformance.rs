@@ -5,6 +5,7 @@
 
 pub const REDIS_VERSION: &str = "7.0.15";
 pub const POSTGRES_VERSION: &str = "15.20";
+pub const ETCD_VERSION: &str = "3.4.23";
 pub const CHECKED_ON: &str = "2026-12-02";
 
 /// One preset's outcome: `match`, `mismatch`, `not reproducible` or `late`.

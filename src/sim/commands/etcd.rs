@@ -1,8 +1,9 @@
 //! The calls a real client makes for an etcd run, through the JSON gateway etcd serves on its
 //! client port (`/v3/lease/grant`, `/v3/lease/keepalive`, `/v3/lock/lock`, `/v3/lock/unlock`,
 //! `/v3/kv/txn`; keys and values in base64, int64s as strings), each with the `etcdctl` line
-//! that does the same. The lab does not replay these yet: every entry is a `Note` to it, so
-//! nothing here claims a real server answered so.
+//! that does the same. The lab does not send these lines: its etcd clients
+//! (`lab/src/etcd_client.rs`) make the same calls on their own against a real cluster and are
+//! compared by history, so every entry is a `Note` and nothing here claims a server's reply.
 
 use super::command::{Act, Command, Who};
 use super::ops::Line;

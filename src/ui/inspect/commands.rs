@@ -72,19 +72,31 @@ fn rows(t: &Trace, list: &[&Command], lit_ms: Option<u64>, on_move: &Callback<u6
         .collect()
 }
 
-fn reproduced_mark(preset: Option<&str>) -> Html {
+fn reproduced_mark(preset: Option<&str>, etcd: bool) -> Html {
     let Some(row) = preset.and_then(conformance::reproduced) else {
         return html! {};
     };
+    let lock = if etcd {
+        format!("etcd {}", short_version(conformance::ETCD_VERSION, 3))
+    } else {
+        format!("Redis {}", short_version(conformance::REDIS_VERSION, 2))
+    };
     let title = format!(
-        "Reproduced against Redis {} and PostgreSQL {}",
-        short_version(conformance::REDIS_VERSION, 2),
+        "Reproduced against {lock} and PostgreSQL {}",
         short_version(conformance::POSTGRES_VERSION, 1)
     );
+    let what = if etcd {
+        format!("The lab ran this preset on a real three-member etcd cluster, one process per client, and found the model's history: {}. ", row.detail)
+    } else {
+        format!(
+            "The lab sent these commands to real servers and got every reply shown here ({}). ",
+            row.detail
+        )
+    };
     html! {
         <details class="fp-repro" data-testid="reproduced">
             <summary>{ title }</summary>
-            <p>{ format!("The lab sent these commands to real servers and got every reply shown here ({}). ", row.detail) }
+            <p>{ what }
                { format!("The table from docs/conformance.md, checked on {}:", conformance::CHECKED_ON) }</p>
             <table class="fp-repro-table">
                 <tr><th>{ "Preset" }</th><th>{ "Outcome" }</th><th>{ "Compared, or why not" }</th></tr>
@@ -215,7 +227,7 @@ pub fn Commands(props: &CommandsProps) -> Html {
                     <span class="fp-hint" role="status">{ " copied" }</span>
                 }
             </h3>
-            { reproduced_mark(*preset) }
+            { reproduced_mark(*preset, props.trace.is_etcd()) }
             if let Some(Err(text)) = (*copied).clone() {
                 <textarea class="fp-cmd-manual" readonly=true data-testid="commands-manual" value={text} />
             }
@@ -237,7 +249,9 @@ pub fn Commands(props: &CommandsProps) -> Html {
             </div>
             if props.trace.is_etcd() {
                 <p class="fp-hint fp-cmd-lab" data-testid="lab-replay">
-                    { "The lab replays the Redis services only: it does not start etcd yet, so these gateway calls have not been checked against a real etcd server." }
+                    { "To run this scenario on a real etcd cluster yourself: copy its link (Copy link), then in a checkout of the playground run " }
+                    <code>{ "bash scripts/lab.sh replay 'LINK'" }</code>
+                    { ". The lab starts three etcd 3.4 members and PostgreSQL on loopback, runs one process per client making these gateway calls on its own (pauses are SIGSTOP, crashes SIGKILL, a leader crash kills that member), and prints where the history (each grant's revision, each debit's verdict, the final balance) differs from this page's. etcd 3.5's answer to an expired waiter is not checked: no 3.5 server is installed." }
                 </p>
             } else {
                 <p class="fp-hint fp-cmd-lab" data-testid="lab-replay">

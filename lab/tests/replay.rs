@@ -20,7 +20,8 @@ fn check(pg: &Postgres, name: &str, s: &Scenario, expected: &str) {
     // Four tries: the last at 8× the scale, so a busy machine gets room before a run counts
     // as late (a late run is never a match, and never a mismatch either).
     let deadline = Instant::now() + Duration::from_secs(90);
-    let r = check::check(name, s, pg, SCALE, 4, deadline);
+    let etcd = fencing_lab::etcd_run::Slot::default();
+    let r = check::check(name, s, pg, &etcd, SCALE, 4, deadline);
     let outcome = match &r.outcome {
         Outcome::Late(w) => panic!("{name}: every try was late ({w}); the machine is too busy"),
         o => o,

@@ -389,12 +389,14 @@ mod tests {
 
     /// etcd-pause-fenced as the clients would print it, the cluster's revisions 100 above the
     /// model's: A granted 33 at 0, stopped 21–61; B's lock call from 40 answered at 51 with 34,
-    /// B's debit accepted; A's debit with 33 rejected at 61.
+    /// B's debit accepted; A's keepalive loop told at 61 that the lease is gone, and A's debit
+    /// with 33 rejected at 61.
     fn happened(b_rev: i64) -> EtcdHappened {
         let us = |ms: f64| (ms * 66_666.0) as u64;
         let a = vec![
             format!("op grant 0 {} {} 7587869", us(0.0), us(0.01)),
             format!("op lock 0 {} {} granted 133", us(0.01), us(0.02)),
+            format!("op keepalive - {} {} lost", us(61.0), us(61.01)),
             format!("op send 2 {} {} 133", us(61.0), us(61.0)),
             format!("op store 2 {} {} rejected", us(61.01), us(61.05)),
         ];
@@ -433,8 +435,14 @@ mod tests {
         let s = preset("etcd-pause-fenced").expect("preset");
         let t = run(&s);
         let mut e = happened(134);
-        e.h.lines[1][1] = format!("op lock 0 {} {} granted 134", 2_666_640, 60 * 66_666);
-        assert!(matches!(judge(&s, &t, &e), Judgement::Late(_)));
+        // B's lock answered at 59 ms, not 50 (the slack is 0.4 ms plus the lessor's 500 ms
+        // sweep at this scale, 7.9 ms); B's debit follows it, as a real client's would.
+        let us = |ms: f64| (ms * 66_666.0) as u64;
+        e.h.lines[1][1] = format!("op lock 0 {} {} granted 134", us(40.01), us(59.0));
+        e.h.lines[1][2] = format!("op send 1 {} {} 134", us(59.1), us(59.1));
+        e.h.lines[1][3] = format!("op store 1 {} {} accepted 90", us(59.11), us(59.15));
+        let j = judge(&s, &t, &e);
+        assert!(matches!(j, Judgement::Late(_)), "{j:?}");
     }
 
     #[test]

@@ -38,7 +38,7 @@ export const HEIGHTS = {
     'etcd-34-expired-waiter': { compact: 1013, full: 2259 },
     'etcd-35-expired-waiter': { compact: 885, full: 2008 },
     'etcd-failover': { compact: 817, full: 1879 },
-    'etcd-stalled-keepalives': { compact: 805, full: 1784 },
+    'etcd-stalled-keepalives': { compact: 805, full: 1793 },
     'etcd-create-guard': { compact: 829, full: 1890 },
     'blank-single': { compact: 790, full: 1603 },
     'redlock-empty': { compact: 1010, full: 1997 },

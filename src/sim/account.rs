@@ -32,6 +32,9 @@ pub enum Rejection {
     StaleValue,
     /// etcd's guard: the writer's lock key no longer exists with its create revision.
     CompareFailed,
+    /// PostgreSQL: the write went on the lock holder's session, and that session is gone
+    /// (the server ended it), so nothing committed.
+    SessionGone,
 }
 
 impl Rejection {
@@ -41,6 +44,7 @@ impl Rejection {
             Rejection::MissingToken => "missing_token",
             Rejection::StaleValue => "stale_value",
             Rejection::CompareFailed => "compare_failed",
+            Rejection::SessionGone => "session_gone",
         }
     }
 }

@@ -141,6 +141,9 @@ fn leases_end_by_their_ttl(scenario: &Scenario, trace: &Trace, out: &mut Vec<Str
     if trace.is_etcd() {
         return etcd_leases_outlive_their_ttl(scenario, trace, out);
     }
+    if trace.is_advisory() {
+        return advisory_locks_are_exclusive(trace, out);
+    }
     let clocks = instance_clocks(scenario);
     let ttl = scenario.lock.ttl_ms;
     // How far past a grant the run looks for its expiry: ten TTLs past the last event, or past
@@ -170,6 +173,30 @@ fn leases_end_by_their_ttl(scenario: &Scenario, trace: &Trace, out: &mut Vec<Str
                 "leases[{k}] ends ({:?}) at {} ms, but its TTL from {from} ms runs out {when}",
                 l.end, l.end_ms
             ));
+        }
+    }
+}
+
+/// An advisory lock has no TTL: the server holds it for one session at a time, so no two of
+/// its holdings overlap, and each ends no later than its holder's session.
+fn advisory_locks_are_exclusive(trace: &Trace, out: &mut Vec<String>) {
+    for (k, l) in trace.leases.iter().enumerate() {
+        for (j, o) in trace.leases.iter().enumerate().skip(k + 1) {
+            if l.start_ms < o.end_ms && o.start_ms < l.end_ms {
+                out.push(format!(
+                    "leases[{k}] and leases[{j}] of one advisory lock overlap"
+                ));
+            }
+        }
+        let session_end = trace.advisory.as_ref().and_then(|a| {
+            a.sessions
+                .iter()
+                .filter(|s| s.client == l.holder && s.start_ms <= l.start_ms)
+                .map(|s| s.end_ms)
+                .next_back()
+        });
+        if session_end.is_some_and(|end| l.end_ms > end) {
+            out.push(format!("leases[{k}] outlives its holder's session"));
         }
     }
 }

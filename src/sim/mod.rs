@@ -19,8 +19,10 @@ pub mod scenario;
 pub mod search;
 pub mod sort;
 pub mod trace;
+pub mod trace_advisory;
 pub mod trace_etcd;
 pub mod words;
+pub mod words_advisory;
 
 pub use account::{Account, DebitVerdict, FenceRule, Rejection};
 pub use engine::run;

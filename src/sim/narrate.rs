@@ -35,7 +35,8 @@ pub fn narrate(trace: &Trace) -> Vec<String> {
     let told: Vec<&LeaseSpan> = trace
         .leases
         .iter()
-        .filter(|l| l.end == SpanEnd::Expired && l.end_ms <= trace.end_ms)
+        // An advisory lock has no TTL: the server's own lines say why a session ended.
+        .filter(|l| l.end == SpanEnd::Expired && l.end_ms <= trace.end_ms && !trace.is_advisory())
         .collect();
     let paused = if redlock {
         Vec::new()
@@ -106,9 +107,18 @@ pub fn narrate(trace: &Trace) -> Vec<String> {
             ));
         }
     }
+    for (at, line) in super::words_advisory::server_lines(trace) {
+        lines.push((at, 0, line));
+    }
     for (i, step) in trace.steps.iter().enumerate() {
         let who = name(step.client);
         let t = step.at_ms;
+        if trace.is_advisory() {
+            if let Some(text) = super::words_advisory::narrate(trace, step) {
+                lines.push((t, i + 1, text));
+                continue;
+            }
+        }
         let text = match &step.outcome {
             Outcome::Granted {
                 fence,
@@ -218,6 +228,10 @@ pub fn narrate(trace: &Trace) -> Vec<String> {
                     token.unwrap_or(0)
                 ),
                 DebitVerdict::Rejected {
+                    reason: Rejection::SessionGone,
+                    ..
+                } => format!("Storage rejected {who}'s debit: {}.", words::verdict_text(verdict)),
+                DebitVerdict::Rejected {
                     reason: Rejection::StaleValue,
                     ..
                 } => format!(
@@ -249,6 +263,8 @@ pub fn narrate(trace: &Trace) -> Vec<String> {
             Outcome::SessionExpired { by_lock: false } => Some(format!(
                 "At {t} ms {who}'s keepalive was answered \"lease not found\": its lease had expired and its key was deleted, so {who} stops believing it holds the lock."
             )),
+            // An advisory run's own steps are told above (`words_advisory::narrate`).
+            Outcome::LockWaits { .. } | Outcome::SessionGone { .. } => None,
             Outcome::NoLeader => Some(format!(
                 "At {t} ms {who}'s request found no leader; it waits for the election."
             )),
@@ -320,6 +336,10 @@ pub fn narrate(trace: &Trace) -> Vec<String> {
     sort::sort_by_key(&mut lines, |(t, order, _)| (*t, *order));
     let mut out: Vec<String> = lines.into_iter().map(|(_, _, s)| s).collect();
     out.push(match trace.last_fence {
+        None if trace.is_advisory() => format!(
+            "Final balance {}. No fence: PostgreSQL's advisory lock hands none out.",
+            trace.final_balance
+        ),
         Some(f) => format!(
             "Final balance {}, last accepted fence {f}.",
             trace.final_balance

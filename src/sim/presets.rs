@@ -6,6 +6,8 @@ use super::account::FenceRule;
 use super::scenario::*;
 
 #[cfg(not(feature = "first-stage"))]
+mod advisory;
+#[cfg(not(feature = "first-stage"))]
 mod etcd;
 
 /// A named scenario a reader can load.
@@ -213,6 +215,8 @@ pub fn presets() -> Vec<Preset> {
     // The first stage's build has no etcd: its `validate` refuses it.
     #[cfg(not(feature = "first-stage"))]
     list.extend(etcd_presets());
+    #[cfg(not(feature = "first-stage"))]
+    list.extend(advisory_presets());
     list.push(Preset {
         id: "blank-single",
         scenario: blank_single(),
@@ -255,6 +259,33 @@ fn etcd_presets() -> Vec<Preset> {
         Preset {
             id: "etcd-create-guard",
             scenario: etcd::create_guard(),
+        },
+    ]
+}
+
+/// The PostgreSQL advisory-lock presets (`presets/advisory.rs`), the unsafe beside the safe.
+#[cfg(not(feature = "first-stage"))]
+fn advisory_presets() -> Vec<Preset> {
+    vec![
+        Preset {
+            id: "advisory-paused-holder",
+            scenario: advisory::paused_holder(),
+        },
+        Preset {
+            id: "advisory-idle-timeout",
+            scenario: advisory::idle_timeout(),
+        },
+        Preset {
+            id: "advisory-in-transaction",
+            scenario: advisory::in_transaction(),
+        },
+        Preset {
+            id: "advisory-failover",
+            scenario: advisory::failover(),
+        },
+        Preset {
+            id: "advisory-killed-holder",
+            scenario: advisory::killed_holder(),
         },
     ]
 }

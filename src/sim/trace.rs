@@ -6,6 +6,7 @@
 // re-exported so that readers of a trace (checker, narration, UI) need only this module.
 pub use super::account::{DebitVerdict, FenceRule, Rejection};
 pub use super::scenario::{PauseCause, ReleaseKind, Tier};
+pub use super::trace_advisory::*;
 pub use super::trace_etcd::*;
 use serde::Serialize;
 
@@ -53,6 +54,11 @@ pub struct Trace {
     #[serde(skip_serializing_if = "Option::is_none")]
     #[cfg_attr(feature = "first-stage", serde(skip))]
     pub etcd: Option<EtcdTrace>,
+    /// What the PostgreSQL server did: sessions, waits, failovers. Present for an advisory
+    /// lock's runs only.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    #[cfg_attr(feature = "first-stage", serde(skip))]
+    pub advisory: Option<AdvisoryTrace>,
 }
 
 impl Trace {
@@ -71,6 +77,11 @@ impl Trace {
         self.service == ServiceKind::Etcd
     }
 
+    /// Whether the run was against a PostgreSQL advisory lock.
+    pub fn is_advisory(&self) -> bool {
+        self.service == ServiceKind::Advisory
+    }
+
     /// A lock instance's name, or "?" for an index the trace does not know.
     pub fn instance_name(&self, instance: usize) -> &str {
         self.instances.get(instance).map_or("?", String::as_str)
@@ -84,6 +95,7 @@ pub enum ServiceKind {
     Single,
     Redlock,
     Etcd,
+    Advisory,
 }
 
 /// One thing a client or the storage did, in the order it happened.
@@ -173,6 +185,15 @@ pub enum Outcome {
     },
     /// etcd: no member is leader, so the request waits for an election.
     NoLeader,
+    /// PostgreSQL: `pg_advisory_lock` blocks while `behind`'s session holds the lock.
+    LockWaits {
+        behind: String,
+    },
+    /// PostgreSQL: the client's statement found its session gone (it ended for `why`); a lock
+    /// call that waited returns an error, a later statement learns the lock is lost.
+    SessionGone {
+        why: SessionEnd,
+    },
 }
 
 /// Why a lease or a belief ended.

@@ -54,6 +54,16 @@ pub fn token_text(trace: &Trace, token: Option<u64>) -> String {
 pub fn describe(outcome: &Outcome, trace: &Trace) -> String {
     match outcome {
         #[cfg(not(feature = "first-stage"))]
+        Outcome::Granted { .. } if trace.is_advisory() => super::words_advisory::granted(trace),
+        #[cfg(not(feature = "first-stage"))]
+        Outcome::Released { own, .. } if trace.is_advisory() => {
+            super::words_advisory::released(trace, *own)
+        }
+        #[cfg(not(feature = "first-stage"))]
+        Outcome::LockWaits { behind } => super::words_advisory::waits(trace, behind),
+        #[cfg(not(feature = "first-stage"))]
+        Outcome::SessionGone { why } => super::words_advisory::gone(*why),
+        #[cfg(not(feature = "first-stage"))]
         Outcome::Granted {
             fence,
             lease_until_ms,
@@ -92,7 +102,9 @@ pub fn describe(outcome: &Outcome, trace: &Trace) -> String {
         Outcome::Queued { .. }
         | Outcome::GrantedExpired { .. }
         | Outcome::SessionExpired { .. }
-        | Outcome::NoLeader => String::new(),
+        | Outcome::NoLeader
+        | Outcome::LockWaits { .. }
+        | Outcome::SessionGone { .. } => String::new(),
         Outcome::Denied { holder } => format!("denied lock_held by {holder}"),
         Outcome::Renewed {
             lease_until_ms,
@@ -283,6 +295,10 @@ pub fn verdict_text(verdict: &DebitVerdict) -> String {
             Some(r) => format!("txn compare failed: no lock key with create revision {r}"),
             None => "txn compare failed: the writer has no lock key".to_string(),
         },
+        DebitVerdict::Rejected {
+            reason: Rejection::SessionGone,
+            ..
+        } => super::words_advisory::rejected_text(),
     }
 }
 

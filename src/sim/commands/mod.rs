@@ -9,6 +9,7 @@
 //! per instance and the instances' own events. This file composes them.
 
 use crate::sim::sort;
+pub mod advisory;
 pub mod command;
 pub mod etcd;
 mod lookup;
@@ -29,6 +30,9 @@ pub use scripts::Script;
 pub fn commands(s: &Scenario, t: &Trace) -> Vec<Command> {
     if t.is_etcd() {
         return etcd::plan(s, t);
+    }
+    if t.is_advisory() {
+        return advisory::plan(s, t);
     }
     let run = Run { s, t };
     let mut timed: Vec<(u8, Command)> = Vec::new();
@@ -305,7 +309,7 @@ mod tests {
         // The Redis services' commands; etcd's gateway calls are checked in `tests/etcd.rs`.
         for p in presets()
             .into_iter()
-            .filter(|p| p.scenario.lock.etcd.is_none())
+            .filter(|p| p.scenario.lock.etcd.is_none() && p.scenario.lock.advisory.is_none())
         {
             let t = run(&p.scenario);
             let list = commands(&p.scenario, &t);

@@ -199,11 +199,14 @@ impl Walk<'_> {
                 format!("{name}'s clock jumps {by_ms:+} ms (no command: the client's own clock)"),
             ),
             Outcome::Skipped { reason } => self.note(step, i, reason.clone()),
-            // etcd runs have their own command list (`commands::etcd`).
+            // etcd and advisory-lock runs have their own command lists (`commands::etcd`,
+            // `commands::advisory`).
             Outcome::Queued { .. }
             | Outcome::GrantedExpired { .. }
             | Outcome::SessionExpired { .. }
-            | Outcome::NoLeader => self.note(step, i, step.text.clone()),
+            | Outcome::NoLeader
+            | Outcome::LockWaits { .. }
+            | Outcome::SessionGone { .. } => self.note(step, i, step.text.clone()),
             Outcome::Redlock { attempt, .. } => self.judge(step, i, *attempt),
         }
     }

@@ -16,7 +16,9 @@
 use crate::sim::sort;
 #[cfg(not(feature = "first-stage"))]
 mod cluster;
-// The first stage's build has no etcd (its `validate` refuses `lock.etcd`).
+// The first stage's build has neither etcd nor advisory locks (its `validate` refuses them).
+#[cfg_attr(feature = "first-stage", path = "advisory_off.rs")]
+mod advisory;
 #[cfg_attr(feature = "first-stage", path = "etcd_off.rs")]
 mod etcd;
 #[cfg(not(feature = "first-stage"))]
@@ -37,6 +39,7 @@ use super::invariants;
 use super::narrate;
 use super::scenario::{Event, Scenario};
 use super::trace::*;
+use advisory::AdvisoryService;
 use etcd::EtcdService;
 use instance::Inst;
 use queue::{Action, Item};
@@ -51,6 +54,7 @@ enum Service {
     Single(Box<Single>),
     Redlock(Redlock),
     Etcd(Box<EtcdService>),
+    Advisory(Box<AdvisoryService>),
 }
 
 impl Service {
@@ -58,7 +62,7 @@ impl Service {
         match self {
             Service::Single(x) => x.instances(),
             Service::Redlock(r) => r.instances(),
-            Service::Etcd(_) => &[],
+            Service::Etcd(_) | Service::Advisory(_) => &[],
         }
     }
 
@@ -66,7 +70,24 @@ impl Service {
         match self {
             Service::Single(x) => (i == 0).then(|| x.instance_mut()),
             Service::Redlock(r) => r.instance_mut(i),
-            Service::Etcd(_) => None,
+            Service::Etcd(_) | Service::Advisory(_) => None,
+        }
+    }
+
+    /// Whether the client is blocked in a lock call (its other steps wait with it).
+    fn is_waiting(&self, client: usize) -> bool {
+        match self {
+            Service::Etcd(x) => x.is_waiting(client),
+            Service::Advisory(x) => x.is_waiting(client),
+            Service::Single(_) | Service::Redlock(_) => false,
+        }
+    }
+
+    fn block(&mut self, client: usize, item: Item) {
+        match self {
+            Service::Etcd(x) => x.block(client, item),
+            Service::Advisory(x) => x.block(client, item),
+            Service::Single(_) | Service::Redlock(_) => {}
         }
     }
 }
@@ -158,7 +179,27 @@ impl Run {
 
 impl Sim {
     fn new(s: Rc<Scenario>) -> Sim {
+        let advisory = s
+            .lock
+            .advisory
+            .as_ref()
+            .and_then(|a| AdvisoryService::new(&s, a));
         let (service, kind, instances, majority) = match (&s.lock.redlock, &s.lock.etcd) {
+            // Only the first stage's build has no advisory service (its `validate` refuses one).
+            (None, None) if advisory.is_some() => match advisory {
+                Some(x) => (
+                    Service::Advisory(Box::new(x)),
+                    ServiceKind::Advisory,
+                    vec!["postgres".to_string()],
+                    1,
+                ),
+                None => (
+                    Service::Single(Box::new(Single::new(&s))),
+                    ServiceKind::Single,
+                    vec!["lock".to_string()],
+                    1,
+                ),
+            },
             (None, Some(e)) => match EtcdService::new(&s, e, world::run_limit(&s)) {
                 Some(x) => (
                     Service::Etcd(Box::new(x)),
@@ -188,8 +229,13 @@ impl Sim {
             ),
         };
         let storage = Storage::new(&s);
+        let mut w = World::new(s, kind, instances, majority);
+        // The server's settings, for the steps' words; `finish` adds what it did.
+        if let Service::Advisory(x) = &service {
+            w.trace.advisory = Some(x.settings());
+        }
         Sim {
-            w: World::new(s, kind, instances, majority),
+            w,
             service,
             storage,
             steps: 0,
@@ -212,6 +258,7 @@ impl Sim {
         match &self.service {
             Service::Redlock(r) => r.schedule(&mut self.w.queue),
             Service::Etcd(e) => e.schedule(&mut self.w.queue),
+            Service::Advisory(x) => x.schedule(&mut self.w.queue, &self.w.s),
             Service::Single(_) => {}
         }
     }
@@ -257,8 +304,20 @@ impl Sim {
                 let session = usize::try_from(generation).unwrap_or(usize::MAX);
                 e.expire(w, t, session, u64::try_from(expires_at).unwrap_or(0));
             }
+            (
+                Action::Expire {
+                    instance,
+                    generation,
+                    expires_at,
+                },
+                Service::Advisory(x),
+            ) => x.expire(w, t, instance, generation, expires_at),
+            (Action::InstanceEvent { .. }, Service::Advisory(x)) => x.failover(w, t),
             (Action::Elected { .. }, Service::Etcd(e)) => e.elected(w, t),
-            (Action::Elected { .. }, Service::Single(_) | Service::Redlock(_)) => {}
+            (
+                Action::Elected { .. },
+                Service::Single(_) | Service::Redlock(_) | Service::Advisory(_),
+            ) => {}
             (
                 Action::Expire {
                     instance,
@@ -305,7 +364,7 @@ impl Sim {
                 | Action::Reply { .. }
                 | Action::Collect { .. }
                 | Action::Retry { .. },
-                Service::Single(_) | Service::Etcd(_),
+                Service::Single(_) | Service::Etcd(_) | Service::Advisory(_),
             ) => {}
             (Action::Wake { client, event }, _) => {
                 if !w.clients[client].crashed && w.paused_until(client, t).is_none() {
@@ -318,19 +377,17 @@ impl Sim {
                     e,
                     Event::Pause { .. } | Event::ClockJump { .. } | Event::Crash { .. }
                 );
-                if let Service::Etcd(x) = &mut self.service {
-                    // A client blocked in a lock call does nothing else until it returns.
-                    if !immediate && x.is_waiting(client) && !w.clients[client].crashed {
-                        x.block(client, item);
-                        return;
-                    }
+                // A client blocked in a lock call does nothing else until it returns.
+                if !immediate && self.service.is_waiting(client) && !w.clients[client].crashed {
+                    self.service.block(client, item);
+                    return;
                 }
                 if immediate || w.ready(item) {
                     self.event(t, item.due, client, event);
                 }
             }
-            (Action::CheckWrite { client, .. }, Service::Etcd(x)) if x.is_waiting(client) => {
-                x.block(client, item)
+            (Action::CheckWrite { client, .. }, service) if service.is_waiting(client) => {
+                service.block(client, item)
             }
             (Action::CheckWrite { client, event }, _) => {
                 if w.ready(item) {
@@ -350,6 +407,8 @@ impl Sim {
                                 x.next_keepalive(w, t, client);
                             }
                         }
+                        // Validation refuses a watchdog on an advisory lock: it has no TTL.
+                        Service::Advisory(_) => {}
                     }
                 }
             }
@@ -357,8 +416,19 @@ impl Sim {
                 let live = w.trace.writes[write]
                     .generation
                     .is_some_and(|g| x.key_live(g));
-                if self.storage.arrive(w, t, write, Some(live)) {
+                let refused = (!live).then_some(Rejection::CompareFailed);
+                if self.storage.arrive(w, t, write, refused) {
                     x.committed(t, w.trace.writes[write].client);
+                }
+            }
+            (Action::Arrive { write }, Service::Advisory(x)) => {
+                let generation = w.trace.writes[write].generation.unwrap_or(0);
+                let refused = x.write_arrives(w, t, generation);
+                self.storage.arrive(w, t, write, refused);
+                if refused.is_some() {
+                    // The client's statement failed on a dead connection: now it knows.
+                    let client = w.trace.writes[write].client;
+                    w.drop_belief(t, client, SpanEnd::Expired);
                 }
             }
             (Action::Arrive { write }, _) => {
@@ -376,6 +446,7 @@ impl Sim {
                 r.start_attempt(w, t, client, Some(event), 1)
             }
             (Event::Acquire { .. }, Service::Etcd(x)) => x.acquire(w, t, due, client, event),
+            (Event::Acquire { .. }, Service::Advisory(x)) => x.acquire(w, t, client, event),
             (Event::Debit { .. }, _) => self.storage.send(w, t, due, client, event),
             (
                 Event::Pause {
@@ -395,12 +466,16 @@ impl Sim {
                     end_ms: until_ms,
                 });
                 w.step(t, client, Some(event), Outcome::Paused { cause, until_ms });
+                if let Service::Advisory(x) = &mut self.service {
+                    x.paused(w, t, client, cause, duration_ms);
+                }
                 w.queue.push(until_ms, 0, Action::Wake { client, event });
             }
             (Event::CheckThenWrite { gap_ms, .. }, service) => {
                 let name = &w.s.clients[client].name;
                 let held = match service {
                     Service::Etcd(x) => x.holds(client),
+                    Service::Advisory(x) => x.holds(client),
                     _ => {
                         let holding = service
                             .instances()
@@ -428,8 +503,10 @@ impl Sim {
             (Event::Renew { .. }, Service::Etcd(x)) => {
                 x.keepalive(w, t, client, Some(event));
             }
-            // Validation refuses a watchdog on etcd: sessions keep themselves alive.
-            (Event::Watchdog { .. }, Service::Etcd(_)) => {}
+            // Validation refuses a watchdog on etcd (sessions keep themselves alive) and a
+            // renewal or a watchdog on an advisory lock (it has no TTL).
+            (Event::Watchdog { .. }, Service::Etcd(_))
+            | (Event::Renew { .. } | Event::Watchdog { .. }, Service::Advisory(_)) => {}
             (Event::Watchdog { .. }, _) => {
                 w.start_watchdog(t, client);
                 w.step(t, client, Some(event), Outcome::WatchdogStarted);
@@ -441,6 +518,7 @@ impl Sim {
                 r.release_all(w, t, client, event, mode)
             }
             (Event::Release { .. }, Service::Etcd(x)) => x.release(w, t, due, client, event),
+            (Event::Release { .. }, Service::Advisory(x)) => x.release(w, t, client, event),
             (Event::Crash { .. }, service) => {
                 if w.clients[client].crashed {
                     return;
@@ -452,6 +530,10 @@ impl Sim {
                 w.clients[client].watchdog = 0;
                 w.drop_belief(t, client, SpanEnd::Crashed);
                 w.step(t, client, Some(event), Outcome::Crashed);
+                // The server sees the socket close after the death, and hands the lock on.
+                if let Service::Advisory(x) = service {
+                    x.crashed(w, t, client);
+                }
             }
             (Event::ClockJump { by_ms, .. }, _) => {
                 w.step(t, client, Some(event), Outcome::ClockJumped { by_ms });
@@ -468,8 +550,10 @@ impl Sim {
             ..
         } = self;
         let mut trace = w.trace;
-        if let Service::Etcd(x) = service {
-            trace.etcd = Some(x.finish(trace.end_ms));
+        match service {
+            Service::Etcd(x) => trace.etcd = Some(x.finish(trace.end_ms)),
+            Service::Advisory(x) => trace.advisory = Some(x.finish(trace.end_ms)),
+            Service::Single(_) | Service::Redlock(_) => {}
         }
         spans::mark_stale_beliefs(&mut trace);
         trace.majorities = spans::majority_spans(&trace);

@@ -76,16 +76,23 @@ impl Storage {
             .push(arrived_ms, arrived_ms, Action::Arrive { write });
     }
 
-    /// The debit reaches the account, which accepts, rejects or recognises it. `guard` is the
-    /// etcd transaction's compare (`CREATE(key) == myRev`) when the storage has one: a false
-    /// compare commits nothing. Returns whether the debit was accepted.
-    pub fn arrive(&mut self, w: &mut World, t: u64, write: usize, guard: Option<bool>) -> bool {
+    /// The debit reaches the account, which accepts, rejects or recognises it. `refused` is
+    /// why the lock service's own check failed, when the write goes through one (etcd's
+    /// `CREATE(key) == myRev` compare, a PostgreSQL session that is gone): then nothing
+    /// commits. Returns whether the debit was accepted.
+    pub fn arrive(
+        &mut self,
+        w: &mut World,
+        t: u64,
+        write: usize,
+        refused: Option<Rejection>,
+    ) -> bool {
         let wr = &w.trace.writes[write];
         let (client, event, amount, token) = (wr.client, wr.event, wr.amount, wr.token);
         let key = wr.idempotency_key.clone();
-        let verdict = match guard {
-            Some(false) => DebitVerdict::Rejected {
-                reason: Rejection::CompareFailed,
+        let verdict = match refused {
+            Some(reason) => DebitVerdict::Rejected {
+                reason,
                 last_fence: self.account.last_fence(),
                 token: wr.generation,
             },

@@ -123,6 +123,7 @@ impl World {
                 verdict: Verdict::default(),
                 narration: Vec::new(),
                 etcd: None,
+                advisory: None,
             },
             s,
             texts: true,
@@ -409,6 +410,15 @@ impl World {
             b.end_ms = end_ms;
             b.end = end;
             b.valid_until_ms = valid_until_ms;
+        }
+    }
+
+    /// The service let the client's lock go at `t` without telling it: the client still
+    /// believes, but its lock is valid no longer (an advisory lock's session ended).
+    pub fn end_validity(&mut self, t: u64, client: usize) {
+        if let Some(held) = self.clients[client].held {
+            let b = &mut self.trace.beliefs[held.belief];
+            b.valid_until_ms = b.valid_until_ms.min(t).max(b.start_ms);
         }
     }
 

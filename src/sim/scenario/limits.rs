@@ -185,6 +185,11 @@ pub const ELECTION_TIMEOUT_MS: Limit =
     Limit::new("etcd.electionTimeoutMs", 1, MAX_TIME_MS, Unit::Ms);
 pub const MEMBER_NAME: Limit = Limit::chars("member.name", 1, MAX_NAME_CHARS);
 pub const MEMBER_PARTITION_MS: Limit = Limit::time("memberPartition.durationMs");
+pub const LOCK_ID: Limit = Limit::new("advisory.lockId", 0, MAX_FENCE, Unit::Number);
+pub const IDLE_SESSION_TIMEOUT_MS: Limit = Limit::time("advisory.idleSessionTimeoutMs");
+pub const IDLE_IN_TRANSACTION_TIMEOUT_MS: Limit =
+    Limit::time("advisory.idleInTransactionTimeoutMs");
+pub const KEEPALIVE_MS: Limit = Limit::new("advisory.keepaliveMs", 1, MAX_TIME_MS, Unit::Ms);
 pub const WORK: Limit = Limit::new("work", 0, MAX_WORK, Unit::Items("engine steps"));
 
 /// Every limit, for the documents' test and for anyone who wants the whole table.
@@ -225,6 +230,10 @@ pub const LIMITS: &[Limit] = &[
     ELECTION_TIMEOUT_MS,
     MEMBER_NAME,
     MEMBER_PARTITION_MS,
+    LOCK_ID,
+    IDLE_SESSION_TIMEOUT_MS,
+    IDLE_IN_TRANSACTION_TIMEOUT_MS,
+    KEEPALIVE_MS,
     WORK,
 ];
 

@@ -3,6 +3,7 @@
 //! and validates the limits, so input is either a scenario every run of which is bounded, or an
 //! error that names the field at fault.
 
+mod advisory;
 pub mod counts;
 mod error;
 mod etcd;

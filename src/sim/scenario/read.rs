@@ -79,6 +79,7 @@ fn lock(v: &Value, path: String) -> Result<LockSettings> {
         "clock",
         "redlock",
         "etcd",
+        "advisory",
     ])?;
     let d = LockSettings::default();
     Ok(LockSettings {
@@ -100,6 +101,20 @@ fn lock(v: &Value, path: String) -> Result<LockSettings> {
                 return super::fields::fail(
                     &f.at("etcd"),
                     "the first stage draws Redis scenarios only; the full page runs etcd"
+                        .to_string(),
+                )
+            }
+        },
+        advisory: match f.map.get("advisory") {
+            None | Some(Value::Null) => None,
+            #[cfg(not(feature = "first-stage"))]
+            Some(a) => Some(super::advisory::advisory(a, f.at("advisory"))?),
+            #[cfg(feature = "first-stage")]
+            Some(_) => {
+                return super::fields::fail(
+                    &f.at("advisory"),
+                    "the first stage draws Redis scenarios only; the full page runs PostgreSQL \
+                     advisory locks"
                         .to_string(),
                 )
             }
@@ -155,13 +170,20 @@ fn instance(v: &Value, path: String) -> Result<Instance> {
 
 fn storage(v: &Value, path: String) -> Result<StorageSettings> {
     let f = Fields::of(v, path, "an object")?;
-    f.only(&["balance", "fenceRule", "idempotency", "createGuard"])?;
+    f.only(&[
+        "balance",
+        "fenceRule",
+        "idempotency",
+        "createGuard",
+        "inTransaction",
+    ])?;
     let d = StorageSettings::default();
     Ok(StorageSettings {
         balance: f.signed_or("balance", d.balance, &lim::BALANCE)?,
         fence_rule: f.choice_or("fenceRule", d.fence_rule, FENCE_RULES)?,
         idempotency: f.bool_or("idempotency", d.idempotency)?,
         create_guard: f.bool_or("createGuard", false)?,
+        in_transaction: f.bool_or("inTransaction", false)?,
     })
 }
 

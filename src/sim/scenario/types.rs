@@ -2,6 +2,7 @@
 //! exported files and the JS API carry; serde writes it (field names camelCase, enumerations
 //! snake_case), and `read.rs` reads it back by hand so errors can name their field.
 
+pub use super::advisory::{Advisory, AdvisoryLevel, ServerEvent, LINUX_KEEPALIVE_MS};
 pub use super::etcd::{Etcd, EtcdVersion, Member, MemberEvent};
 use super::limits::DEFAULT_STEP_LIMIT;
 use crate::sim::account::FenceRule;
@@ -55,6 +56,12 @@ pub struct LockSettings {
     #[serde(skip_serializing_if = "Option::is_none")]
     #[cfg_attr(feature = "first-stage", serde(skip))]
     pub etcd: Option<Etcd>,
+    /// When present, the lock service is a PostgreSQL advisory lock (no TTL, no fence, no
+    /// watchdog: the lock lasts as long as the session or the transaction). The first stage's
+    /// build, which refuses it, never has one to write.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    #[cfg_attr(feature = "first-stage", serde(skip))]
+    pub advisory: Option<Advisory>,
 }
 
 /// Redlock: N independent instances, a majority, validity = TTL − elapsed − drift margin.
@@ -213,6 +220,11 @@ pub struct StorageSettings {
     /// (`CREATE(key) == myRev`), the guard etcd's own lock recipe uses.
     #[serde(skip_serializing_if = "std::ops::Not::not")]
     pub create_guard: bool,
+    /// PostgreSQL advisory locks only: the account is a table in the lock's own database and
+    /// each debit is an `UPDATE` sent on the lock holder's session (inside the lock's
+    /// transaction at transaction level), so it commits only while that session lives.
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    pub in_transaction: bool,
 }
 
 #[derive(Clone, Debug, PartialEq, Eq, Serialize)]
@@ -399,6 +411,7 @@ impl Default for LockSettings {
             clock: ClockSpec::default(),
             redlock: None,
             etcd: None,
+            advisory: None,
         }
     }
 }
@@ -410,6 +423,7 @@ impl Default for StorageSettings {
             fence_rule: FenceRule::Strict,
             idempotency: true,
             create_guard: false,
+            in_transaction: false,
         }
     }
 }
@@ -445,11 +459,17 @@ impl Scenario {
             .iter()
             .flat_map(|e| e.members.iter())
             .flat_map(|m| m.events.iter().map(MemberEvent::end_ms));
+        let server = self
+            .lock
+            .advisory
+            .iter()
+            .flat_map(|a| a.events.iter().map(ServerEvent::at_ms));
         self.clients
             .iter()
             .flat_map(|c| c.events.iter().map(Event::end_ms))
             .chain(instances)
             .chain(members)
+            .chain(server)
             .fold(self.end_ms, u64::max)
     }
 }

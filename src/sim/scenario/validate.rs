@@ -108,6 +108,27 @@ impl Scenario {
                     .to_string(),
             ));
         }
+        if let Some(a) = &self.lock.advisory {
+            #[cfg(feature = "first-stage")]
+            {
+                let _ = a;
+                return Err(ScenarioError::new(
+                    "lock.advisory",
+                    "the first stage draws Redis scenarios only; the full page runs PostgreSQL \
+                     advisory locks"
+                        .to_string(),
+                ));
+            }
+            #[cfg(not(feature = "first-stage"))]
+            self.validate_advisory(a)?;
+        } else if self.storage.in_transaction {
+            return Err(ScenarioError::new(
+                "storage.inTransaction",
+                "needs a PostgreSQL advisory lock (lock.advisory): the write goes on the lock's \
+                 own session"
+                    .to_string(),
+            ));
+        }
         check(Path::Top("storage.balance"), &BALANCE, self.storage.balance)?;
         let clients = Path::Top("clients");
         check(clients, &CLIENTS, self.clients.len() as u64)?;
@@ -140,8 +161,10 @@ impl Scenario {
             .flat_map(|e| e.members.iter())
             .map(|m| m.events.len())
             .sum();
-        let instance_events: usize =
-            instances.clone().map(|i| i.events.len()).sum::<usize>() + member_events;
+        let server_events: usize = self.lock.advisory.iter().map(|a| a.events.len()).sum();
+        let instance_events: usize = instances.clone().map(|i| i.events.len()).sum::<usize>()
+            + member_events
+            + server_events;
         events_in_all(client_events, instance_events)?;
         let jump_events = self
             .clients

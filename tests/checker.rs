@@ -44,6 +44,7 @@ fn blank() -> Trace {
         verdict: Verdict::default(),
         narration: Vec::new(),
         etcd: None,
+        advisory: None,
     }
 }
 

@@ -10,6 +10,7 @@ wasm_bindgen_test::wasm_bindgen_test_configure!(run_in_browser);
 
 mod common;
 
+mod advisory;
 mod banner_words;
 mod breaks;
 mod checker;
@@ -26,6 +27,7 @@ mod scenarios;
 mod search;
 mod snapshots;
 mod tidy;
+mod ui_advisory;
 mod ui_etcd;
 mod ui_inspector;
 mod ui_redlock;

@@ -295,6 +295,31 @@ pub fn breakers() -> Vec<Breaker> {
             spec: spec(&[Pause], 1, StaleWriteAccepted),
             expect: found(StaleWriteAccepted, 1),
         },
+        // PostgreSQL advisory locks: with no timeout nothing ends a paused holder's session;
+        // with the write on the lock's session a dead session cannot commit. (The search does
+        // not inject failovers or idle timeouts: `advisory-failover` and
+        // `advisory-idle-timeout` show them as written.)
+        Breaker {
+            preset: "advisory-paused-holder",
+            question: "With no idle timeout and no failover, can a GC pause of a holder get a stale write through?",
+            change: Change::Nothing,
+            spec: spec(&[Pause], 1, StaleWriteAccepted),
+            expect: Expect::NoneFound,
+        },
+        Breaker {
+            preset: "advisory-in-transaction",
+            question: "With every write on the lock's own session, can a GC pause get a stale write through?",
+            change: Change::Nothing,
+            spec: spec(&[Pause], 1, StaleWriteAccepted),
+            expect: Expect::NoneFound,
+        },
+        Breaker {
+            preset: "advisory-killed-holder",
+            question: "With the holder killed, not partitioned, can a GC pause get a stale write through?",
+            change: Change::Nothing,
+            spec: spec(&[Pause], 1, StaleWriteAccepted),
+            expect: Expect::NoneFound,
+        },
         // "A claim that lands before the holder's lease can run out": a pause holds A back.
         Breaker {
             preset: "redlock-cas",

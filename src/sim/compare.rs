@@ -73,6 +73,25 @@ pub fn counterfactual(s: &Scenario) -> Counterfactual {
         "A lock service that mints fences"
     };
     let (label, lane_title, lane_sub) = match s.storage.fence_rule {
+        // An advisory lock mints no fence to add: its honest contrast is where the write goes,
+        // on the lock's own session or on storage apart from it.
+        _ if s.lock.advisory.is_some() => {
+            let inside = s.storage.in_transaction;
+            other.storage.in_transaction = !inside;
+            if inside {
+                (
+                    "With the write on separate storage".to_string(),
+                    "separate storage",
+                    "same run, write apart",
+                )
+            } else {
+                (
+                    "With the write inside the lock's session".to_string(),
+                    "write in session",
+                    "same run, UPDATE on the lock's session",
+                )
+            }
+        }
         // etcd's guard is the check this storage makes: the comparison takes it away, and
         // leaves the fence rule as it is.
         _ if s.storage.create_guard => {

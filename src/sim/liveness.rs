@@ -12,6 +12,7 @@ use crate::sim::sort;
 pub fn observe(trace: &Trace) -> Vec<Observation> {
     let mut out = holders_refused(trace);
     out.extend(every_debit_refused(trace));
+    out.extend(waited_behind_holder(trace));
     sort::sort_by_key(&mut out, |o| o.at_ms);
     out
 }
@@ -77,4 +78,55 @@ fn every_debit_refused(trace: &Trace) -> Option<Observation> {
             format!("every debit was refused ({refused} of {refused}): nothing was written")
         },
     })
+}
+
+/// A lock call that blocked behind another session (an advisory lock: it never expires), with
+/// how long, and whether the holder was stopped meanwhile: safe is not the same as working.
+fn waited_behind_holder(trace: &Trace) -> Vec<Observation> {
+    let Some(a) = &trace.advisory else {
+        return Vec::new();
+    };
+    a.waits
+        .iter()
+        .filter(|w| w.end_ms > w.start_ms)
+        .filter_map(|w| {
+            let who = trace.client_name(w.client);
+            let holder = trace
+                .leases
+                .iter()
+                .find(|l| l.start_ms <= w.start_ms && w.start_ms < l.end_ms)
+                .map(|l| l.holder);
+            let paused = holder.is_some_and(|h| {
+                trace
+                    .pauses
+                    .iter()
+                    .any(|p| p.client == h && p.start_ms < w.end_ms && w.start_ms < p.end_ms)
+            });
+            let by = holder.map_or("another session".to_string(), |h| {
+                format!("{}'s session", trace.client_name(h))
+            });
+            let ended = match w.end {
+                PgWaitEnd::Open => "and was still waiting when the run ended".to_string(),
+                PgWaitEnd::Granted => format!("until {} ms", w.end_ms),
+                PgWaitEnd::Failed | PgWaitEnd::Abandoned => {
+                    format!("until its call failed at {} ms", w.end_ms)
+                }
+            };
+            // A holder that worked and then let go (or died) is how a lock should be used.
+            if !paused && w.end != PgWaitEnd::Open {
+                return None;
+            }
+            Some(Observation {
+                kind: LivenessKind::WaitedBehindHolder,
+                at_ms: w.end_ms,
+                clients: holder.into_iter().chain([w.client]).collect(),
+                text: format!(
+                    "{who} waited {} ms for advisory lock {} behind {by}{}, {ended}: an advisory lock never expires, so a stuck holder stalls every waiter",
+                    w.end_ms - w.start_ms,
+                    a.lock_id,
+                    if paused { ", which was paused" } else { "" },
+                ),
+            })
+        })
+        .collect()
 }

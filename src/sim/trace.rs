@@ -452,6 +452,9 @@ pub enum LivenessKind {
     HolderRefused,
     /// Every debit that reached the storage was refused.
     EveryDebitRefused,
+    /// A lock call blocked behind a holder that did no work (an advisory lock has no expiry:
+    /// safe, but the waiter is stuck as long as the holder).
+    WaitedBehindHolder,
 }
 
 /// One liveness observation, in words, with the clients it concerns.

@@ -430,9 +430,7 @@ impl AdvisoryService {
             return Some(Rejection::SessionGone);
         }
         let k = usize::try_from(generation.saturating_sub(1)).unwrap_or(usize::MAX);
-        let Some(&session) = self.session_of_grant.get(k) else {
-            return None;
-        };
+        let &session = self.session_of_grant.get(k)?;
         let held = self
             .holder
             .filter(|h| h.session == session && h.generation == generation);

@@ -28,6 +28,7 @@ mod intervals;
 mod outages;
 mod queue;
 mod redlock;
+mod service;
 mod single;
 mod spans;
 mod storage;
@@ -39,58 +40,11 @@ use super::invariants;
 use super::narrate;
 use super::scenario::{Event, Scenario};
 use super::trace::*;
-use advisory::AdvisoryService;
-use etcd::EtcdService;
-use instance::Inst;
 use queue::{Action, Item};
-use redlock::Redlock;
-use single::Single;
+use service::Service;
 use std::rc::Rc;
 use storage::Storage;
 use world::World;
-
-/// The lock service a scenario runs against.
-enum Service {
-    Single(Box<Single>),
-    Redlock(Redlock),
-    Etcd(Box<EtcdService>),
-    Advisory(Box<AdvisoryService>),
-}
-
-impl Service {
-    fn instances(&self) -> &[Inst] {
-        match self {
-            Service::Single(x) => x.instances(),
-            Service::Redlock(r) => r.instances(),
-            Service::Etcd(_) | Service::Advisory(_) => &[],
-        }
-    }
-
-    fn instance_mut(&mut self, i: usize) -> Option<&mut Inst> {
-        match self {
-            Service::Single(x) => (i == 0).then(|| x.instance_mut()),
-            Service::Redlock(r) => r.instance_mut(i),
-            Service::Etcd(_) | Service::Advisory(_) => None,
-        }
-    }
-
-    /// Whether the client is blocked in a lock call (its other steps wait with it).
-    fn is_waiting(&self, client: usize) -> bool {
-        match self {
-            Service::Etcd(x) => x.is_waiting(client),
-            Service::Advisory(x) => x.is_waiting(client),
-            Service::Single(_) | Service::Redlock(_) => false,
-        }
-    }
-
-    fn block(&mut self, client: usize, item: Item) {
-        match self {
-            Service::Etcd(x) => x.block(client, item),
-            Service::Advisory(x) => x.block(client, item),
-            Service::Single(_) | Service::Redlock(_) => {}
-        }
-    }
-}
 
 struct Sim {
     w: World,
@@ -179,55 +133,7 @@ impl Run {
 
 impl Sim {
     fn new(s: Rc<Scenario>) -> Sim {
-        let advisory = s
-            .lock
-            .advisory
-            .as_ref()
-            .and_then(|a| AdvisoryService::new(&s, a));
-        let (service, kind, instances, majority) = match (&s.lock.redlock, &s.lock.etcd) {
-            // Only the first stage's build has no advisory service (its `validate` refuses one).
-            (None, None) if advisory.is_some() => match advisory {
-                Some(x) => (
-                    Service::Advisory(Box::new(x)),
-                    ServiceKind::Advisory,
-                    vec!["postgres".to_string()],
-                    1,
-                ),
-                None => (
-                    Service::Single(Box::new(Single::new(&s))),
-                    ServiceKind::Single,
-                    vec!["lock".to_string()],
-                    1,
-                ),
-            },
-            (None, Some(e)) => match EtcdService::new(&s, e, world::run_limit(&s)) {
-                Some(x) => (
-                    Service::Etcd(Box::new(x)),
-                    ServiceKind::Etcd,
-                    vec!["etcd".to_string()],
-                    1,
-                ),
-                // Only in the first stage's build, whose `validate` refuses etcd.
-                None => (
-                    Service::Single(Box::new(Single::new(&s))),
-                    ServiceKind::Single,
-                    vec!["lock".to_string()],
-                    1,
-                ),
-            },
-            (None, None) => (
-                Service::Single(Box::new(Single::new(&s))),
-                ServiceKind::Single,
-                vec!["lock".to_string()],
-                1,
-            ),
-            (Some(r), _) => (
-                Service::Redlock(Redlock::new(&s, r)),
-                ServiceKind::Redlock,
-                r.instances.iter().map(|i| i.name.clone()).collect(),
-                r.majority(),
-            ),
-        };
+        let (service, kind, instances, majority) = Service::choose(&s);
         let storage = Storage::new(&s);
         let mut w = World::new(s, kind, instances, majority);
         // The server's settings, for the steps' words; `finish` adds what it did.

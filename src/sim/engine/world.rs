@@ -415,6 +415,7 @@ impl World {
 
     /// The service let the client's lock go at `t` without telling it: the client still
     /// believes, but its lock is valid no longer (an advisory lock's session ended).
+    #[cfg_attr(feature = "first-stage", allow(dead_code))]
     pub fn end_validity(&mut self, t: u64, client: usize) {
         if let Some(held) = self.clients[client].held {
             let b = &mut self.trace.beliefs[held.belief];

@@ -4,6 +4,8 @@
 //! error that names the field at fault.
 
 mod advisory;
+#[cfg(not(feature = "first-stage"))]
+mod advisory_check;
 pub mod counts;
 mod error;
 mod etcd;

@@ -1,0 +1,111 @@
+//! The lock service a run uses, chosen from the scenario: a single Redis, Redlock, etcd or a
+//! PostgreSQL advisory lock. The engine asks it what only some services answer (who waits in
+//! a lock call) through the methods here, so no step asks which service it runs against.
+
+use super::advisory::AdvisoryService;
+use super::etcd::EtcdService;
+use super::instance::Inst;
+use super::queue::Item;
+use super::redlock::Redlock;
+use super::single::Single;
+use super::world;
+use crate::sim::scenario::Scenario;
+use crate::sim::trace::ServiceKind;
+
+/// The lock service a scenario runs against.
+pub(super) enum Service {
+    Single(Box<Single>),
+    Redlock(Redlock),
+    Etcd(Box<EtcdService>),
+    Advisory(Box<AdvisoryService>),
+}
+
+impl Service {
+    pub(super) fn instances(&self) -> &[Inst] {
+        match self {
+            Service::Single(x) => x.instances(),
+            Service::Redlock(r) => r.instances(),
+            Service::Etcd(_) | Service::Advisory(_) => &[],
+        }
+    }
+
+    pub(super) fn instance_mut(&mut self, i: usize) -> Option<&mut Inst> {
+        match self {
+            Service::Single(x) => (i == 0).then(|| x.instance_mut()),
+            Service::Redlock(r) => r.instance_mut(i),
+            Service::Etcd(_) | Service::Advisory(_) => None,
+        }
+    }
+
+    /// Whether the client is blocked in a lock call (its other steps wait with it).
+    pub(super) fn is_waiting(&self, client: usize) -> bool {
+        match self {
+            Service::Etcd(x) => x.is_waiting(client),
+            Service::Advisory(x) => x.is_waiting(client),
+            Service::Single(_) | Service::Redlock(_) => false,
+        }
+    }
+
+    pub(super) fn block(&mut self, client: usize, item: Item) {
+        match self {
+            Service::Etcd(x) => x.block(client, item),
+            Service::Advisory(x) => x.block(client, item),
+            Service::Single(_) | Service::Redlock(_) => {}
+        }
+    }
+}
+
+impl Service {
+    /// The service of `s`, its kind, its instances' names and the majority it needs.
+    pub(super) fn choose(s: &Scenario) -> (Service, ServiceKind, Vec<String>, usize) {
+        let advisory = s
+            .lock
+            .advisory
+            .as_ref()
+            .and_then(|a| AdvisoryService::new(s, a));
+        match (&s.lock.redlock, &s.lock.etcd) {
+            // Only the first stage's build has no advisory service (its `validate` refuses one).
+            (None, None) if advisory.is_some() => match advisory {
+                Some(x) => (
+                    Service::Advisory(Box::new(x)),
+                    ServiceKind::Advisory,
+                    vec!["postgres".to_string()],
+                    1,
+                ),
+                None => (
+                    Service::Single(Box::new(Single::new(s))),
+                    ServiceKind::Single,
+                    vec!["lock".to_string()],
+                    1,
+                ),
+            },
+            (None, Some(e)) => match EtcdService::new(s, e, world::run_limit(s)) {
+                Some(x) => (
+                    Service::Etcd(Box::new(x)),
+                    ServiceKind::Etcd,
+                    vec!["etcd".to_string()],
+                    1,
+                ),
+                // Only in the first stage's build, whose `validate` refuses etcd.
+                None => (
+                    Service::Single(Box::new(Single::new(s))),
+                    ServiceKind::Single,
+                    vec!["lock".to_string()],
+                    1,
+                ),
+            },
+            (None, None) => (
+                Service::Single(Box::new(Single::new(s))),
+                ServiceKind::Single,
+                vec!["lock".to_string()],
+                1,
+            ),
+            (Some(r), _) => (
+                Service::Redlock(Redlock::new(s, r)),
+                ServiceKind::Redlock,
+                r.instances.iter().map(|i| i.name.clone()).collect(),
+                r.majority(),
+            ),
+        }
+    }
+}

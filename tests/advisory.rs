@@ -308,3 +308,99 @@ fn defaults_fill_in_and_a_link_round_trips() {
     assert_eq!(a.idle_session_timeout_ms, None);
     assert_eq!(Scenario::from_json(&s.to_json()).as_ref(), Ok(&s));
 }
+
+// The "Try it" line of each advisory preset: the edit it suggests, made, does what it says.
+
+#[test]
+fn each_advisory_hint_does_what_it_says() {
+    use fencing_playground::sim::presets::hint_for;
+    let hint = |id: &str| {
+        let h = hint_for(&load(id));
+        format!("{}{}", h.act, h.watch)
+    };
+
+    // The paused holder with idle_session_timeout = 20 ms: A's session and lock end at 20 ms.
+    assert!(hint("advisory-paused-holder").contains("set idle_session_timeout to 20 ms"));
+    let mut s = load("advisory-paused-holder");
+    if let Some(a) = s.lock.advisory.as_mut() {
+        a.idle_session_timeout_ms = Some(20);
+    }
+    let t = run(&s);
+    assert!(
+        session_ends(&t).contains(&("A".into(), 20, SessionEnd::IdleTimeout)),
+        "{:?}",
+        session_ends(&t)
+    );
+    assert!(t.leases.iter().any(|l| l.holder == 0 && l.end_ms == 20));
+    assert!(t
+        .pauses
+        .iter()
+        .any(|p| p.client == 0 && p.start_ms < 20 && p.end_ms > 20));
+
+    // The idle timeout with the debit on the lock's session: A's late debit finds it gone.
+    assert!(hint("advisory-idle-timeout").contains("debit on the lock's own session"));
+    let mut s = load("advisory-idle-timeout");
+    s.storage.in_transaction = true;
+    let t = run(&s);
+    assert!(t.verdict.safe, "{:#?}\n{}", t.verdict, lines(&t).join("\n"));
+    assert_eq!(t.final_balance, 90, "{}", lines(&t).join("\n"));
+    assert!(
+        t.writes.iter().any(|w| w.client == 0
+            && matches!(
+                w.verdict,
+                Some(DebitVerdict::Rejected {
+                    reason: Rejection::SessionGone,
+                    ..
+                })
+            )),
+        "{}",
+        lines(&t).join("\n")
+    );
+
+    // In the transaction, untick the write in the session: A's debit is accepted after B's.
+    assert!(hint("advisory-in-transaction").contains("untick"));
+    let mut s = load("advisory-in-transaction");
+    s.storage.in_transaction = false;
+    assert_eq!(s.validate(), Ok(()));
+    let t = run(&s);
+    assert!(!t.verdict.safe, "{}", lines(&t).join("\n"));
+    assert_eq!(t.final_balance, 80);
+    let a = t.writes.iter().find(|w| w.client == 0).expect("A writes");
+    let b = t.writes.iter().find(|w| w.client == 1).expect("B writes");
+    assert!(
+        a.arrived_ms > b.arrived_ms && matches!(a.verdict, Some(DebitVerdict::Accepted { .. }))
+    );
+
+    // The failover with A's debit at 25 ms: A writes while its session holds the lock.
+    assert!(hint("advisory-failover").contains("drag A's debit left of 30 ms"));
+    let mut s = load("advisory-failover");
+    if let Some(Event::Debit { at_ms, .. }) = s.clients[0]
+        .events
+        .iter_mut()
+        .find(|e| matches!(e, Event::Debit { .. }))
+    {
+        *at_ms = 25;
+    }
+    let t = run(&s);
+    assert!(t.verdict.safe, "{}", lines(&t).join("\n"));
+    assert_eq!(t.final_balance, 80);
+
+    // The killed holder killed later: B's wait ends at the kill.
+    assert!(hint("advisory-killed-holder").contains("drag A's crash to the right"));
+    let mut s = load("advisory-killed-holder");
+    if let Some(Event::Crash { at_ms }) = s.clients[0]
+        .events
+        .iter_mut()
+        .find(|e| matches!(e, Event::Crash { .. }))
+    {
+        *at_ms = 24;
+    }
+    let t = run(&s);
+    let waits: Vec<_> = t.advisory.iter().flat_map(|a| a.waits.iter()).collect();
+    assert!(
+        waits
+            .iter()
+            .any(|w| w.client == 1 && w.end_ms == 24 && w.end == PgWaitEnd::Granted),
+        "{waits:?}"
+    );
+}

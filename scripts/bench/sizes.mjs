@@ -45,9 +45,11 @@ export const CEILING_BYTES = 124_500;
  * serde_json's own, the first place to look when this ceiling is next lowered. Issue 23 (etcd:
  * the cluster's engine, its presets and words, the scenario reader's etcd part, the etcd lane,
  * the gateway calls of the Commands view) +23.6 KB: 298 476 B on 2026-12-02, raised here
- * deliberately.
+ * deliberately. Issue 24 (PostgreSQL advisory locks: the session engine, five presets, their
+ * narration, words and SQL, the reader's lock.advisory, the PostgreSQL lane and its settings)
+ * +16.2 KB over main's 296 885 B: 313 127 B on 2026-12-03, raised here deliberately.
  */
-export const FULL_CEILING_BYTES = 303_900;
+export const FULL_CEILING_BYTES = 319_400;
 const dist = fileURLToPath(new URL('../../dist/', import.meta.url));
 
 /**

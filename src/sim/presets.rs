@@ -916,6 +916,27 @@ fn preset_hint(id: &str) -> Option<Hint> {
                 ": a non-standard counter per instance, checked by strict storage.",
             )
         },
+        "advisory-paused-holder" => hint(
+            "set idle_session_timeout to 20 ms",
+            ": the server then ends A's idle session during the pause, and the lock goes with \
+             it while A still believes it holds it.",
+        ),
+        "advisory-idle-timeout" => hint(
+            "tick \"debit on the lock's own session\"",
+            ": A's late debit then goes on its dead session, and nothing commits (session_gone).",
+        ),
+        "advisory-in-transaction" => hint(
+            "untick \"debit on the lock's own session\"",
+            ": A's late debit then goes to separate storage, which accepts it after B's.",
+        ),
+        "advisory-failover" => hint(
+            "drag A's debit left of 30 ms",
+            ", before the failover, while A's session still holds lock 42.",
+        ),
+        "advisory-killed-holder" => hint(
+            "drag A's crash to the right",
+            ": B's pg_advisory_lock returns only when A's process dies.",
+        ),
         "contract-5-equal-is-stale" => Hint {
             button: Some(HintButton {
                 label: "Use non-decreasing",
@@ -993,6 +1014,12 @@ pub fn derived_hint(s: &Scenario) -> Hint {
     });
     let until = if redlock.is_some() {
         "while its lock is still valid, and watch the verdict"
+    } else if let Some(a) = &s.lock.advisory {
+        if a.idle_session_timeout_ms.is_some() || a.idle_in_transaction_timeout_ms.is_some() {
+            "before an idle timeout ends its session, and the lock with it"
+        } else {
+            "sooner: the lock never expires, so the pause makes only the waiters wait"
+        }
     } else {
         "before its lease runs out: the fence refuses only stale writes"
     };

@@ -72,14 +72,17 @@ impl Trace {
         self.service == ServiceKind::Redlock
     }
 
-    /// Whether the run was against an etcd cluster.
+    /// Whether the run was against an etcd cluster. Never in the first stage's build, whose
+    /// reader refuses `lock.etcd`: there the answer is a constant, and every etcd branch that
+    /// asks goes out of the first download.
     pub fn is_etcd(&self) -> bool {
-        self.service == ServiceKind::Etcd
+        !cfg!(feature = "first-stage") && self.service == ServiceKind::Etcd
     }
 
-    /// Whether the run was against a PostgreSQL advisory lock.
+    /// Whether the run was against a PostgreSQL advisory lock; never in the first stage's
+    /// build, as for etcd.
     pub fn is_advisory(&self) -> bool {
-        self.service == ServiceKind::Advisory
+        !cfg!(feature = "first-stage") && self.service == ServiceKind::Advisory
     }
 
     /// A lock instance's name, or "?" for an index the trace does not know.

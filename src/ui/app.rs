@@ -5,6 +5,7 @@
 //! between which the browser handles input, and the page says it is computing until the
 //! trace is there.
 
+use super::controls::advisory_options::AdvisoryOptions;
 use super::controls::find::FindPanel;
 use super::controls::palette::Palette;
 use super::controls::palette_instance::InstancePalette;
@@ -250,7 +251,8 @@ pub fn App(props: &AppProps) -> Html {
                         <PresetPicker current={state.preset_id.clone().map(AttrValue::from)}
                             {on_pick} />
                         <ServiceSettings instances={scenario.lock.redlock.as_ref().map_or(0, |r| r.instances.len())}
-                            etcd={scenario.lock.etcd.as_ref().map(|e| e.version)} on_change={dispatch.clone()} />
+                            etcd={scenario.lock.etcd.as_ref().map(|e| e.version)}
+                            advisory={scenario.lock.advisory.is_some()} on_change={dispatch.clone()} />
                     </span>
                 }
             </div>
@@ -294,13 +296,20 @@ pub fn App(props: &AppProps) -> Html {
                 <div class="fp-controls" id={format!("{uid}-controls")}>
                 <div class="fp-row">
                     <Palette tool={state.tool} selected={state.selection.event()} clients={scenario.clients.len()}
-                        playhead_ms={state.playhead_ms} on_add={dispatch.clone()} />
+                        playhead_ms={state.playhead_ms} on_add={dispatch.clone()}
+                        advisory={scenario.lock.advisory.is_some()} />
                 </div>
                 <div class="fp-row">
                     <Settings lock={Rc::new(scenario.lock.clone())} fence_rule={scenario.storage.fence_rule}
                         clients={Rc::new(scenario.clients.iter().map(|c| c.name.clone()).collect::<Vec<_>>())}
                         uid={uid.clone()} on_change={dispatch.clone()} />
                 </div>
+                if let Some(a) = &scenario.lock.advisory {
+                    <div class="fp-row">
+                        <AdvisoryOptions advisory={Rc::new(a.clone())} in_transaction={scenario.storage.in_transaction}
+                            on_change={dispatch.clone()} />
+                    </div>
+                }
                 if let Some(r) = &scenario.lock.redlock {
                     <div class="fp-row">
                         <InstancePalette names={Rc::new(r.instances.iter().map(|i| i.name.clone()).collect::<Vec<_>>())}

@@ -129,6 +129,11 @@ const SOURCE: &str = concat!(
 .fp-handle .grip { fill: var(--bg); stroke: var(--fg); stroke-width: 1.5; }
 .fp-handle .hit { fill: transparent; }
 .fp-wait { stroke: var(--muted); stroke-dasharray: 2 3; }
+.fp-session line { stroke: var(--cc); stroke-width: 2; stroke-opacity: .7; }
+.fp-pg-wait line { stroke: var(--cc); stroke-width: 1.5; stroke-dasharray: 3 3; }
+.fp-failover line { stroke: var(--bad); stroke-width: 1.5; stroke-dasharray: 4 2; }
+.fp-lease.lost rect { stroke: var(--bad); stroke-dasharray: 3 2; }
+.fp-timeline text.halo { paint-order: stroke; stroke: var(--bg); stroke-width: 3px; }
 .fp-flight { stroke: var(--cc); stroke-width: 2; stroke-dasharray: 6 3; }
 .fp-badge.good text { fill: var(--good); }
 .fp-badge.bad text { fill: var(--bad); font-weight: 600; }

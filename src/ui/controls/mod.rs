@@ -1,6 +1,7 @@
 //! The controls around the timeline: the palettes that add events, the preset picker, the
 //! lock, storage and service settings, the toolbar, and "Find a failure".
 
+pub(super) mod advisory_options;
 pub(super) mod find;
 pub(super) mod palette;
 pub(super) mod palette_instance;

@@ -1,5 +1,6 @@
 //! The settings: the storage's fence rule, the TTL, the first fence, the watchdog, the client
-//! list (undo and redo are in the toolbar). Each change is one undoable edit.
+//! list (undo and redo are in the toolbar). Each change is one undoable edit. An advisory lock
+//! has no TTL, fence or watchdog: its own settings are in `advisory_options`.
 
 use crate::sim::scenario::LockSettings;
 use crate::sim::FenceRule;
@@ -65,22 +66,24 @@ pub fn Settings(props: &SettingsProps) -> Html {
                     <option value="cas_value" selected={r == FenceRule::CasValue}>{ "CAS on the lock value" }</option>
                 </select>
             </label>
-            <label>
-                <span class="fp-group-name">{ "TTL ms" }</span>
-                <input type="number" min="1" max="60000" value={lock.ttl_ms.to_string()} onchange={ttl} data-testid="ttl" />
-            </label>
-            <span class="fp-group" role="radiogroup" aria-label="First fence">
-                <span class="fp-group-name">{ "First fence" }</span>
-                { for [33u64, 1].iter().map(|&f| html! {
-                    <label><input type="radio" name={format!("{}-first-fence", props.uid)} value={f.to_string()}
-                        checked={lock.first_fence == f} onchange={first.clone()}
-                        data-testid={format!("first-fence-{f}")} />{ f }</label>
-                }) }
-            </span>
-            <label>
-                <input type="checkbox" checked={lock.watchdog} onchange={watchdog} data-testid="watchdog" />
-                { "watchdog renews every TTL/2" }
-            </label>
+            if lock.advisory.is_none() {
+                <label>
+                    <span class="fp-group-name">{ "TTL ms" }</span>
+                    <input type="number" min="1" max="60000" value={lock.ttl_ms.to_string()} onchange={ttl} data-testid="ttl" />
+                </label>
+                <span class="fp-group" role="radiogroup" aria-label="First fence">
+                    <span class="fp-group-name">{ "First fence" }</span>
+                    { for [33u64, 1].iter().map(|&f| html! {
+                        <label><input type="radio" name={format!("{}-first-fence", props.uid)} value={f.to_string()}
+                            checked={lock.first_fence == f} onchange={first.clone()}
+                            data-testid={format!("first-fence-{f}")} />{ f }</label>
+                    }) }
+                </span>
+                <label>
+                    <input type="checkbox" checked={lock.watchdog} onchange={watchdog} data-testid="watchdog" />
+                    { "watchdog renews every TTL/2" }
+                </label>
+            }
             <span class="fp-group" role="group" aria-label="Clients">
                 <span class="fp-group-name">{ "Clients" }</span>
                 { for props.clients.iter().enumerate().map(|(i, c)| html! {

@@ -1,5 +1,5 @@
-//! The lock service: a single Redis, Redlock over 3, 5 or 7 instances, or an etcd cluster
-//! (3.5, or 3.4 with its expired-waiter bug). Switching is one undoable edit; instances that
+//! The lock service: a single Redis, Redlock over 3, 5 or 7 instances, an etcd cluster (3.5,
+//! or 3.4 with its expired-waiter bug) or a PostgreSQL advisory lock. Switching is one undoable edit; instances that
 //! remain keep their events.
 
 use crate::sim::scenario::EtcdVersion;
@@ -14,6 +14,8 @@ pub struct ServiceSettingsProps {
     pub instances: usize,
     /// The etcd server version, when the service is etcd.
     pub etcd: Option<EtcdVersion>,
+    /// Whether the service is a PostgreSQL advisory lock.
+    pub advisory: bool,
     pub on_change: Callback<Action>,
 }
 
@@ -21,6 +23,7 @@ pub struct ServiceSettingsProps {
 pub fn ServiceSettings(props: &ServiceSettingsProps) -> Html {
     let n = props.instances;
     let etcd = props.etcd;
+    let advisory = props.advisory;
     let onchange = props.on_change.reform(|e: Event| {
         let value = e
             .target()
@@ -30,6 +33,7 @@ pub fn ServiceSettings(props: &ServiceSettingsProps) -> Html {
         match value.as_str() {
             "etcd-3.5" => Action::Instance(InstanceAction::SetEtcd(EtcdVersion::V35)),
             "etcd-3.4" => Action::Instance(InstanceAction::SetEtcd(EtcdVersion::V34)),
+            "advisory" => Action::Instance(InstanceAction::SetAdvisory),
             other => Action::Instance(InstanceAction::SetService(other.parse().unwrap_or(0))),
         }
     });
@@ -37,7 +41,7 @@ pub fn ServiceSettings(props: &ServiceSettingsProps) -> Html {
         <label class="fp-preset">
             <span class="fp-group-name">{ "Lock service" }</span>
             <select {onchange} data-testid="service">
-                <option value="0" selected={n == 0 && etcd.is_none()}>{ "single Redis" }</option>
+                <option value="0" selected={n == 0 && etcd.is_none() && !advisory}>{ "single Redis" }</option>
                 { for SERVICE_SIZES.iter().map(|&k| html! {
                     <option value={k.to_string()} selected={n == k}>{ format!("Redlock, {k} instances") }</option>
                 }) }
@@ -46,6 +50,7 @@ pub fn ServiceSettings(props: &ServiceSettingsProps) -> Html {
                 }
                 <option value="etcd-3.5" selected={etcd == Some(EtcdVersion::V35)}>{ "etcd 3.5 (revision fences)" }</option>
                 <option value="etcd-3.4" selected={etcd == Some(EtcdVersion::V34)}>{ "etcd 3.4 (expired-waiter bug)" }</option>
+                <option value="advisory" selected={advisory}>{ "PostgreSQL advisory lock (no fence)" }</option>
             </select>
         </label>
     }

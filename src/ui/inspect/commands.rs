@@ -253,6 +253,12 @@ pub fn Commands(props: &CommandsProps) -> Html {
                     <code>{ "bash scripts/lab.sh replay 'LINK'" }</code>
                     { ". The lab starts three etcd 3.4 members and PostgreSQL on loopback, runs one process per client making these gateway calls on its own (pauses are SIGSTOP, crashes SIGKILL, a leader crash kills that member), and prints where the history (each grant's revision, each debit's verdict, the final balance) differs from this page's. etcd 3.5's answer to an expired waiter is not checked: no 3.5 server is installed." }
                 </p>
+            } else if props.trace.is_advisory() {
+                <p class="fp-hint fp-cmd-lab" data-testid="lab-replay">
+                    { "These statements run as shown in psql against PostgreSQL 15, one psql session per client. The lab (" }
+                    <code>{ "bash scripts/lab.sh replay 'LINK'" }</code>
+                    { ") does not replay advisory-lock scenarios yet: it runs Redis and etcd ones, so nothing on this page about PostgreSQL's lock has been checked against a real server by it." }
+                </p>
             } else {
                 <p class="fp-hint fp-cmd-lab" data-testid="lab-replay">
                     { "To send these commands to real servers yourself: copy this scenario's link (Copy link), then in a checkout of the playground run " }

@@ -243,8 +243,12 @@ pub fn instant_text(trace: &Trace, at: &Instant) -> String {
             name(c),
             fence(f)
         )),
+        Some((c, _)) if trace.is_advisory() => {
+            s.push_str(&format!("{}'s session holds the advisory lock.", name(c)))
+        }
         Some((c, f)) => s.push_str(&format!("{} holds the lease{}.", name(c), fence(f))),
         None if trace.is_redlock() => s.push_str("nobody holds a majority."),
+        None if trace.is_advisory() => s.push_str("no session holds the advisory lock."),
         None => s.push_str("nobody holds the lease."),
     }
     let names: Vec<&str> = at.believers.iter().map(|b| name(b.client)).collect();
@@ -255,8 +259,13 @@ pub fn instant_text(trace: &Trace, at: &Instant) -> String {
     }
     for b in at.believers.iter().filter(|b| b.stale) {
         s.push_str(&format!(
-            " {}'s belief is stale: its lease has ended.",
-            name(b.client)
+            " {}'s belief is stale: {}.",
+            name(b.client),
+            if trace.is_advisory() {
+                "its session, and the lock with it, has ended"
+            } else {
+                "its lease has ended"
+            }
         ));
     }
     if !at.paused.is_empty() {

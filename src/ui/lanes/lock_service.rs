@@ -1,8 +1,9 @@
 //! The lock service's lanes: the single Redis lane as it always was, or, for Redlock, a lane
 //! per instance or one collapsed "lock service" lane, whichever the layout made room for, or
-//! the etcd cluster's lane.
+//! the etcd cluster's lane, or the PostgreSQL lane of an advisory lock.
 
 use super::geometry::{LaneKind, Layout};
+use super::lane_advisory::AdvisoryLane;
 use super::lane_etcd::EtcdLane;
 use super::lane_instance::InstanceLane;
 use super::lane_lock::LockLane;
@@ -28,6 +29,9 @@ pub fn LockService(props: &LockServiceProps) -> Html {
     let (trace, layout) = (props.trace.clone(), props.layout.clone());
     if trace.is_etcd() {
         return html! { <EtcdLane {trace} {layout} /> };
+    }
+    if trace.is_advisory() {
+        return html! { <AdvisoryLane {trace} {layout} /> };
     }
     let Some(r) = &props.scenario.lock.redlock else {
         return html! { <LockLane {trace} {layout} /> };

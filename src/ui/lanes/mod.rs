@@ -20,6 +20,8 @@ pub(super) mod dom;
 #[cfg(target_arch = "wasm32")]
 mod found;
 #[cfg(target_arch = "wasm32")]
+mod lane_advisory;
+#[cfg(target_arch = "wasm32")]
 mod lane_client;
 #[cfg(target_arch = "wasm32")]
 mod lane_etcd;

@@ -1,4 +1,5 @@
-//! Edits of the lock service: a single Redis, Redlock over how many instances, or etcd; sequential or
+//! Edits of the lock service: a single Redis, Redlock over how many instances, etcd or a
+//! PostgreSQL advisory lock; sequential or
 //! parallel, the fenced variant, each instance's monotonic clock and latency, and adding an
 //! instance event from the palette. Each is one validated, undoable `edit` like every other.
 
@@ -7,7 +8,9 @@ use super::history::edit;
 use super::selection::{push, InstanceRef, Selection};
 use super::state::{InstanceAction, State};
 use crate::sim::account::FenceRule;
-use crate::sim::scenario::{Etcd, EtcdVersion, Event, Instance, Redlock, ReleaseKind, MAX_TIME_MS};
+use crate::sim::scenario::{
+    Advisory, Etcd, EtcdVersion, Event, Instance, Redlock, ReleaseKind, MAX_TIME_MS,
+};
 use crate::sim::Scenario;
 
 /// The service sizes the settings offer.
@@ -36,6 +39,44 @@ pub fn apply_service(next: &mut State, action: InstanceAction) {
         }
         InstanceAction::SetService(n) => change(next, with_service(&s, n), keep),
         InstanceAction::SetEtcd(version) => change(next, with_etcd(&s, version), Selection::None),
+        InstanceAction::SetAdvisory => change(next, with_advisory(&s), Selection::None),
+        InstanceAction::SetAdvisoryLevel(level) => {
+            if let Some(a) = s.lock.advisory.as_mut() {
+                a.level = level;
+                change(next, s, keep);
+            }
+        }
+        InstanceAction::SetIdleTimeout {
+            in_transaction,
+            value,
+        } => {
+            let label = if in_transaction {
+                "idle_in_transaction_session_timeout ms"
+            } else {
+                "idle_session_timeout ms"
+            };
+            let typed = if value.trim().is_empty() { "0" } else { &value };
+            match whole(label, typed, 0, MAX_TIME_MS as i64) {
+                Ok(ms) => {
+                    if let Some(a) = s.lock.advisory.as_mut() {
+                        let ms = Some(ms as u64).filter(|&ms| ms > 0);
+                        if in_transaction {
+                            a.idle_in_transaction_timeout_ms = ms;
+                        } else {
+                            a.idle_session_timeout_ms = ms;
+                        }
+                        change(next, s, keep);
+                    }
+                }
+                Err(why) => next.notice = Some(why),
+            }
+        }
+        InstanceAction::SetWriteInSession(on) => {
+            if s.lock.advisory.is_some() {
+                s.storage.in_transaction = on;
+                change(next, s, keep);
+            }
+        }
         InstanceAction::SetParallel(on) => {
             if let Some(r) = s.lock.redlock.as_mut() {
                 r.parallel = on;
@@ -85,7 +126,7 @@ fn change(next: &mut State, s: Scenario, selection: Selection) {
 /// The scenario with its lock service switched to a single Redis (`n` = 0) or to Redlock over
 /// `n` instances. Instances that remain keep their events; new ones are R1..Rn, 1 ms away.
 pub fn with_service(s: &Scenario, n: usize) -> Scenario {
-    let mut s = s.clone();
+    let mut s = without_advisory(s);
     s.lock.etcd = None;
     s.storage.create_guard = false;
     if n == 0 {
@@ -114,7 +155,7 @@ pub fn with_service(s: &Scenario, n: usize) -> Scenario {
 /// deletes only the caller's key, so a bare `DEL` becomes a token-checked release; and a
 /// compare-and-set on a Redis lock value becomes the strict check of the revision.
 pub fn with_etcd(s: &Scenario, version: EtcdVersion) -> Scenario {
-    let mut s = s.clone();
+    let mut s = without_advisory(s);
     s.lock.redlock = None;
     s.lock.watchdog = false;
     let e = s.lock.etcd.get_or_insert_with(|| Etcd::cluster(3));
@@ -134,10 +175,121 @@ pub fn with_etcd(s: &Scenario, version: EtcdVersion) -> Scenario {
     s
 }
 
+/// The scenario with its advisory lock (if any) gone and the write back on separate storage.
+fn without_advisory(s: &Scenario) -> Scenario {
+    let mut s = s.clone();
+    if s.lock.advisory.take().is_some() {
+        s.storage.in_transaction = false;
+    }
+    s
+}
+
+/// The scenario with its lock service switched to a PostgreSQL advisory lock (lock 42 at
+/// session level, PostgreSQL's defaults, unless it already is one). What an advisory lock has
+/// no word for goes: it mints no fence, so the lock stops handing one out and the account stops
+/// checking one (the write is apart, as most code that takes such a lock writes it); it has no
+/// TTL, so watchdogs and renewals go; and `pg_advisory_unlock` frees only the caller's lock, so
+/// a bare `DEL` becomes a token-checked release.
+pub fn with_advisory(s: &Scenario) -> Scenario {
+    let mut s = s.clone();
+    s.lock.redlock = None;
+    s.lock.etcd = None;
+    s.lock.watchdog = false;
+    s.lock.fencing = false;
+    s.storage.create_guard = false;
+    s.storage.fence_rule = FenceRule::Off;
+    s.lock.advisory.get_or_insert_with(Advisory::default);
+    for c in &mut s.clients {
+        c.events
+            .retain(|e| !matches!(e, Event::Watchdog { .. } | Event::Renew { .. }));
+        for e in &mut c.events {
+            if let Event::Release { mode, .. } = e {
+                *mode = ReleaseKind::TokenChecked;
+            }
+        }
+    }
+    s
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
     use crate::sim::presets::default_scenario;
+
+    #[test]
+    fn switching_to_advisory_drops_what_it_has_no_word_for_and_validates() {
+        for s in [
+            default_scenario(),
+            with_etcd(&default_scenario(), EtcdVersion::V34),
+            with_service(&default_scenario(), 3),
+        ] {
+            let a = with_advisory(&s);
+            assert!(a.lock.advisory.is_some() && a.lock.redlock.is_none() && a.lock.etcd.is_none());
+            assert_eq!(a.validate(), Ok(()), "{a:?}");
+            let back = with_service(&a, 0);
+            assert!(back.lock.advisory.is_none() && back.validate().is_ok());
+            let e = with_etcd(&a, EtcdVersion::V35);
+            assert!(e.lock.advisory.is_none() && e.validate().is_ok());
+        }
+        let mut x = crate::sim::presets::preset("advisory-in-transaction").expect("preset");
+        x = with_service(&x, 0);
+        assert!(!x.storage.in_transaction && x.validate().is_ok());
+    }
+
+    #[test]
+    fn advisory_settings_are_edits_and_bad_text_is_named() {
+        use crate::sim::scenario::AdvisoryLevel;
+        let mut st = State::new(with_advisory(&default_scenario()), None, false);
+        apply_service(
+            &mut st,
+            InstanceAction::SetAdvisoryLevel(AdvisoryLevel::Transaction),
+        );
+        let a = st.scenario.lock.advisory.clone().expect("advisory");
+        assert_eq!(a.level, AdvisoryLevel::Transaction);
+        let set = |st: &mut State, in_transaction, v: &str| {
+            apply_service(
+                st,
+                InstanceAction::SetIdleTimeout {
+                    in_transaction,
+                    value: v.into(),
+                },
+            )
+        };
+        set(&mut st, false, "20");
+        set(&mut st, true, "35");
+        let a = st.scenario.lock.advisory.clone().expect("advisory");
+        assert_eq!(
+            (a.idle_session_timeout_ms, a.idle_in_transaction_timeout_ms),
+            (Some(20), Some(35))
+        );
+        set(&mut st, false, "");
+        assert_eq!(
+            st.scenario
+                .lock
+                .advisory
+                .as_ref()
+                .and_then(|a| a.idle_session_timeout_ms),
+            None
+        );
+        set(&mut st, true, "soon");
+        let notice = st.notice.clone().unwrap_or_default();
+        assert!(
+            notice.contains("idle_in_transaction_session_timeout ms")
+                && notice.contains("\"soon\""),
+            "{notice}"
+        );
+        assert_eq!(
+            st.scenario
+                .lock
+                .advisory
+                .as_ref()
+                .and_then(|a| a.idle_in_transaction_timeout_ms),
+            Some(35)
+        );
+        st.notice = None;
+        apply_service(&mut st, InstanceAction::SetWriteInSession(true));
+        assert!(st.scenario.storage.in_transaction && st.scenario.validate().is_ok());
+    }
 
     #[test]
     fn switching_to_etcd_drops_what_etcd_has_no_word_for_and_validates() {

@@ -148,6 +148,18 @@ pub enum InstanceAction {
     SetService(usize),
     /// An etcd cluster of three members running this server version.
     SetEtcd(crate::sim::scenario::EtcdVersion),
+    /// A PostgreSQL advisory lock (lock 42, session level) in place of the Redis lock.
+    SetAdvisory,
+    /// The advisory lock held by the session or by one transaction.
+    SetAdvisoryLevel(crate::sim::scenario::AdvisoryLevel),
+    /// `idle_session_timeout` (`in_transaction` false) or `idle_in_transaction_session_timeout`
+    /// in ms, as typed; 0 or nothing turns it off, other text that is no time is refused.
+    SetIdleTimeout {
+        in_transaction: bool,
+        value: String,
+    },
+    /// Whether each debit is an `UPDATE` on the lock holder's own session.
+    SetWriteInSession(bool),
     SetParallel(bool),
     SetFence(bool),
     /// An instance measures its TTLs with a monotonic clock, which its clock jumps do not move.

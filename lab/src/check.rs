@@ -64,7 +64,7 @@ pub const NOT_RUN: &str = "none: the lab does not run this service";
 
 /// Why a scenario cannot run against real servers on one machine, if it cannot.
 pub fn unreproducible(s: &Scenario) -> Option<String> {
-    if let Some(why) = etcd_unreproducible(s) {
+    if let Some(why) = etcd_unreproducible(s).or_else(|| advisory_unreproducible(s)) {
         return Some(why);
     }
     let moves = |c: &sim::clock::ClockSpec| c.drift_ppm != 0 || !c.jumps.is_empty();
@@ -98,6 +98,117 @@ pub fn unreproducible(s: &Scenario) -> Option<String> {
         );
     }
     None
+}
+
+/// What the lab's advisory-lock path cannot do: cut a client's connection (a network pause,
+/// which the server's TCP keepalive would notice), delay a write on the lock's own session, or
+/// run an isHeld() check.
+fn advisory_unreproducible(s: &Scenario) -> Option<String> {
+    s.lock.advisory.as_ref()?;
+    for c in &s.clients {
+        for e in &c.events {
+            match e {
+                sim::Event::Pause {
+                    cause: sim::PauseCause::Network,
+                    ..
+                } => {
+                    return Some(format!(
+                        "{}'s network pause: the lab stops client processes and cuts no \
+                         connection, so PostgreSQL's TCP keepalive is not exercised",
+                        c.name
+                    ))
+                }
+                sim::Event::Debit { delay_ms, .. } if *delay_ms > 0 && s.storage.in_transaction => {
+                    return Some(format!(
+                        "{}'s delayed debit on the lock's own session: the lab delays only \
+                         the storage's connections",
+                        c.name
+                    ))
+                }
+                sim::Event::CheckThenWrite { .. } => {
+                    return Some(format!(
+                        "{}'s isHeld() + debit: the lab's advisory-lock client does locks, \
+                         unlocks and debits",
+                        c.name
+                    ))
+                }
+                _ => {}
+            }
+        }
+    }
+    None
+}
+
+/// An advisory-lock scenario: independent client processes against the lab's PostgreSQL,
+/// rerun at twice the scale while the timing is missed.
+fn check_advisory(
+    s: &Scenario,
+    t: &Trace,
+    pg: &Postgres,
+    scale: u64,
+    tries: u32,
+    deadline: Instant,
+    mut result: Result,
+) -> Result {
+    use crate::history::Judgement;
+    if s.lock
+        .advisory
+        .as_ref()
+        .is_some_and(|a| !a.events.is_empty())
+    {
+        result.note = crate::pg_run::FAILOVER_NOTE.to_string();
+    }
+    if let Some(why) = unreproducible(s) {
+        result.outcome = Outcome::NotReproducible(why);
+        return result;
+    }
+    if Instant::now() >= deadline {
+        result.outcome = Outcome::Late("the lab's time budget ran out before this preset".into());
+        return result;
+    }
+    let mut last_run = Duration::ZERO;
+    for n in 1..=tries.max(1) {
+        if n > 1 && Instant::now() + last_run * 2 > deadline {
+            break;
+        }
+        let scale = scale.saturating_mul(1 << (n - 1).min(4));
+        let began = Instant::now();
+        result.tries = n;
+        result.scale = scale;
+        let happened = match crate::pg_run::replay(s, t, pg, scale * 1000) {
+            Ok(h) => h,
+            Err(e) => {
+                result.outcome = Outcome::Failed(format!("the lab failed: {e}"));
+                return result;
+            }
+        };
+        last_run = began.elapsed();
+        result.worst_late_ms = crate::pg_history::worst_offset_ms(s, t, &happened);
+        let (outcome, again) = match crate::pg_history::judge(s, t, &happened) {
+            Judgement::Same => (Outcome::Match, false),
+            Judgement::Differs(d) => (Outcome::Mismatch(d), false),
+            Judgement::Limit(w) => (Outcome::NotReproducible(w), false),
+            Judgement::Broken(e) => (Outcome::Failed(format!("a client broke: {e}")), false),
+            Judgement::TooClose(w) => (
+                Outcome::NotReproducible(format!("too close to call at every scale tried: {w}")),
+                true,
+            ),
+            Judgement::Late(w) => (Outcome::Late(w), true),
+        };
+        result.outcome = outcome;
+        if !again {
+            return result;
+        }
+        println!(
+            "{:<28} try {n} at scale {scale} is rerun: {}",
+            "",
+            match &result.outcome {
+                Outcome::Late(w) | Outcome::NotReproducible(w) => w.as_str(),
+                _ => "",
+            }
+        );
+    }
+    result
 }
 
 /// What the lab's etcd path cannot do: the server version it has, a member partition, the
@@ -341,6 +452,10 @@ pub fn check(
             STAND_IN
         },
     };
+    if s.lock.advisory.is_some() {
+        result.compared = crate::pg_history::compared(s, &t);
+        return check_advisory(s, &t, pg, scale, tries, deadline, result);
+    }
     if s.lock.etcd.is_some() {
         result.compared = crate::etcd_history::compared(s, &t);
         return check_etcd(s, &t, pg, etcd, scale, tries, deadline, result);

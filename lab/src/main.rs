@@ -251,6 +251,31 @@ fn client_main(argv: &[String]) -> ExitCode {
             scenario: Scenario::from_json(&text).map_err(|e| e.to_string())?,
         })
     })();
+    if argv.iter().any(|a| a == "--advisory") {
+        let setup = (|| -> Result<fencing_lab::pg_client::Setup, String> {
+            let num = |v: String| {
+                v.parse::<u64>()
+                    .map_err(|_| format!("client: {v}: not a number"))
+            };
+            let path = get("--scenario")?;
+            let text = std::fs::read_to_string(&path).map_err(|e| format!("{path}: {e}"))?;
+            Ok(fencing_lab::pg_client::Setup {
+                index: num(get("--index")?)? as usize,
+                port: num(get("--advisory")?)? as u16,
+                pg_ports: pg_ports(&get("--pg")?)?,
+                scale: num(get("--scale-us")?)?,
+                until_ms: num(get("--until-ms")?)?,
+                scenario: Scenario::from_json(&text).map_err(|e| e.to_string())?,
+            })
+        })();
+        return match setup.and_then(fencing_lab::pg_client::run) {
+            Ok(()) => ExitCode::SUCCESS,
+            Err(e) => {
+                println!("error {e}");
+                ExitCode::from(2)
+            }
+        };
+    }
     if argv.iter().any(|a| a == "--etcd") {
         let setup = (|| -> Result<fencing_lab::etcd_client::Setup, String> {
             let num = |v: String| {

@@ -41,7 +41,8 @@ test('advisory lock: stuck but safe, a timeout makes it a lease, the write in th
   assert.equal(await page.locator(tid('watchdog')).count(), 0);
   assert.equal(await page.locator(`${tid('palette')} button`, { hasText: 'bare DEL' }).count(), 0);
   await expectText(page, 'commands', 'SELECT pg_advisory_lock(42)');
-  await expectText(page, 'lab-replay', 'does not replay advisory-lock scenarios yet');
+  await expectText(page, 'lab-replay', 'starts PostgreSQL 15 on loopback');
+  await expectText(page, 'reproduced', "Reproduced against PostgreSQL 15's advisory locks");
 
   // Text that is no time is refused by name and the scenario stays.
   await typeInto(page, 'idle-session-timeout', '-5');

@@ -72,20 +72,24 @@ fn rows(t: &Trace, list: &[&Command], lit_ms: Option<u64>, on_move: &Callback<u6
         .collect()
 }
 
-fn reproduced_mark(preset: Option<&str>, etcd: bool) -> Html {
+fn reproduced_mark(preset: Option<&str>, etcd: bool, advisory: bool) -> Html {
     let Some(row) = preset.and_then(conformance::reproduced) else {
         return html! {};
     };
-    let lock = if etcd {
-        format!("etcd {}", short_version(conformance::ETCD_VERSION, 3))
+    let pg = short_version(conformance::POSTGRES_VERSION, 1);
+    let title = if advisory {
+        format!("Reproduced against PostgreSQL {pg}'s advisory locks")
     } else {
-        format!("Redis {}", short_version(conformance::REDIS_VERSION, 2))
+        let lock = if etcd {
+            format!("etcd {}", short_version(conformance::ETCD_VERSION, 3))
+        } else {
+            format!("Redis {}", short_version(conformance::REDIS_VERSION, 2))
+        };
+        format!("Reproduced against {lock} and PostgreSQL {pg}")
     };
-    let title = format!(
-        "Reproduced against {lock} and PostgreSQL {}",
-        short_version(conformance::POSTGRES_VERSION, 1)
-    );
-    let what = if etcd {
+    let what = if advisory {
+        format!("The lab ran this preset on a real PostgreSQL, one process per client taking the lock on its own connection, and found the model's history: {}. ", row.detail)
+    } else if etcd {
         format!("The lab ran this preset on a real three-member etcd cluster, one process per client, and found the model's history: {}. ", row.detail)
     } else {
         format!(
@@ -227,7 +231,7 @@ pub fn Commands(props: &CommandsProps) -> Html {
                     <span class="fp-hint" role="status">{ " copied" }</span>
                 }
             </h3>
-            { reproduced_mark(*preset, props.trace.is_etcd()) }
+            { reproduced_mark(*preset, props.trace.is_etcd(), props.trace.is_advisory()) }
             if let Some(Err(text)) = (*copied).clone() {
                 <textarea class="fp-cmd-manual" readonly=true data-testid="commands-manual" value={text} />
             }
@@ -255,9 +259,9 @@ pub fn Commands(props: &CommandsProps) -> Html {
                 </p>
             } else if props.trace.is_advisory() {
                 <p class="fp-hint fp-cmd-lab" data-testid="lab-replay">
-                    { "These statements run as shown in psql against PostgreSQL 15, one psql session per client. The lab (" }
+                    { "To run this scenario on a real PostgreSQL yourself: copy its link (Copy link), then in a checkout of the playground run " }
                     <code>{ "bash scripts/lab.sh replay 'LINK'" }</code>
-                    { ") does not replay advisory-lock scenarios yet: it runs Redis and etcd ones, so nothing on this page about PostgreSQL's lock has been checked against a real server by it." }
+                    { ". The lab starts PostgreSQL 15 on loopback and runs one process per client, each taking the lock on its own connection with these statements (pauses are SIGSTOP, crashes SIGKILL, the idle timeouts are the server's own), and prints where the history (each lock's answer, each debit's verdict, the final balance) differs from this page's. A failover is stood in for by ending every lock session: the lab runs no standby. A network pause is not run: the lab cuts no connection." }
                 </p>
             } else {
                 <p class="fp-hint fp-cmd-lab" data-testid="lab-replay">

@@ -123,6 +123,7 @@ fn kind_name(f: &Fault) -> &'static str {
         Fault::InstanceCrash { .. } => "instance_crash",
         Fault::Partition { .. } => "partition",
         Fault::ClientCrash { .. } => "client_crash",
+        Fault::Failover { .. } => "failover",
     }
 }
 
@@ -630,4 +631,63 @@ fn none_found_tells_the_exhaustive_part_from_the_random_one() {
     assert_eq!(json["exhaustive"]["upToK"], 1);
     assert_eq!(json["sampled"]["minFaults"], 2);
     assert_eq!(json["sampled"]["schedules"], p.schedules);
+}
+
+/// PostgreSQL advisory locks under "Find a failure": with idle_session_timeout the lock is a
+/// lease and one pause breaks it again; with no timeout, pauses and crashes cannot (the lock
+/// never expires); with the write inside the lock's transaction, pauses and delays cannot.
+#[test]
+fn advisory_locks_break_by_a_pause_only_when_a_timeout_makes_them_a_lease() {
+    let lease = without("advisory-idle-timeout", At::Client(0, 1));
+    let found = search(&lease, &spec(&[FaultKind::Pause]));
+    assert_eq!(found.outcome, Outcome::Found, "{}", found.statement);
+    replays(&found, &spec(&[FaultKind::Pause]));
+    let c = found.counterexample.as_ref().expect("a counterexample");
+    assert_eq!(c.faults.len(), 1, "{:?}", c.faults);
+
+    for (id, kinds) in [
+        (
+            "advisory-paused-holder",
+            &[FaultKind::Pause, FaultKind::ClientCrash][..],
+        ),
+        (
+            "advisory-in-transaction",
+            &[FaultKind::Pause, FaultKind::Delay][..],
+        ),
+    ] {
+        let s = without(id, At::Client(0, 1));
+        let spec = SearchSpec {
+            max_faults: 2,
+            budget: 10_000_000,
+            ..spec(kinds)
+        };
+        let r = search(&s, &spec);
+        assert_eq!(r.outcome, Outcome::NoneFound, "{id}: {}", r.statement);
+        assert!(r.stats.complete, "{id}: {}", r.statement);
+    }
+
+    // The failover preset without its failover is safe; one injected failover breaks it again,
+    // and the counterexample names it. A Redis lock is offered no failover to inject.
+    let mut s = preset("advisory-failover").expect("preset");
+    if let Some(a) = s.lock.advisory.as_mut() {
+        a.events.clear();
+    }
+    assert!(run(&s).verdict.safe);
+    let failover = spec(&[FaultKind::Failover]);
+    let r = search(&s, &failover);
+    assert_eq!(r.outcome, Outcome::Found, "{}", r.statement);
+    replays(&r, &failover);
+    let c = r.counterexample.as_ref().expect("a counterexample");
+    assert!(
+        matches!(c.faults.as_slice(), [Fault::Failover { .. }]),
+        "{:?}",
+        c.faults
+    );
+    assert!(
+        c.summary.contains("PostgreSQL failed over"),
+        "{}",
+        c.summary
+    );
+    let redis = without("gc-pause-unfenced", At::Client(0, 1));
+    assert!(Plan::new(&redis, &failover).space() <= 1);
 }

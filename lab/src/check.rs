@@ -624,9 +624,58 @@ fn check_etcd(
 /// millisecond is not one: it follows from the write.)
 fn etcd_tie(s: &Scenario, t: &Trace) -> Option<String> {
     use crate::independent::Signal;
-    for &(at, k, sig) in &crate::independent::schedule(s) {
+    let plan = crate::independent::schedule(s);
+    for &(at, k, sig) in &plan {
         if sig == Signal::Cont {
+            // A keepalive the pause held back runs on the session's own thread the moment the
+            // process wakes, beside an event of the client's due then: their order is a race.
+            let stopped = plan
+                .iter()
+                .filter(|x| x.1 == k && x.2 == Signal::Stop && x.0 < at)
+                .map(|x| x.0)
+                .max();
+            let held_back = stopped.is_some_and(|from| at - from >= (s.lock.ttl_ms / 3).max(1));
+            let due = s.clients[k].events.iter().any(|e| {
+                e.at_ms() == at
+                    && !matches!(
+                        e,
+                        sim::Event::Pause { .. }
+                            | sim::Event::Crash { .. }
+                            | sim::Event::ClockJump { .. }
+                    )
+            });
+            if held_back && due {
+                return Some(format!(
+                    "too close to call at any scale: at {at} ms {}'s event falls on the instant \
+                     it wakes, when its keepalive loop sends the keepalive the pause held back",
+                    t.client_name(k)
+                ));
+            }
             continue;
+        }
+        // The session's keepalive loop due at the very instant the process stops: the model
+        // defers it past the pause, a real thread may send it just before the signal lands.
+        let every = (s.lock.ttl_ms / 3).max(1);
+        let loop_due = t.etcd.as_ref().is_some_and(|e| {
+            e.sessions
+                .iter()
+                .filter(|x| x.client == k && x.start_ms < at)
+                .any(|x| {
+                    let last = x
+                        .keepalives_ms
+                        .iter()
+                        .copied()
+                        .filter(|&ka| ka < at)
+                        .fold(x.start_ms, u64::max);
+                    last + every == at
+                })
+        });
+        if loop_due && sig == Signal::Stop {
+            return Some(format!(
+                "too close to call at any scale: at {at} ms {}'s keepalive loop is due at the \
+                 instant its pause begins",
+                t.client_name(k)
+            ));
         }
         let asks = s.clients[k].events.iter().any(|e| {
             e.at_ms() == at

@@ -325,10 +325,15 @@ impl Client {
         Ok(())
     }
 
-    /// An explicit keepalive of the session's lease.
+    /// An explicit keepalive of the session's lease. With no lease, or one its keepalive loop
+    /// already found gone, there is nothing to keep alive and nothing is sent.
     fn renew(&mut self, i: usize) -> Result<(), String> {
         let id = self.lease.lock().map(|l| l.id).unwrap_or(0);
         let t0 = self.now_us();
+        if self.lease_gone() {
+            say(&self.out, format!("op renew {i} {t0} {t0} none"));
+            return Ok(());
+        }
         let ttl = if id == 0 {
             0
         } else {

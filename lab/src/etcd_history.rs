@@ -162,6 +162,10 @@ fn lab_text(s: &Scenario, offset: i64, op: &Op) -> Option<String> {
         ("keepalive", ["lost"]) => LOOP_LOST.into(),
         ("renew", ["lost"]) => LOST.into(),
         ("renew", ["ok"]) => "renew: kept alive".into(),
+        ("renew", ["none"]) => format!(
+            "skipped: {} has no session to keep alive",
+            s.clients.get(op.client).map_or("?", |c| c.name.as_str())
+        ),
         ("unlock", [w]) => unlock_text(*w == "deleted"),
         ("send", [rev]) => sent_text(s, rel(rev)),
         ("store", ["accepted", b]) => format!("debit accepted, balance {b}"),

@@ -662,6 +662,7 @@ fn fault_kind(f: &fencing_playground::sim::search::Fault) -> &'static str {
         Fault::InstanceCrash { .. } => "instance crash",
         Fault::Partition { .. } => "partition",
         Fault::ClientCrash { .. } => "client crash",
+        Fault::Failover { .. } => "failover",
     }
 }
 

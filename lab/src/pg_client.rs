@@ -17,7 +17,7 @@ use crate::client::{pg_connect, say, transaction, Out};
 use crate::clock::{mono_us, sleep_until_us};
 use fencing_playground::sim::commands::ops::Debit;
 use fencing_playground::sim::scenario::{Advisory, AdvisoryLevel, Event};
-use fencing_playground::sim::{FenceRule, Scenario};
+use fencing_playground::sim::Scenario;
 use std::io::BufRead;
 use std::sync::{Arc, Mutex};
 
@@ -287,11 +287,12 @@ impl Client {
             return Ok(());
         }
         say(&self.out, format!("op send {i} {t0} {t0} -"));
+        // An advisory lock hands out no token: under a fence rule the storage sees none.
         let debit = Debit {
             amount,
             token: None,
             key: key.filter(|_| self.s.storage.idempotency),
-            rule: FenceRule::Off,
+            rule: self.s.storage.fence_rule,
         };
         if self.s.storage.in_transaction {
             let line = self.debit_in_session(i, &debit);

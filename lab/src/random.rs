@@ -12,7 +12,7 @@
 use crate::check::unreproducible;
 use crate::tables::nothing_to_compare;
 use fencing_playground::sim::presets::presets;
-use fencing_playground::sim::scenario::{Event, Redlock, ReleaseKind};
+use fencing_playground::sim::scenario::{AdvisoryLevel, Event, Redlock, ReleaseKind};
 use fencing_playground::sim::search::fault::scenario_of;
 use fencing_playground::sim::search::grid;
 use fencing_playground::sim::search::spec::Persistence;
@@ -76,6 +76,9 @@ pub fn spec_for(s: &Scenario, seed: u64) -> SearchSpec {
     if s.lock.redlock.is_some() {
         faults.extend([FaultKind::InstanceCrash, FaultKind::Partition]);
     }
+    if s.lock.advisory.is_some() {
+        faults.push(FaultKind::Failover);
+    }
     SearchSpec {
         faults,
         persistence: Persistence::Both,
@@ -105,6 +108,30 @@ fn vary_redlock(r: &mut Redlock, d: &mut Draws) {
     r.retries = d.below(3) as u32;
     if d.below(4) == 0 {
         r.fence = !r.fence;
+    }
+}
+
+/// An advisory lock's own settings, drawn: session or transaction level, an
+/// `idle_session_timeout` and an `idle_in_transaction_session_timeout` or none, and whether the
+/// debit is an `UPDATE` on the lock's own session.
+fn vary_advisory(s: &mut Scenario, d: &mut Draws) {
+    let Some(a) = s.lock.advisory.as_mut() else {
+        return;
+    };
+    if d.below(3) == 0 {
+        a.level = if d.below(2) == 0 {
+            AdvisoryLevel::Session
+        } else {
+            AdvisoryLevel::Transaction
+        };
+    }
+    let timeout = |d: &mut Draws| (d.below(3) == 0).then(|| 5 + d.below(40));
+    if d.below(2) == 0 {
+        a.idle_session_timeout_ms = timeout(d);
+        a.idle_in_transaction_timeout_ms = timeout(d);
+    }
+    if d.below(3) == 0 {
+        s.storage.in_transaction = !s.storage.in_transaction;
     }
 }
 
@@ -167,6 +194,7 @@ pub fn case(seed: u64, n: u64) -> Option<Case> {
         if let Some(r) = base.lock.redlock.as_mut() {
             vary_redlock(r, &mut d);
         }
+        vary_advisory(&mut base, &mut d);
         let added = if d.below(2) == 0 {
             add_event(&mut base, &mut d)
         } else {
@@ -189,6 +217,18 @@ pub fn case(seed: u64, n: u64) -> Option<Case> {
                     r.retries,
                     if r.fence { "on" } else { "off" }
                 ))
+                + &base
+                    .lock
+                    .advisory
+                    .as_ref()
+                    .map_or(String::new(), |a| format!(
+                        ", advisory lock at {} level, idle_session_timeout {:?} ms, \
+                     idle_in_transaction_session_timeout {:?} ms, debit on the lock's session {}",
+                        a.level.label(),
+                        a.idle_session_timeout_ms,
+                        a.idle_in_transaction_timeout_ms,
+                        base.storage.in_transaction
+                    ))
         );
         let Some(base) = valid(&base) else {
             continue;
@@ -259,6 +299,7 @@ mod tests {
         assert_eq!(cases.len(), 60, "every draw gave a case");
         assert!(cases.iter().any(|c| c.scenario.lock.redlock.is_some()));
         assert!(cases.iter().any(|c| c.scenario.lock.redlock.is_none()));
+        assert!(cases.iter().any(|c| c.scenario.lock.advisory.is_some()));
         for rule in RULES {
             assert!(
                 cases.iter().any(|c| c.scenario.storage.fence_rule == rule),
@@ -269,6 +310,32 @@ mod tests {
             assert!(!c.schedule.faults.is_empty() && c.schedule.faults.len() <= 3);
             assert!(unreproducible(&c.scenario).is_none(), "{}", c.name);
             assert_ne!(c.scenario, c.base, "{}: the faults changed nothing", c.name);
+        }
+    }
+}
+
+#[cfg(test)]
+mod screen {
+    /// Lists seeds whose early cases hold a strict debit refused for an equal fence: the cases
+    /// the mutation test's planted bug (`>` read as `>=`) turns into a mismatch.
+    #[test]
+    #[ignore]
+    fn seeds_for_the_mutation_test() {
+        use fencing_playground::sim::trace::{DebitVerdict, Rejection};
+        for seed in 1..400u64 {
+            for n in 0..4 {
+                let Some(c) = super::case(seed, n) else {
+                    continue;
+                };
+                let t = fencing_playground::sim::run(&c.scenario);
+                let equal = t.writes.iter().any(|w| {
+                    matches!(&w.verdict, Some(DebitVerdict::Rejected { reason: Rejection::StaleFence, last_fence: Some(l), token: Some(k) }) if l == k)
+                });
+                if equal {
+                    println!("seed {seed} case {} from {}", n + 1, c.base_id);
+                    break;
+                }
+            }
         }
     }
 }

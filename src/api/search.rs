@@ -9,7 +9,7 @@ use wasm_bindgen::prelude::*;
 
 #[wasm_bindgen(typescript_custom_section)]
 const TS_SEARCH: &'static str = r#"
-export type FaultKind = "pause" | "delay" | "client_clock_jump" | "lock_clock_jump" | "instance_crash" | "partition" | "client_crash";
+export type FaultKind = "pause" | "delay" | "client_clock_jump" | "lock_clock_jump" | "instance_crash" | "partition" | "client_crash" | "failover";
 export type ViolationKindName = "stale_write_accepted" | "two_holders" | "lease_deleted_by_non_owner" | "balance_mismatch" | "overlapping_writers";
 /** "auto" (the default): every schedule of the grid while the whole grid up to k fits the budget; otherwise every schedule of up to the largest k that fits, then random ones of more faults. "exhaustive": the grid in order, cut at the budget. "swarm": random schedules only. */
 export type SearchStrategy = "auto" | "exhaustive" | "swarm";

@@ -6,6 +6,7 @@
 import assert from 'node:assert/strict';
 import { assertClean, tid, expectText, centre, xOf } from './helpers.mjs';
 import { test } from './fixtures.mjs';
+import { boot, click, loadPreset, deletePause, openPanel } from './find-helpers.mjs';
 
 async function dragTo(page, id, ms) {
   const from = await centre(page, id);
@@ -69,5 +70,28 @@ test('advisory lock: stuck but safe, a timeout makes it a lease, the write in th
   await page.locator(tid('ttl')).waitFor();
   await page.selectOption(tid('service'), 'advisory');
   await expectText(page, 'lane-advisory', 'PostgreSQL');
+  assertClean(rec);
+});
+
+test('advisory lock: Find a failure offers PostgreSQL failovers (no lock clock jumps) and finds the pause that the idle timeout makes unsafe', async ({ openPage }) => {
+  test.setTimeout(90_000);
+  const rec = await openPage({ viewport: { width: 1280, height: 1000 } });
+  const { page } = rec;
+  await boot(page);
+  await loadPreset(page, 'advisory-idle-timeout');
+  await expectText(page, 'verdict-word', '✗ Unsafe');
+  await deletePause(page);
+  await openPanel(page);
+  const kinds = await page.locator(`${tid('find')} input[data-kind]`).evaluateAll((els) => els.map((e) => e.dataset.kind));
+  assert.ok(kinds.includes('failover'), kinds.join());
+  assert.ok(!kinds.includes('lock_clock_jump') && !kinds.includes('instance_crash'), kinds.join());
+  for (const box of await page.locator(`${tid('find')} input[data-kind]`).all()) {
+    const want = ['pause', 'failover'].includes(await box.getAttribute('data-kind'));
+    if ((await box.isChecked()) !== want) await box.click();
+  }
+  await click(page, tid('find-search'));
+  await page.locator(tid('found-mark')).first().waitFor({ timeout: 30_000 });
+  assert.match(await page.locator(tid('find-summary')).innerText(), /^Found by search: 1 fault: A paused by GC for \d+ ms at \d+ ms/);
+  await expectText(page, 'verdict-word', '✗ Unsafe');
   assertClean(rec);
 });

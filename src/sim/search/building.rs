@@ -25,7 +25,7 @@ pub struct GridBuild {
     options: Chunks,
     kind_start: usize,
     per_kind: Vec<(String, usize)>,
-    by_kind: [Chunks; 7],
+    by_kind: [Chunks; 8],
     /// One row's faults, before they go to `options` and `by_kind`.
     row_faults: Vec<Fault>,
 }

@@ -1,7 +1,7 @@
 //! A schedule: the faults a search injects into a scenario and the scenario's own events it
 //! leaves out. `materialize` turns it into an ordinary `Scenario` (the faults become events a
 //! reader can drag) and says where each injected fault landed, so the page can mark them
-//! "found by search". The words for a fault live here too, for the one-line summary.
+//! "found by search". The words for a fault are in `fault_words.rs`.
 
 use super::spec::Range;
 use crate::sim::clock::ClockJump;
@@ -58,6 +58,10 @@ pub enum Fault {
         client: usize,
         at_ms: u64,
     },
+    /// The advisory lock's PostgreSQL fails over to a standby.
+    Failover {
+        at_ms: u64,
+    },
 }
 
 impl Fault {
@@ -70,7 +74,8 @@ impl Fault {
             | Fault::LockClockJump { at_ms, .. }
             | Fault::InstanceCrash { at_ms, .. }
             | Fault::Partition { at_ms, .. }
-            | Fault::ClientCrash { at_ms, .. } => Some(*at_ms),
+            | Fault::ClientCrash { at_ms, .. }
+            | Fault::Failover { at_ms } => Some(*at_ms),
         }
     }
 
@@ -83,7 +88,8 @@ impl Fault {
             | Fault::LockClockJump { at_ms, .. }
             | Fault::InstanceCrash { at_ms, .. }
             | Fault::Partition { at_ms, .. }
-            | Fault::ClientCrash { at_ms, .. } => *at_ms = t,
+            | Fault::ClientCrash { at_ms, .. }
+            | Fault::Failover { at_ms } => *at_ms = t,
         }
         f
     }
@@ -99,7 +105,7 @@ impl Fault {
                 Some(*by_ms)
             }
             Fault::InstanceCrash { down_ms, .. } => Some(*down_ms as i64),
-            Fault::ClientCrash { .. } => None,
+            Fault::ClientCrash { .. } | Fault::Failover { .. } => None,
         }
     }
 
@@ -113,88 +119,9 @@ impl Fault {
             Fault::Delay { delay_ms, .. } => *delay_ms = u,
             Fault::ClientClockJump { by_ms, .. } | Fault::LockClockJump { by_ms, .. } => *by_ms = v,
             Fault::InstanceCrash { down_ms, .. } => *down_ms = u,
-            Fault::ClientCrash { .. } => {}
+            Fault::ClientCrash { .. } | Fault::Failover { .. } => {}
         }
         f
-    }
-
-    /// The fault in words: "A paused by GC for 31 ms at 4 ms".
-    pub fn text(&self, s: &Scenario) -> String {
-        let client = |c: &usize| s.clients.get(*c).map_or("?", |c| c.name.as_str());
-        let instance = |i: &usize| {
-            s.lock
-                .redlock
-                .as_ref()
-                .and_then(|r| r.instances.get(*i))
-                .map_or("?", |i| i.name.as_str())
-        };
-        match self {
-            Fault::Pause {
-                client: c,
-                at_ms,
-                duration_ms,
-                cause,
-            } => format!(
-                "{} paused by {} for {duration_ms} ms at {at_ms} ms",
-                client(c),
-                cause.label()
-            ),
-            Fault::Delay {
-                client: c,
-                event,
-                delay_ms,
-            } => {
-                let at = s
-                    .clients
-                    .get(*c)
-                    .and_then(|cl| cl.events.get(*event))
-                    .map_or(0, Event::at_ms);
-                format!(
-                    "{}'s debit at {at} ms held in the network for {delay_ms} ms",
-                    client(c)
-                )
-            }
-            Fault::ClientClockJump {
-                client: c,
-                at_ms,
-                by_ms,
-            } => format!("{}'s clock jumped {by_ms:+} ms at {at_ms} ms", client(c)),
-            Fault::LockClockJump {
-                instance: i,
-                at_ms,
-                by_ms,
-            } => format!(
-                "{}'s clock jumped {by_ms:+} ms at {at_ms} ms",
-                i.as_ref().map_or("the lock", instance)
-            ),
-            Fault::InstanceCrash {
-                instance: i,
-                at_ms,
-                down_ms,
-                persistent,
-            } => format!(
-                "{} crashed at {at_ms} ms for {down_ms} ms ({})",
-                instance(i),
-                if *persistent {
-                    "keys kept"
-                } else {
-                    "keys lost"
-                }
-            ),
-            Fault::Partition {
-                instance: i,
-                at_ms,
-                duration_ms,
-                client: c,
-            } => format!(
-                "{} cut off from {} for {duration_ms} ms at {at_ms} ms",
-                instance(i),
-                c.as_ref().map_or("every client", client)
-            ),
-            Fault::ClientCrash { client: c, at_ms } => {
-                format!("{} crashed at {at_ms} ms", client(c))
-            }
-        }
     }
 }
 
@@ -276,6 +203,9 @@ pub fn with_faults<T>(
         w.events.truncate(b.events.len());
     }
     work.lock.clock.jumps.truncate(base.lock.clock.jumps.len());
+    if let (Some(w), Some(b)) = (work.lock.advisory.as_mut(), base.lock.advisory.as_ref()) {
+        w.events.truncate(b.events.len());
+    }
     if let (Some(w), Some(b)) = (work.lock.redlock.as_mut(), base.lock.redlock.as_ref()) {
         for (wi, bi) in w.instances.iter_mut().zip(&b.instances) {
             wi.events.truncate(bi.events.len());
@@ -379,6 +309,13 @@ fn inject(
     f: &Fault,
 ) -> Option<(Option<Own>, Option<usize>)> {
     match *f {
+        // The PostgreSQL lane draws the failover itself; it has no event to frame.
+        Fault::Failover { at_ms } => {
+            let a = s.lock.advisory.as_mut()?;
+            a.events
+                .push(crate::sim::scenario::ServerEvent::Failover { at_ms });
+            Some((None, None))
+        }
         Fault::Pause {
             client,
             at_ms,
@@ -484,6 +421,6 @@ pub fn bounds_of(f: &Fault, spec: &super::spec::SearchSpec) -> Range {
         Fault::ClientClockJump { .. } | Fault::LockClockJump { .. } => spec.jump_ms,
         Fault::InstanceCrash { .. } => spec.down_ms,
         Fault::Partition { .. } => spec.partition_ms,
-        Fault::ClientCrash { .. } => Range { min: 0, max: 0 },
+        Fault::ClientCrash { .. } | Fault::Failover { .. } => Range { min: 0, max: 0 },
     }
 }

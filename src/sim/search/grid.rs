@@ -109,8 +109,16 @@ pub enum Target {
 pub fn targets(s: &Scenario, kind: FaultKind) -> Vec<Target> {
     let instances = s.lock.redlock.as_ref().map_or(0, |r| r.instances.len());
     let mut out: Vec<Target> = (0..s.clients.len()).map(Target::Client).collect();
+    let advisory = s.lock.advisory.is_some();
     match kind {
-        FaultKind::LockClockJump if instances == 0 => out.push(Target::Lock),
+        // An advisory lock keeps no time: a jump of its clock would change nothing.
+        FaultKind::LockClockJump if instances == 0 => {
+            if !advisory {
+                out.push(Target::Lock)
+            }
+        }
+        FaultKind::Failover if advisory => out.push(Target::Lock),
+        FaultKind::Failover => {}
         _ => out.extend((0..instances).map(Target::Instance)),
     }
     out
@@ -123,7 +131,7 @@ pub fn rows(s: &Scenario, kind: FaultKind, target: Target, instants: usize) -> u
     match (target, kind) {
         (Target::Client(c), Delay) => s.clients.get(c).map_or(0, |c| c.events.len()),
         (Target::Client(_), Pause | ClientClockJump | ClientCrash)
-        | (Target::Lock, LockClockJump)
+        | (Target::Lock, LockClockJump | Failover)
         | (Target::Instance(_), LockClockJump | InstanceCrash | Partition) => instants,
         _ => 0,
     }
@@ -198,6 +206,7 @@ pub fn row(
         (Target::Client(client), FaultKind::ClientCrash) => {
             out.push(Fault::ClientCrash { client, at_ms: t });
         }
+        (Target::Lock, FaultKind::Failover) => out.push(Fault::Failover { at_ms: t }),
         (Target::Lock, FaultKind::LockClockJump) => {
             for by_ms in jumps(t, instants, spec.jump_ms) {
                 out.push(Fault::LockClockJump {

@@ -15,6 +15,7 @@
 pub mod building;
 pub mod chunks;
 pub mod fault;
+mod fault_words;
 pub mod grid;
 pub mod layout;
 pub mod probe;

@@ -31,10 +31,12 @@ pub enum FaultKind {
     Partition,
     /// A client dies for good.
     ClientCrash,
+    /// PostgreSQL fails over to a standby: every session and advisory lock is lost.
+    Failover,
 }
 
 impl FaultKind {
-    pub const ALL: [FaultKind; 7] = [
+    pub const ALL: [FaultKind; 8] = [
         FaultKind::Pause,
         FaultKind::Delay,
         FaultKind::ClientClockJump,
@@ -42,6 +44,7 @@ impl FaultKind {
         FaultKind::InstanceCrash,
         FaultKind::Partition,
         FaultKind::ClientCrash,
+        FaultKind::Failover,
     ];
 
     pub fn name(self) -> &'static str {
@@ -53,6 +56,7 @@ impl FaultKind {
             FaultKind::InstanceCrash => "instance_crash",
             FaultKind::Partition => "partition",
             FaultKind::ClientCrash => "client_crash",
+            FaultKind::Failover => "failover",
         }
     }
 
@@ -66,6 +70,7 @@ impl FaultKind {
             FaultKind::InstanceCrash => "instance crashes",
             FaultKind::Partition => "partitions",
             FaultKind::ClientCrash => "client crashes",
+            FaultKind::Failover => "PostgreSQL failovers",
         }
     }
 }

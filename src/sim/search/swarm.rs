@@ -62,7 +62,7 @@ impl Swarm {
 
     /// The same swarm from the grid's faults already grouped by kind (in `FaultKind::ALL`'s
     /// order, each kind's in the grid's order), as `building::GridBuild` collects them.
-    pub fn from_kinds(by_kind: [Chunks; 7], end_ms: u64) -> Swarm {
+    pub fn from_kinds(by_kind: [Chunks; 8], end_ms: u64) -> Swarm {
         let by_kind = FaultKind::ALL
             .into_iter()
             .zip(by_kind)
@@ -129,5 +129,6 @@ pub fn kind_of(f: &Fault) -> FaultKind {
         Fault::InstanceCrash { .. } => FaultKind::InstanceCrash,
         Fault::Partition { .. } => FaultKind::Partition,
         Fault::ClientCrash { .. } => FaultKind::ClientCrash,
+        Fault::Failover { .. } => FaultKind::Failover,
     }
 }

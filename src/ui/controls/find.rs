@@ -322,9 +322,17 @@ pub fn FindPanel(props: &FindProps) -> Html {
     };
     let shown = if stale { &Status::Idle } else { &*status };
     let redlock = props.scenario.lock.redlock.is_some();
+    let advisory = props.scenario.lock.advisory.is_some();
+    // Only the kinds that apply to this lock service: instance faults for Redlock, a failover
+    // for PostgreSQL's advisory lock (which keeps no time, so its clock never jumps).
     let kinds = FaultKind::ALL
         .into_iter()
-        .filter(|k| redlock || !matches!(k, FaultKind::InstanceCrash | FaultKind::Partition))
+        .filter(|k| match k {
+            FaultKind::InstanceCrash | FaultKind::Partition => redlock,
+            FaultKind::Failover => advisory,
+            FaultKind::LockClockJump => !advisory,
+            _ => true,
+        })
         .map(|k| html! {
             <label key={k.name()}><input type="checkbox" data-kind={k.name()} />{ k.label() }</label>
         });

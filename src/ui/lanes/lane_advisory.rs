@@ -96,6 +96,9 @@ pub fn AdvisoryLane(props: &AdvisoryLaneProps) -> Html {
                 }
                 let ended = holding_end(t, h.holder, &h.end, h.end_ms, xact);
                 let lost = !matches!(h.end, SpanEnd::Open | SpanEnd::Released);
+                // The words go after the bar only where the next holding leaves room.
+                let room = t.leases.get(i + 1).map_or(i32::MAX, |n| l.axis.x(n.start_ms) - x1);
+                let show_end = lost && h.end_ms <= end && text_width_px(ended) + 8 < room;
                 html! {
                     <g class={classes!("fp-lease", colour_class(h.holder), lost.then_some("lost"))}
                         data-testid={format!("lease-{i}")}>
@@ -103,7 +106,7 @@ pub fn AdvisoryLane(props: &AdvisoryLaneProps) -> Html {
                         <rect x={x0.to_string()} y={bar_y.to_string()} width={(x1 - x0).to_string()}
                             height={bar_h.to_string()} rx="4" />
                         <text x={(x0 + 6).to_string()} y={(bar_y + 14).to_string()}>{ label }</text>
-                        if lost && h.end_ms <= end {
+                        if show_end {
                             <text class="bad small halo" x={(x1 + 3).to_string()} y={(bar_y + 14).to_string()}
                                 data-testid="holding-end">{ ended }</text>
                         }

@@ -25,9 +25,9 @@ export interface Scenario { version: number; clients: { name: string; events?: S
 /** One of a client's events (docs/scenario-format.md lists the kinds and their fields). */
 export interface ScenarioEvent { kind: string; atMs: number; [field: string]: unknown }
 /** The trace of a run: steps, lease and belief spans, ledger, balance, verdict, narration. */
-export interface Trace { clients: string[]; service: "single" | "redlock" | "etcd"; instances: string[]; majority: number; endMs: number; steps: object[]; writes: WriteRecord[]; acquisitions: Acquisition[]; majorities: HoldSpan[]; verdict: Verdict; narration: string[]; finalBalance: number; lastFence: number | null; [field: string]: unknown }
+export interface Trace { clients: string[]; service: "single" | "redlock" | "etcd" | "advisory"; instances: string[]; majority: number; endMs: number; steps: object[]; writes: WriteRecord[]; acquisitions: Acquisition[]; majorities: HoldSpan[]; verdict: Verdict; narration: string[]; finalBalance: number; lastFence: number | null; [field: string]: unknown }
 /** The storage's verdict on one debit. Every key in a trace is camelCase. */
-export type DebitVerdict = { status: "accepted" | "duplicate"; balance: number } | { status: "rejected"; reason: "stale_fence" | "missing_token" | "stale_value" | "compare_failed"; lastFence: number | null; token: number | null };
+export type DebitVerdict = { status: "accepted" | "duplicate"; balance: number } | { status: "rejected"; reason: "stale_fence" | "missing_token" | "stale_value" | "compare_failed" | "session_gone"; lastFence: number | null; token: number | null };
 export interface WriteRecord { client: number; event: number | null; sentMs: number; arrivedMs: number; amount: number; token: number | null; idempotencyKey: string | null; generation: number | null; believedHeld: boolean; verdict: DebitVerdict | null }
 /** One Redlock attempt; `reason` is set exactly when `ok` is false. */
 export interface Acquisition { client: number; event: number | null; purpose: "acquire" | "extend"; attempt: number; startMs: number; endMs: number; votes: number; needed: number; elapsedMs: number; driftMs: number; validityMs: number; ok: boolean; fence: number | null; reason: "no_majority" | "too_slow" | "no_validity_left" | null; timingHazard?: TimingHazard }
@@ -36,7 +36,7 @@ export type TimingHazard = { kind: "wall_clock_stepped_back"; byMs: number };
 /** A stretch in which `client` held live keys on a majority of the instances. */
 export interface HoldSpan { client: number; startMs: number; endMs: number }
 /** `safe` and `violations` say whether the run was safe; `liveness` says whether its work got done (never a violation). */
-export interface Verdict { safe: boolean; violations: { kind: "stale_write_accepted" | "overlapping_writers" | "balance_mismatch" | "lease_deleted_by_non_owner" | "two_holders"; atMs: number; clients: number[]; text: string }[]; notes: string[]; liveness: { kind: "holder_refused" | "every_debit_refused"; atMs: number; clients: number[]; text: string }[] }
+export interface Verdict { safe: boolean; violations: { kind: "stale_write_accepted" | "overlapping_writers" | "balance_mismatch" | "lease_deleted_by_non_owner" | "two_holders"; atMs: number; clients: number[]; text: string }[]; notes: string[]; liveness: { kind: "holder_refused" | "every_debit_refused" | "waited_behind_holder"; atMs: number; clients: number[]; text: string }[] }
 export type AcquireResult = { ok: true; fence: number | null } | { ok: false; error: "lock_held"; holder: string };
 export type DebitResult = { ok: true; balance: number; duplicate?: true } | { ok: false; error: "stale_fence" | "missing_token"; lastFence: number; token: number | null };
 export interface MountOptions { preset?: string; scenario?: Scenario | string; readonly?: boolean; compact?: boolean; share?: boolean; autosave?: boolean; theme?: "light" | "dark" | "auto"; finder?: Finder }

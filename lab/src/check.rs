@@ -100,6 +100,24 @@ pub fn unreproducible(s: &Scenario) -> Option<String> {
     None
 }
 
+/// A judgement as the stage's outcome, and whether to rerun it at a larger scale (a missed
+/// timing, or two events too close to order, which stands as "too close to call" and never a
+/// match when no try is left).
+fn outcome_of(j: crate::history::Judgement) -> (Outcome, bool) {
+    use crate::history::Judgement;
+    match j {
+        Judgement::Same => (Outcome::Match, false),
+        Judgement::Differs(d) => (Outcome::Mismatch(d), false),
+        Judgement::Limit(w) => (Outcome::NotReproducible(w), false),
+        Judgement::Broken(e) => (Outcome::Failed(format!("a client broke: {e}")), false),
+        Judgement::TooClose(w) => (
+            Outcome::NotReproducible(format!("too close to call at every scale tried: {w}")),
+            true,
+        ),
+        Judgement::Late(w) => (Outcome::Late(w), true),
+    }
+}
+
 /// What the lab's advisory-lock path cannot do: cut a client's connection (a network pause,
 /// which the server's TCP keepalive would notice), delay a write on the lock's own session, or
 /// run an isHeld() check.
@@ -150,7 +168,6 @@ fn check_advisory(
     deadline: Instant,
     mut result: Result,
 ) -> Result {
-    use crate::history::Judgement;
     if s.lock
         .advisory
         .as_ref()
@@ -184,17 +201,7 @@ fn check_advisory(
         };
         last_run = began.elapsed();
         result.worst_late_ms = crate::pg_history::worst_offset_ms(s, t, &happened);
-        let (outcome, again) = match crate::pg_history::judge(s, t, &happened) {
-            Judgement::Same => (Outcome::Match, false),
-            Judgement::Differs(d) => (Outcome::Mismatch(d), false),
-            Judgement::Limit(w) => (Outcome::NotReproducible(w), false),
-            Judgement::Broken(e) => (Outcome::Failed(format!("a client broke: {e}")), false),
-            Judgement::TooClose(w) => (
-                Outcome::NotReproducible(format!("too close to call at every scale tried: {w}")),
-                true,
-            ),
-            Judgement::Late(w) => (Outcome::Late(w), true),
-        };
+        let (outcome, again) = outcome_of(crate::pg_history::judge(s, t, &happened));
         result.outcome = outcome;
         if !again {
             return result;
@@ -543,7 +550,6 @@ fn check_etcd(
     deadline: Instant,
     mut result: Result,
 ) -> Result {
-    use crate::history::Judgement;
     if let Some(why) = unreproducible(s).or_else(|| etcd_tie(s, t)) {
         result.outcome = Outcome::NotReproducible(why);
         return result;
@@ -576,17 +582,7 @@ fn check_etcd(
         };
         last_run = began.elapsed();
         result.worst_late_ms = crate::etcd_history::worst_offset_ms(s, t, &happened);
-        let (outcome, again) = match crate::etcd_history::judge(s, t, &happened) {
-            Judgement::Same => (Outcome::Match, false),
-            Judgement::Differs(d) => (Outcome::Mismatch(d), false),
-            Judgement::Limit(w) => (Outcome::NotReproducible(w), false),
-            Judgement::Broken(e) => (Outcome::Failed(format!("a client broke: {e}")), false),
-            Judgement::TooClose(w) => (
-                Outcome::NotReproducible(format!("too close to call at every scale tried: {w}")),
-                true,
-            ),
-            Judgement::Late(w) => (Outcome::Late(w), true),
-        };
+        let (outcome, again) = outcome_of(crate::etcd_history::judge(s, t, &happened));
         if !happened.member_kills.is_empty() {
             let kills: Vec<String> = happened
                 .member_kills
@@ -738,23 +734,12 @@ fn etcd_tie(s: &Scenario, t: &Trace) -> Option<String> {
 /// "too close to call" and never a match, stand as the outcome when no try is left), and the
 /// run's worst lateness in real ms.
 fn independent_once(s: &Scenario, t: &Trace, pg: &Postgres, scale: u64) -> (Outcome, bool, f64) {
-    use crate::history::Judgement;
     let happened = match crate::independent::replay(s, pg, scale) {
         Ok(h) => h,
         Err(e) => return (Outcome::Failed(format!("the lab failed: {e}")), false, 0.0),
     };
     let worst = crate::history::worst_offset_ms(s, t, &happened);
-    let (outcome, again) = match crate::history::judge(s, t, &happened) {
-        Judgement::Same => (Outcome::Match, false),
-        Judgement::Differs(d) => (Outcome::Mismatch(d), false),
-        Judgement::Limit(w) => (Outcome::NotReproducible(w), false),
-        Judgement::Broken(e) => (Outcome::Failed(format!("a client broke: {e}")), false),
-        Judgement::TooClose(w) => (
-            Outcome::NotReproducible(format!("too close to call at every scale tried: {w}")),
-            true,
-        ),
-        Judgement::Late(w) => (Outcome::Late(w), true),
-    };
+    let (outcome, again) = outcome_of(crate::history::judge(s, t, &happened));
     (outcome, again, worst)
 }
 

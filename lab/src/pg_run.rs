@@ -8,6 +8,7 @@
 //! advisory lock survives, while the account's rows stay. The run's `note` says so.
 
 use crate::clock::{mono_us, signal, sleep_until_us};
+use crate::etcd_run::run_end_ms;
 use crate::independent::{client_program, fail, prepare_storage, schedule, Happened, Signal};
 use crate::pg::Pg;
 use crate::servers::{niced, Postgres, TempDir, PG_USER};
@@ -22,18 +23,6 @@ use std::time::Duration;
 /// What the lab says about a failover it stood in for.
 pub const FAILOVER_NOTE: &str = "failover: every lock session terminated \
     (pg_terminate_backend) at the model's instant; the lab runs no standby";
-
-/// The last instant the model shows anything, in simulated ms: the run ends a little after.
-pub fn run_end_ms(s: &Scenario, t: &Trace) -> u64 {
-    let last_step = t.steps.iter().map(|x| x.at_ms).max().unwrap_or(0);
-    let last_event = s
-        .clients
-        .iter()
-        .flat_map(|c| c.events.iter().map(|e| e.at_ms()))
-        .max()
-        .unwrap_or(0);
-    (last_step.max(last_event) + 2).min(s.horizon_ms().max(1))
-}
 
 struct Proc {
     child: Child,

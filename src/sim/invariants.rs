@@ -144,6 +144,9 @@ fn leases_end_by_their_ttl(scenario: &Scenario, trace: &Trace, out: &mut Vec<Str
     if trace.is_advisory() {
         return advisory_locks_are_exclusive(trace, out);
     }
+    if trace.is_zookeeper() {
+        return zookeeper_holdings(trace, out);
+    }
     let clocks = instance_clocks(scenario);
     let ttl = scenario.lock.ttl_ms;
     // How far past a grant the run looks for its expiry: ten TTLs past the last event, or past
@@ -197,6 +200,45 @@ fn advisory_locks_are_exclusive(trace: &Trace, out: &mut Vec<String>) {
         });
         if session_end.is_some_and(|end| l.end_ms > end) {
             out.push(format!("leases[{k}] outlives its holder's session"));
+        }
+    }
+}
+
+/// ZooKeeper grants the lock to one node at a time; a node ends no later than its session; a
+/// session the leader expired ends on a tick boundary, at least a timeout after it was last
+/// heard from; and every node's czxid is larger than the one before.
+fn zookeeper_holdings(trace: &Trace, out: &mut Vec<String>) {
+    let Some(z) = &trace.zookeeper else {
+        out.push("a ZooKeeper run without its ensemble's record".to_string());
+        return;
+    };
+    for (k, l) in trace.leases.iter().enumerate() {
+        for (j, o) in trace.leases.iter().enumerate().skip(k + 1) {
+            if l.start_ms < o.end_ms && o.start_ms < l.end_ms {
+                out.push(format!("leases[{k}] and leases[{j}] of one lock overlap"));
+            }
+        }
+    }
+    for (k, s) in z.sessions.iter().enumerate() {
+        let heard = s.pings_ms.iter().copied().fold(s.start_ms, u64::max);
+        let expired = s.end == ZkSessionEnd::Expired;
+        let on_tick = s.end_ms % z.tick_time_ms.max(1) == 0;
+        if expired && (!on_tick || s.end_ms < heard.saturating_add(z.session_timeout_ms)) {
+            out.push(format!(
+                "sessions[{k}] expired at {} ms: not a tick past {heard} ms + the timeout",
+                s.end_ms
+            ));
+        }
+    }
+    for (k, n) in z.nodes.iter().enumerate() {
+        if z.sessions
+            .get(n.session)
+            .is_some_and(|s| n.end_ms > s.end_ms)
+        {
+            out.push(format!("nodes[{k}] outlives its session"));
+        }
+        if k > 0 && n.czxid <= z.nodes[k - 1].czxid {
+            out.push(format!("nodes[{k}]'s czxid does not rise"));
         }
     }
 }
@@ -308,12 +350,20 @@ fn fences_go_up(trace: &Trace, out: &mut Vec<String>) {
     for i in 0..trace.instances.len() {
         // A restart without persistence loses the counter key, so the instance's fences start
         // again from 1: they go up between two such restarts, not across one.
-        let restarts: Vec<u64> = trace
+        let mut restarts: Vec<u64> = trace
             .outages
             .iter()
             .filter(|o| o.instance == i && o.kind == OutageKind::Crash && !o.persistent)
             .map(|o| o.start_ms)
             .collect();
+        // ZooKeeper's sequence suffix starts again at 0 under a recreated lock parent.
+        let by_sequence = trace.zookeeper.iter().filter(|z| z.fence == "sequence");
+        restarts.extend(by_sequence.flat_map(|z| {
+            z.parent
+                .iter()
+                .filter(|m| m.what == ParentChange::Created)
+                .map(|m| m.at_ms)
+        }));
         let fences: Vec<(usize, u64)> = trace
             .leases
             .iter()

@@ -21,8 +21,10 @@ pub mod sort;
 pub mod trace;
 pub mod trace_advisory;
 pub mod trace_etcd;
+pub mod trace_zk;
 pub mod words;
 pub mod words_advisory;
+pub mod words_zk;
 
 pub use account::{Account, DebitVerdict, FenceRule, Rejection};
 pub use engine::run;

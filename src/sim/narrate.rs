@@ -36,7 +36,12 @@ pub fn narrate(trace: &Trace) -> Vec<String> {
         .leases
         .iter()
         // An advisory lock has no TTL: the server's own lines say why a session ended.
-        .filter(|l| l.end == SpanEnd::Expired && l.end_ms <= trace.end_ms && !trace.is_advisory())
+        .filter(|l| {
+            l.end == SpanEnd::Expired
+                && l.end_ms <= trace.end_ms
+                && !trace.is_advisory()
+                && !trace.is_zookeeper()
+        })
         .collect();
     let paused = if redlock {
         Vec::new()
@@ -110,11 +115,20 @@ pub fn narrate(trace: &Trace) -> Vec<String> {
     for (at, line) in super::words_advisory::server_lines(trace) {
         lines.push((at, 0, line));
     }
+    for (at, line) in super::words_zk::ensemble_lines(trace) {
+        lines.push((at, 0, line));
+    }
     for (i, step) in trace.steps.iter().enumerate() {
         let who = name(step.client);
         let t = step.at_ms;
         if trace.is_advisory() {
             if let Some(text) = super::words_advisory::narrate(trace, step) {
+                lines.push((t, i + 1, text));
+                continue;
+            }
+        }
+        if trace.is_zookeeper() {
+            if let Some(text) = super::words_zk::narrate(trace, step) {
                 lines.push((t, i + 1, text));
                 continue;
             }
@@ -264,7 +278,12 @@ pub fn narrate(trace: &Trace) -> Vec<String> {
                 "At {t} ms {who}'s keepalive was answered \"lease not found\": its lease had expired and its key was deleted, so {who} stops believing it holds the lock."
             )),
             // An advisory run's own steps are told above (`words_advisory::narrate`).
-            Outcome::LockWaits { .. } | Outcome::SessionGone { .. } => None,
+            Outcome::LockWaits { .. }
+            | Outcome::SessionGone { .. }
+            | Outcome::NodeWaits { .. }
+            | Outcome::ConnectionLoss
+            | Outcome::ZkNotice { .. }
+            | Outcome::WriteHeldBack { .. } => None,
             Outcome::NoLeader => Some(format!(
                 "At {t} ms {who}'s request found no leader; it waits for the election."
             )),

@@ -9,6 +9,8 @@ use super::scenario::*;
 mod advisory;
 #[cfg(not(feature = "first-stage"))]
 mod etcd;
+#[cfg(not(feature = "first-stage"))]
+mod zookeeper;
 
 /// A named scenario a reader can load.
 #[derive(Clone, Debug, PartialEq, Eq, serde::Serialize)]
@@ -217,6 +219,8 @@ pub fn presets() -> Vec<Preset> {
     list.extend(etcd_presets());
     #[cfg(not(feature = "first-stage"))]
     list.extend(advisory_presets());
+    #[cfg(not(feature = "first-stage"))]
+    list.extend(zookeeper_presets());
     list.push(Preset {
         id: "blank-single",
         scenario: blank_single(),
@@ -286,6 +290,37 @@ fn advisory_presets() -> Vec<Preset> {
         Preset {
             id: "advisory-killed-holder",
             scenario: advisory::killed_holder(),
+        },
+    ]
+}
+
+/// The ZooKeeper presets (`presets/zookeeper.rs`), the unsafe beside the safe.
+#[cfg(not(feature = "first-stage"))]
+fn zookeeper_presets() -> Vec<Preset> {
+    vec![
+        Preset {
+            id: "zk-pause-unfenced",
+            scenario: zookeeper::paused_holder(FenceRule::Off),
+        },
+        Preset {
+            id: "zk-pause-czxid",
+            scenario: zookeeper::paused_holder(FenceRule::Strict),
+        },
+        Preset {
+            id: "zk-parent-sequence",
+            scenario: zookeeper::recreated_parent(ZkFence::Sequence),
+        },
+        Preset {
+            id: "zk-parent-czxid",
+            scenario: zookeeper::recreated_parent(ZkFence::Czxid),
+        },
+        Preset {
+            id: "zk-suspended-ignored",
+            scenario: zookeeper::suspended(OnSuspended::KeepGoing),
+        },
+        Preset {
+            id: "zk-suspended-stops",
+            scenario: zookeeper::suspended(OnSuspended::StopWriting),
         },
     ]
 }

@@ -8,6 +8,7 @@ pub use super::account::{DebitVerdict, FenceRule, Rejection};
 pub use super::scenario::{PauseCause, ReleaseKind, Tier};
 pub use super::trace_advisory::*;
 pub use super::trace_etcd::*;
+pub use super::trace_zk::*;
 use serde::Serialize;
 
 #[derive(Clone, Debug, PartialEq, Eq, Serialize)]
@@ -59,6 +60,11 @@ pub struct Trace {
     #[serde(skip_serializing_if = "Option::is_none")]
     #[cfg_attr(feature = "first-stage", serde(skip))]
     pub advisory: Option<AdvisoryTrace>,
+    /// What the ZooKeeper ensemble did: sessions, lock nodes, waits, connection states,
+    /// zxids. Present for a ZooKeeper lock's runs only.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    #[cfg_attr(feature = "first-stage", serde(skip))]
+    pub zookeeper: Option<ZkTrace>,
 }
 
 impl Trace {
@@ -85,6 +91,11 @@ impl Trace {
         !cfg!(feature = "first-stage") && self.service == ServiceKind::Advisory
     }
 
+    /// Whether the run was against a ZooKeeper ensemble; never in the first stage's build.
+    pub fn is_zookeeper(&self) -> bool {
+        !cfg!(feature = "first-stage") && self.service == ServiceKind::Zookeeper
+    }
+
     /// A lock instance's name, or "?" for an index the trace does not know.
     pub fn instance_name(&self, instance: usize) -> &str {
         self.instances.get(instance).map_or("?", String::as_str)
@@ -99,6 +110,7 @@ pub enum ServiceKind {
     Redlock,
     Etcd,
     Advisory,
+    Zookeeper,
 }
 
 /// One thing a client or the storage did, in the order it happened.
@@ -196,6 +208,22 @@ pub enum Outcome {
     /// call that waited returns an error, a later statement learns the lock is lost.
     SessionGone {
         why: SessionEnd,
+    },
+    /// ZooKeeper: the client's node `node` was created and waits for the lower nodes to go
+    /// (`behind` owns the lowest).
+    NodeWaits {
+        node: String,
+        behind: String,
+    },
+    /// ZooKeeper: the request got no answer, the client being cut off from the ensemble.
+    ConnectionLoss,
+    /// ZooKeeper: the client library reports a change of the connection's state.
+    ZkNotice {
+        notice: ZkNotice,
+    },
+    /// ZooKeeper: the client does not write while Curator says SUSPENDED (or LOST).
+    WriteHeldBack {
+        state: ZkState,
     },
 }
 

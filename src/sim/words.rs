@@ -64,6 +64,25 @@ pub fn describe(outcome: &Outcome, trace: &Trace) -> String {
         #[cfg(not(feature = "first-stage"))]
         Outcome::SessionGone { why } => super::words_advisory::gone(*why),
         #[cfg(not(feature = "first-stage"))]
+        Outcome::Granted { fence, .. } if trace.is_zookeeper() => {
+            // The step is the last one written when this runs: it is the trace's newest grant.
+            let (client, t) = trace
+                .leases
+                .last()
+                .map_or((0, 0), |l| (l.holder, l.start_ms));
+            super::words_zk::granted(trace, client, t, *fence)
+        }
+        #[cfg(not(feature = "first-stage"))]
+        Outcome::Released { own, .. } if trace.is_zookeeper() => super::words_zk::released(*own),
+        #[cfg(not(feature = "first-stage"))]
+        Outcome::NodeWaits { node, behind } => super::words_zk::waits(node, behind),
+        #[cfg(not(feature = "first-stage"))]
+        Outcome::ConnectionLoss => super::words_zk::CONNECTION_LOSS.to_string(),
+        #[cfg(not(feature = "first-stage"))]
+        Outcome::ZkNotice { notice } => super::words_zk::notice(*notice),
+        #[cfg(not(feature = "first-stage"))]
+        Outcome::WriteHeldBack { state } => super::words_zk::held_back(*state),
+        #[cfg(not(feature = "first-stage"))]
         Outcome::Granted {
             fence,
             lease_until_ms,
@@ -104,7 +123,11 @@ pub fn describe(outcome: &Outcome, trace: &Trace) -> String {
         | Outcome::SessionExpired { .. }
         | Outcome::NoLeader
         | Outcome::LockWaits { .. }
-        | Outcome::SessionGone { .. } => String::new(),
+        | Outcome::SessionGone { .. }
+        | Outcome::NodeWaits { .. }
+        | Outcome::ConnectionLoss
+        | Outcome::ZkNotice { .. }
+        | Outcome::WriteHeldBack { .. } => String::new(),
         Outcome::Denied { holder } => format!("denied lock_held by {holder}"),
         Outcome::Renewed {
             lease_until_ms,

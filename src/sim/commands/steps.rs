@@ -206,7 +206,11 @@ impl Walk<'_> {
             | Outcome::SessionExpired { .. }
             | Outcome::NoLeader
             | Outcome::LockWaits { .. }
-            | Outcome::SessionGone { .. } => self.note(step, i, step.text.clone()),
+            | Outcome::SessionGone { .. }
+            | Outcome::NodeWaits { .. }
+            | Outcome::ConnectionLoss
+            | Outcome::ZkNotice { .. }
+            | Outcome::WriteHeldBack { .. } => self.note(step, i, step.text.clone()),
             Outcome::Redlock { attempt, .. } => self.judge(step, i, *attempt),
         }
     }

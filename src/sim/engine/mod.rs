@@ -33,6 +33,8 @@ mod single;
 mod spans;
 mod storage;
 mod world;
+#[cfg_attr(feature = "first-stage", path = "zookeeper_off.rs")]
+mod zookeeper;
 
 use super::checker;
 #[cfg(debug_assertions)]
@@ -140,6 +142,9 @@ impl Sim {
         if let Service::Advisory(x) = &service {
             w.trace.advisory = Some(x.settings());
         }
+        if let Service::Zookeeper(x) = &service {
+            w.trace.zookeeper = Some(x.settings());
+        }
         Sim {
             w,
             service,
@@ -165,6 +170,7 @@ impl Sim {
             Service::Redlock(r) => r.schedule(&mut self.w.queue),
             Service::Etcd(e) => e.schedule(&mut self.w.queue),
             Service::Advisory(x) => x.schedule(&mut self.w.queue, &self.w.s),
+            Service::Zookeeper(x) => x.schedule(&mut self.w.queue),
             Service::Single(_) => {}
         }
     }
@@ -219,10 +225,24 @@ impl Sim {
                 Service::Advisory(x),
             ) => x.expire(w, t, instance, generation, expires_at),
             (Action::InstanceEvent { .. }, Service::Advisory(x)) => x.failover(w, t),
+            (
+                Action::Expire {
+                    instance,
+                    generation,
+                    expires_at,
+                },
+                Service::Zookeeper(x),
+            ) => x.expire(w, t, instance, generation, expires_at),
+            (Action::InstanceEvent { event, .. }, Service::Zookeeper(x)) => {
+                x.ensemble_event(w, t, event)
+            }
             (Action::Elected { .. }, Service::Etcd(e)) => e.elected(w, t),
             (
                 Action::Elected { .. },
-                Service::Single(_) | Service::Redlock(_) | Service::Advisory(_),
+                Service::Single(_)
+                | Service::Redlock(_)
+                | Service::Advisory(_)
+                | Service::Zookeeper(_),
             ) => {}
             (
                 Action::Expire {
@@ -270,7 +290,10 @@ impl Sim {
                 | Action::Reply { .. }
                 | Action::Collect { .. }
                 | Action::Retry { .. },
-                Service::Single(_) | Service::Etcd(_) | Service::Advisory(_),
+                Service::Single(_)
+                | Service::Etcd(_)
+                | Service::Advisory(_)
+                | Service::Zookeeper(_),
             ) => {}
             (Action::Wake { client, event }, _) => {
                 if !w.clients[client].crashed && w.paused_until(client, t).is_none() {
@@ -295,6 +318,15 @@ impl Sim {
             (Action::CheckWrite { client, .. }, service) if service.is_waiting(client) => {
                 service.block(client, item)
             }
+            (Action::CheckWrite { client, event }, Service::Zookeeper(x))
+                if x.holds_back(client).is_some() =>
+            {
+                if w.ready(item) {
+                    if let Some(state) = x.holds_back(client) {
+                        w.step(t, client, Some(event), Outcome::WriteHeldBack { state });
+                    }
+                }
+            }
             (Action::CheckWrite { client, event }, _) => {
                 if w.ready(item) {
                     self.storage.send(w, t, item.due, client, event);
@@ -315,6 +347,11 @@ impl Sim {
                         }
                         // Validation refuses a watchdog on an advisory lock: it has no TTL.
                         Service::Advisory(_) => {}
+                        Service::Zookeeper(x) => {
+                            if x.ping(w, t, client) {
+                                x.next_ping(w, t, client);
+                            }
+                        }
                     }
                 }
             }
@@ -353,6 +390,12 @@ impl Sim {
             }
             (Event::Acquire { .. }, Service::Etcd(x)) => x.acquire(w, t, due, client, event),
             (Event::Acquire { .. }, Service::Advisory(x)) => x.acquire(w, t, client, event),
+            (Event::Acquire { .. }, Service::Zookeeper(x)) => x.acquire(w, t, client, event),
+            (Event::Debit { .. }, Service::Zookeeper(x)) if x.holds_back(client).is_some() => {
+                if let Some(state) = x.holds_back(client) {
+                    w.step(t, client, Some(event), Outcome::WriteHeldBack { state });
+                }
+            }
             (Event::Debit { .. }, _) => self.storage.send(w, t, due, client, event),
             (
                 Event::Pause {
@@ -382,6 +425,7 @@ impl Sim {
                 let held = match service {
                     Service::Etcd(x) => x.holds(client),
                     Service::Advisory(x) => x.holds(client),
+                    Service::Zookeeper(x) => x.holds(client),
                     _ => {
                         let holding = service
                             .instances()
@@ -412,7 +456,10 @@ impl Sim {
             // Validation refuses a watchdog on etcd (sessions keep themselves alive) and a
             // renewal or a watchdog on an advisory lock (it has no TTL).
             (Event::Watchdog { .. }, Service::Etcd(_))
-            | (Event::Renew { .. } | Event::Watchdog { .. }, Service::Advisory(_)) => {}
+            | (
+                Event::Renew { .. } | Event::Watchdog { .. },
+                Service::Advisory(_) | Service::Zookeeper(_),
+            ) => {}
             (Event::Watchdog { .. }, _) => {
                 w.start_watchdog(t, client);
                 w.step(t, client, Some(event), Outcome::WatchdogStarted);
@@ -425,11 +472,15 @@ impl Sim {
             }
             (Event::Release { .. }, Service::Etcd(x)) => x.release(w, t, due, client, event),
             (Event::Release { .. }, Service::Advisory(x)) => x.release(w, t, client, event),
+            (Event::Release { .. }, Service::Zookeeper(x)) => x.release(w, t, client, event),
             (Event::Crash { .. }, service) => {
                 if w.clients[client].crashed {
                     return;
                 }
                 if let Service::Etcd(x) = service {
+                    x.crashed(w, t, client);
+                }
+                if let Service::Zookeeper(x) = service {
                     x.crashed(w, t, client);
                 }
                 w.clients[client].crashed = true;
@@ -459,6 +510,7 @@ impl Sim {
         match service {
             Service::Etcd(x) => trace.etcd = Some(x.finish(trace.end_ms)),
             Service::Advisory(x) => trace.advisory = Some(x.finish(trace.end_ms)),
+            Service::Zookeeper(x) => trace.zookeeper = Some(x.finish(trace.end_ms)),
             Service::Single(_) | Service::Redlock(_) => {}
         }
         spans::mark_stale_beliefs(&mut trace);

@@ -1,5 +1,5 @@
-//! The lock service a run uses, chosen from the scenario: a single Redis, Redlock, etcd or a
-//! PostgreSQL advisory lock. The engine asks it what only some services answer (who waits in
+//! The lock service a run uses, chosen from the scenario: a single Redis, Redlock, etcd, a
+//! PostgreSQL advisory lock or ZooKeeper. The engine asks it what only some services answer (who waits in
 //! a lock call) through the methods here, so no step asks which service it runs against.
 
 use super::advisory::AdvisoryService;
@@ -9,6 +9,7 @@ use super::queue::Item;
 use super::redlock::Redlock;
 use super::single::Single;
 use super::world;
+use super::zookeeper::ZkService;
 use crate::sim::scenario::Scenario;
 use crate::sim::trace::ServiceKind;
 
@@ -18,6 +19,7 @@ pub(super) enum Service {
     Redlock(Redlock),
     Etcd(Box<EtcdService>),
     Advisory(Box<AdvisoryService>),
+    Zookeeper(Box<ZkService>),
 }
 
 impl Service {
@@ -25,7 +27,7 @@ impl Service {
         match self {
             Service::Single(x) => x.instances(),
             Service::Redlock(r) => r.instances(),
-            Service::Etcd(_) | Service::Advisory(_) => &[],
+            Service::Etcd(_) | Service::Advisory(_) | Service::Zookeeper(_) => &[],
         }
     }
 
@@ -33,7 +35,7 @@ impl Service {
         match self {
             Service::Single(x) => (i == 0).then(|| x.instance_mut()),
             Service::Redlock(r) => r.instance_mut(i),
-            Service::Etcd(_) | Service::Advisory(_) => None,
+            Service::Etcd(_) | Service::Advisory(_) | Service::Zookeeper(_) => None,
         }
     }
 
@@ -42,6 +44,7 @@ impl Service {
         match self {
             Service::Etcd(x) => x.is_waiting(client),
             Service::Advisory(x) => x.is_waiting(client),
+            Service::Zookeeper(x) => x.is_waiting(client),
             Service::Single(_) | Service::Redlock(_) => false,
         }
     }
@@ -50,6 +53,7 @@ impl Service {
         match self {
             Service::Etcd(x) => x.block(client, item),
             Service::Advisory(x) => x.block(client, item),
+            Service::Zookeeper(x) => x.block(client, item),
             Service::Single(_) | Service::Redlock(_) => {}
         }
     }
@@ -58,6 +62,15 @@ impl Service {
 impl Service {
     /// The service of `s`, its kind, its instances' names and the majority it needs.
     pub(super) fn choose(s: &Scenario) -> (Service, ServiceKind, Vec<String>, usize) {
+        let zookeeper = s.lock.zookeeper.as_ref().and_then(|z| ZkService::new(s, z));
+        if let Some(x) = zookeeper {
+            return (
+                Service::Zookeeper(Box::new(x)),
+                ServiceKind::Zookeeper,
+                vec!["zookeeper".to_string()],
+                1,
+            );
+        }
         let advisory = s
             .lock
             .advisory

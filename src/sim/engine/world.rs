@@ -124,6 +124,7 @@ impl World {
                 narration: Vec::new(),
                 etcd: None,
                 advisory: None,
+                zookeeper: None,
             },
             s,
             texts: true,

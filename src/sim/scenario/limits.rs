@@ -190,6 +190,8 @@ pub const IDLE_SESSION_TIMEOUT_MS: Limit = Limit::time("advisory.idleSessionTime
 pub const IDLE_IN_TRANSACTION_TIMEOUT_MS: Limit =
     Limit::time("advisory.idleInTransactionTimeoutMs");
 pub const KEEPALIVE_MS: Limit = Limit::new("advisory.keepaliveMs", 1, MAX_TIME_MS, Unit::Ms);
+pub const TICK_TIME_MS: Limit = Limit::new("zookeeper.tickTimeMs", 1, MAX_TIME_MS, Unit::Ms);
+pub const ZK_PARTITION_MS: Limit = Limit::time("zookeeperPartition.durationMs");
 pub const WORK: Limit = Limit::new("work", 0, MAX_WORK, Unit::Items("engine steps"));
 
 /// Every limit, for the documents' test and for anyone who wants the whole table.
@@ -234,6 +236,8 @@ pub const LIMITS: &[Limit] = &[
     IDLE_SESSION_TIMEOUT_MS,
     IDLE_IN_TRANSACTION_TIMEOUT_MS,
     KEEPALIVE_MS,
+    TICK_TIME_MS,
+    ZK_PARTITION_MS,
     WORK,
 ];
 

@@ -17,6 +17,9 @@ mod read;
 mod types;
 mod validate;
 mod work;
+mod zookeeper;
+#[cfg(not(feature = "first-stage"))]
+mod zookeeper_check;
 
 pub use error::ScenarioError;
 pub use limits::*;

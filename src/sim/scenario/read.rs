@@ -80,6 +80,7 @@ fn lock(v: &Value, path: String) -> Result<LockSettings> {
         "redlock",
         "etcd",
         "advisory",
+        "zookeeper",
     ])?;
     let d = LockSettings::default();
     Ok(LockSettings {
@@ -115,6 +116,19 @@ fn lock(v: &Value, path: String) -> Result<LockSettings> {
                     &f.at("advisory"),
                     "the first stage draws Redis scenarios only; the full page runs PostgreSQL \
                      advisory locks"
+                        .to_string(),
+                )
+            }
+        },
+        zookeeper: match f.map.get("zookeeper") {
+            None | Some(Value::Null) => None,
+            #[cfg(not(feature = "first-stage"))]
+            Some(z) => Some(super::zookeeper::zookeeper(z, f.at("zookeeper"))?),
+            #[cfg(feature = "first-stage")]
+            Some(_) => {
+                return super::fields::fail(
+                    &f.at("zookeeper"),
+                    "the first stage draws Redis scenarios only; the full page runs ZooKeeper"
                         .to_string(),
                 )
             }

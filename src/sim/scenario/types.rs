@@ -5,6 +5,7 @@
 pub use super::advisory::{Advisory, AdvisoryLevel, ServerEvent, LINUX_KEEPALIVE_MS};
 pub use super::etcd::{Etcd, EtcdVersion, Member, MemberEvent};
 use super::limits::DEFAULT_STEP_LIMIT;
+pub use super::zookeeper::{OnSuspended, ZkEvent, ZkFence, Zookeeper, DEFAULT_TICK_TIME_MS};
 use crate::sim::account::FenceRule;
 use crate::sim::clock::{ClockJump, ClockSpec};
 use serde::Serialize;
@@ -62,6 +63,12 @@ pub struct LockSettings {
     #[serde(skip_serializing_if = "Option::is_none")]
     #[cfg_attr(feature = "first-stage", serde(skip))]
     pub advisory: Option<Advisory>,
+    /// When present, the lock service is a ZooKeeper ensemble running the lock recipe
+    /// (`ttlMs` is the session timeout the client asks for; no watchdog: the client pings).
+    /// The first stage's build, which refuses it, never has one to write.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    #[cfg_attr(feature = "first-stage", serde(skip))]
+    pub zookeeper: Option<Zookeeper>,
 }
 
 /// Redlock: N independent instances, a majority, validity = TTL − elapsed − drift margin.
@@ -412,6 +419,7 @@ impl Default for LockSettings {
             redlock: None,
             etcd: None,
             advisory: None,
+            zookeeper: None,
         }
     }
 }
@@ -464,12 +472,18 @@ impl Scenario {
             .advisory
             .iter()
             .flat_map(|a| a.events.iter().map(ServerEvent::at_ms));
+        let ensemble = self
+            .lock
+            .zookeeper
+            .iter()
+            .flat_map(|z| z.events.iter().map(ZkEvent::end_ms));
         self.clients
             .iter()
             .flat_map(|c| c.events.iter().map(Event::end_ms))
             .chain(instances)
             .chain(members)
             .chain(server)
+            .chain(ensemble)
             .fold(self.end_ms, u64::max)
     }
 }

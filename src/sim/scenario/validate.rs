@@ -129,6 +129,19 @@ impl Scenario {
                     .to_string(),
             ));
         }
+        if let Some(z) = &self.lock.zookeeper {
+            #[cfg(feature = "first-stage")]
+            {
+                let _ = z;
+                return Err(ScenarioError::new(
+                    "lock.zookeeper",
+                    "the first stage draws Redis scenarios only; the full page runs ZooKeeper"
+                        .to_string(),
+                ));
+            }
+            #[cfg(not(feature = "first-stage"))]
+            self.validate_zookeeper(z)?;
+        }
         check(Path::Top("storage.balance"), &BALANCE, self.storage.balance)?;
         let clients = Path::Top("clients");
         check(clients, &CLIENTS, self.clients.len() as u64)?;
@@ -161,7 +174,18 @@ impl Scenario {
             .flat_map(|e| e.members.iter())
             .map(|m| m.events.len())
             .sum();
-        let server_events: usize = self.lock.advisory.iter().map(|a| a.events.len()).sum();
+        let server_events: usize = self
+            .lock
+            .advisory
+            .iter()
+            .map(|a| a.events.len())
+            .sum::<usize>()
+            + self
+                .lock
+                .zookeeper
+                .iter()
+                .map(|z| z.events.len())
+                .sum::<usize>();
         let instance_events: usize = instances.clone().map(|i| i.events.len()).sum::<usize>()
             + member_events
             + server_events;

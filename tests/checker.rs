@@ -45,6 +45,7 @@ fn blank() -> Trace {
         narration: Vec::new(),
         etcd: None,
         advisory: None,
+        zookeeper: None,
     }
 }
 

@@ -691,3 +691,37 @@ fn advisory_locks_break_by_a_pause_only_when_a_timeout_makes_them_a_lease() {
     let redis = without("gc-pause-unfenced", At::Client(0, 1));
     assert!(Plan::new(&redis, &failover).space() <= 1);
 }
+
+/// ZooKeeper under "Find a failure": the SUSPENDED preset without its partition is safe, and
+/// one injected partition of a client from the ensemble breaks it again (the policy of
+/// keeping going); a ZooKeeper lock is offered no lock clock jump, which it cannot feel.
+#[test]
+fn zookeeper_breaks_by_a_partition_of_a_client_from_the_ensemble() {
+    let mut s = preset("zk-suspended-ignored").expect("preset");
+    if let Some(z) = s.lock.zookeeper.as_mut() {
+        z.events.clear();
+    }
+    assert!(run(&s).verdict.safe);
+    let cut = spec(&[FaultKind::Partition]);
+    let r = search(&s, &cut);
+    assert_eq!(r.outcome, Outcome::Found, "{}", r.statement);
+    replays(&r, &cut);
+    let c = r.counterexample.as_ref().expect("a counterexample");
+    assert!(
+        matches!(
+            c.faults.as_slice(),
+            [Fault::Partition {
+                client: Some(0),
+                ..
+            }]
+        ),
+        "{:?}",
+        c.faults
+    );
+    assert!(
+        c.summary.contains("A cut off from the ZooKeeper ensemble"),
+        "{}",
+        c.summary
+    );
+    assert!(Plan::new(&s, &spec(&[FaultKind::LockClockJump])).space() <= 1);
+}

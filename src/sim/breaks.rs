@@ -320,6 +320,38 @@ pub fn breakers() -> Vec<Breaker> {
             spec: spec(&[Pause], 1, StaleWriteAccepted),
             expect: Expect::NoneFound,
         },
+        // ZooKeeper: the czxid is the fence. Off, a pause gives the lost update; on, no pause
+        // gets a stale write through, with the parent recreated or not. SUSPENDED saves only a
+        // client that is running to hear it: a pause instead of the partition breaks it.
+        fencing_off("zk-pause-czxid", &[Pause]),
+        Breaker {
+            preset: "zk-pause-czxid",
+            question: "With the czxid checked by the storage, can a GC pause get a stale write through?",
+            change: Change::Nothing,
+            spec: spec(&[Pause], 1, StaleWriteAccepted),
+            expect: Expect::NoneFound,
+        },
+        Breaker {
+            preset: "zk-parent-czxid",
+            question: "With the czxid as the fence and the lock parent recreated, can a GC pause get a stale write through?",
+            change: Change::Nothing,
+            spec: spec(&[Pause], 1, StaleWriteAccepted),
+            expect: Expect::NoneFound,
+        },
+        Breaker {
+            preset: "zk-suspended-stops",
+            question: "If A were stopped by a GC pause instead of cut off, would stopping on SUSPENDED still keep its write out?",
+            change: Change::Nothing,
+            spec: spec(&[Pause], 1, StaleWriteAccepted),
+            expect: found(StaleWriteAccepted, 1),
+        },
+        Breaker {
+            preset: "zk-suspended-stops",
+            question: "With A running and stopping on SUSPENDED, can a partition of a client from the ensemble get a stale write through?",
+            change: Change::Nothing,
+            spec: spec(&[Partition], 1, StaleWriteAccepted),
+            expect: Expect::NoneFound,
+        },
         // "A claim that lands before the holder's lease can run out": a pause holds A back.
         Breaker {
             preset: "redlock-cas",

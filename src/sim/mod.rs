@@ -28,5 +28,8 @@ pub mod words_zk;
 
 pub use account::{Account, DebitVerdict, FenceRule, Rejection};
 pub use engine::run;
-pub use scenario::{Client, Event, PauseCause, ReleaseKind, Scenario, ScenarioError, Tier};
+pub use scenario::{
+    Client, Event, OnSuspended, PauseCause, ReleaseKind, Scenario, ScenarioError, Tier, ZkEvent,
+    ZkFence,
+};
 pub use trace::{Trace, Verdict, ViolationKind};

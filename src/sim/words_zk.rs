@@ -28,21 +28,27 @@ fn node_text(n: &ZkNode) -> String {
 }
 
 fn fence_words(trace: &Trace, fence: Option<u64>) -> String {
+    fence_as(by_sequence(trace), fence)
+}
+
+fn fence_as(by_sequence: bool, fence: Option<u64>) -> String {
     match fence {
         None => "no fence used".to_string(),
-        Some(f) if by_sequence(trace) => format!("its sequence {f} as the fence"),
+        Some(f) if by_sequence => format!("its sequence {f} as the fence"),
         Some(f) => format!("czxid {} as the fence ({f})", zxid_hex(f)),
     }
 }
 
 pub fn granted(trace: &Trace, client: usize, t: u64, fence: Option<u64>) -> String {
-    match granted_node(trace, client, t) {
-        Some(n) => format!(
-            "holds the lock: {} is lowest; {}",
-            n.name(),
-            fence_words(trace, fence)
-        ),
-        None => format!("holds the lock; {}", fence_words(trace, fence)),
+    granted_as(granted_node(trace, client, t), by_sequence(trace), fence)
+}
+
+/// The grant's words for `node` (while a run is written, the engine has the node at hand).
+pub fn granted_as(node: Option<&ZkNode>, by_sequence: bool, fence: Option<u64>) -> String {
+    let fence = fence_as(by_sequence, fence);
+    match node {
+        Some(n) => format!("holds the lock: {} is lowest; {fence}", n.name()),
+        None => format!("holds the lock; {fence}"),
     }
 }
 

@@ -33,6 +33,8 @@ mod single;
 mod spans;
 mod storage;
 mod world;
+#[cfg(not(feature = "first-stage"))]
+mod zk_session;
 #[cfg_attr(feature = "first-stage", path = "zookeeper_off.rs")]
 mod zookeeper;
 
@@ -139,12 +141,7 @@ impl Sim {
         let storage = Storage::new(&s);
         let mut w = World::new(s, kind, instances, majority);
         // The server's settings, for the steps' words; `finish` adds what it did.
-        if let Service::Advisory(x) = &service {
-            w.trace.advisory = Some(x.settings());
-        }
-        if let Service::Zookeeper(x) = &service {
-            w.trace.zookeeper = Some(x.settings());
-        }
+        service.write_settings(&mut w.trace);
         Sim {
             w,
             service,
@@ -318,17 +315,8 @@ impl Sim {
             (Action::CheckWrite { client, .. }, service) if service.is_waiting(client) => {
                 service.block(client, item)
             }
-            (Action::CheckWrite { client, event }, Service::Zookeeper(x))
-                if x.holds_back(client).is_some() =>
-            {
-                if w.ready(item) {
-                    if let Some(state) = x.holds_back(client) {
-                        w.step(t, client, Some(event), Outcome::WriteHeldBack { state });
-                    }
-                }
-            }
-            (Action::CheckWrite { client, event }, _) => {
-                if w.ready(item) {
+            (Action::CheckWrite { client, event }, service) => {
+                if w.ready(item) && !service.held_back(w, t, client, event) {
                     self.storage.send(w, t, item.due, client, event);
                 }
             }
@@ -337,22 +325,7 @@ impl Sim {
                     && !w.clients[client].crashed
                     && w.ready(item)
                 {
-                    match service {
-                        Service::Single(x) => x.tick(w, t, client),
-                        Service::Redlock(r) => r.start_extend(w, t, client, None),
-                        Service::Etcd(x) => {
-                            if x.keepalive(w, t, client, None) {
-                                x.next_keepalive(w, t, client);
-                            }
-                        }
-                        // Validation refuses a watchdog on an advisory lock: it has no TTL.
-                        Service::Advisory(_) => {}
-                        Service::Zookeeper(x) => {
-                            if x.ping(w, t, client) {
-                                x.next_ping(w, t, client);
-                            }
-                        }
-                    }
+                    service.tick(w, t, client);
                 }
             }
             (Action::Arrive { write }, Service::Etcd(x)) if w.s.storage.create_guard => {
@@ -391,12 +364,11 @@ impl Sim {
             (Event::Acquire { .. }, Service::Etcd(x)) => x.acquire(w, t, due, client, event),
             (Event::Acquire { .. }, Service::Advisory(x)) => x.acquire(w, t, client, event),
             (Event::Acquire { .. }, Service::Zookeeper(x)) => x.acquire(w, t, client, event),
-            (Event::Debit { .. }, Service::Zookeeper(x)) if x.holds_back(client).is_some() => {
-                if let Some(state) = x.holds_back(client) {
-                    w.step(t, client, Some(event), Outcome::WriteHeldBack { state });
+            (Event::Debit { .. }, service) => {
+                if !service.held_back(w, t, client, event) {
+                    self.storage.send(w, t, due, client, event)
                 }
             }
-            (Event::Debit { .. }, _) => self.storage.send(w, t, due, client, event),
             (
                 Event::Pause {
                     duration_ms, cause, ..
@@ -421,20 +393,7 @@ impl Sim {
                 w.queue.push(until_ms, 0, Action::Wake { client, event });
             }
             (Event::CheckThenWrite { gap_ms, .. }, service) => {
-                let name = &w.s.clients[client].name;
-                let held = match service {
-                    Service::Etcd(x) => x.holds(client),
-                    Service::Advisory(x) => x.holds(client),
-                    Service::Zookeeper(x) => x.holds(client),
-                    _ => {
-                        let holding = service
-                            .instances()
-                            .iter()
-                            .filter(|i| i.holds(&w.s.key, name, client, t))
-                            .count();
-                        holding >= w.trace.majority
-                    }
-                };
+                let held = service.holds(w, t, client);
                 w.message(client, Some(event), Target::Lock, "isHeld", t, t);
                 if held {
                     w.step(t, client, Some(event), Outcome::CheckPassed);

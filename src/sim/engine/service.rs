@@ -8,10 +8,10 @@ use super::instance::Inst;
 use super::queue::Item;
 use super::redlock::Redlock;
 use super::single::Single;
-use super::world;
+use super::world::{self, World};
 use super::zookeeper::ZkService;
 use crate::sim::scenario::Scenario;
-use crate::sim::trace::ServiceKind;
+use crate::sim::trace::{Outcome, ServiceKind, Trace};
 
 /// The lock service a scenario runs against.
 pub(super) enum Service {
@@ -55,6 +55,71 @@ impl Service {
             Service::Advisory(x) => x.block(client, item),
             Service::Zookeeper(x) => x.block(client, item),
             Service::Single(_) | Service::Redlock(_) => {}
+        }
+    }
+}
+
+impl Service {
+    /// A watchdog's renewal, an etcd keepalive or a ZooKeeper ping falls due (its loop goes on
+    /// while the client keeps its session).
+    pub(super) fn tick(&mut self, w: &mut World, t: u64, client: usize) {
+        match self {
+            Service::Single(x) => x.tick(w, t, client),
+            Service::Redlock(r) => r.start_extend(w, t, client, None),
+            Service::Etcd(x) => {
+                if x.keepalive(w, t, client, None) {
+                    x.next_keepalive(w, t, client);
+                }
+            }
+            // Validation refuses a watchdog on an advisory lock: it has no TTL.
+            Service::Advisory(_) => {}
+            Service::Zookeeper(x) => {
+                if x.ping(w, t, client) {
+                    x.next_ping(w, t, client);
+                }
+            }
+        }
+    }
+
+    /// The server's settings, for the steps' words, before anything ran (`finish` writes
+    /// what it did).
+    pub(super) fn write_settings(&self, trace: &mut Trace) {
+        match self {
+            Service::Advisory(x) => trace.advisory = Some(x.settings()),
+            Service::Zookeeper(x) => trace.zookeeper = Some(x.settings()),
+            Service::Single(_) | Service::Redlock(_) | Service::Etcd(_) => {}
+        }
+    }
+
+    /// Whether the client keeps its write back (ZooKeeper's SUSPENDED, with the stop-writing
+    /// policy); if so, the step says why.
+    pub(super) fn held_back(&self, w: &mut World, t: u64, client: usize, event: usize) -> bool {
+        let Service::Zookeeper(x) = self else {
+            return false;
+        };
+        let Some(state) = x.holds_back(client) else {
+            return false;
+        };
+        w.step(t, client, Some(event), Outcome::WriteHeldBack { state });
+        true
+    }
+
+    /// `isHeld()` as the service answers it at `t`: a Redis majority's live keys, etcd's key,
+    /// the advisory lock's session, ZooKeeper's node.
+    pub(super) fn holds(&self, w: &World, t: u64, client: usize) -> bool {
+        match self {
+            Service::Etcd(x) => x.holds(client),
+            Service::Advisory(x) => x.holds(client),
+            Service::Zookeeper(x) => x.holds(client),
+            Service::Single(_) | Service::Redlock(_) => {
+                let name = &w.s.clients[client].name;
+                let holding = self
+                    .instances()
+                    .iter()
+                    .filter(|i| i.holds(&w.s.key, name, client, t))
+                    .count();
+                holding >= w.trace.majority
+            }
         }
     }
 }

@@ -206,6 +206,9 @@ pub fn with_faults<T>(
     if let (Some(w), Some(b)) = (work.lock.advisory.as_mut(), base.lock.advisory.as_ref()) {
         w.events.truncate(b.events.len());
     }
+    if let (Some(w), Some(b)) = (work.lock.zookeeper.as_mut(), base.lock.zookeeper.as_ref()) {
+        w.events.truncate(b.events.len());
+    }
     if let (Some(w), Some(b)) = (work.lock.redlock.as_mut(), base.lock.redlock.as_ref()) {
         for (wi, bi) in w.instances.iter_mut().zip(&b.instances) {
             wi.events.truncate(bi.events.len());
@@ -314,6 +317,22 @@ fn inject(
             let a = s.lock.advisory.as_mut()?;
             a.events
                 .push(crate::sim::scenario::ServerEvent::Failover { at_ms });
+            Some((None, None))
+        }
+        // ZooKeeper: the client cut off from the ensemble, drawn by the ZooKeeper lane.
+        Fault::Partition {
+            at_ms,
+            duration_ms,
+            client: Some(client),
+            ..
+        } if s.lock.zookeeper.is_some() => {
+            let name = s.clients.get(client)?.name.clone();
+            let z = s.lock.zookeeper.as_mut()?;
+            z.events.push(crate::sim::scenario::ZkEvent::Partition {
+                at_ms,
+                duration_ms,
+                client: name,
+            });
             Some((None, None))
         }
         Fault::Pause {

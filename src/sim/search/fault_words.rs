@@ -69,6 +69,15 @@ impl Fault {
                 }
             ),
             Fault::Partition {
+                at_ms,
+                duration_ms,
+                client: Some(c),
+                ..
+            } if s.lock.zookeeper.is_some() => format!(
+                "{} cut off from the ZooKeeper ensemble for {duration_ms} ms at {at_ms} ms",
+                client(c)
+            ),
+            Fault::Partition {
                 instance: i,
                 at_ms,
                 duration_ms,

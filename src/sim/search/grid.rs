@@ -110,10 +110,12 @@ pub fn targets(s: &Scenario, kind: FaultKind) -> Vec<Target> {
     let instances = s.lock.redlock.as_ref().map_or(0, |r| r.instances.len());
     let mut out: Vec<Target> = (0..s.clients.len()).map(Target::Client).collect();
     let advisory = s.lock.advisory.is_some();
+    let zookeeper = s.lock.zookeeper.is_some();
     match kind {
-        // An advisory lock keeps no time: a jump of its clock would change nothing.
+        // An advisory lock keeps no time: a jump of its clock would change nothing; nor would
+        // one of a ZooKeeper server's, which counts its ticks on a monotonic clock.
         FaultKind::LockClockJump if instances == 0 => {
-            if !advisory {
+            if !advisory && !zookeeper {
                 out.push(Target::Lock)
             }
         }
@@ -130,6 +132,8 @@ pub fn rows(s: &Scenario, kind: FaultKind, target: Target, instants: usize) -> u
     use FaultKind::*;
     match (target, kind) {
         (Target::Client(c), Delay) => s.clients.get(c).map_or(0, |c| c.events.len()),
+        // ZooKeeper's partitions cut one client off from the ensemble.
+        (Target::Client(_), Partition) if s.lock.zookeeper.is_some() => instants,
         (Target::Client(_), Pause | ClientClockJump | ClientCrash)
         | (Target::Lock, LockClockJump | Failover)
         | (Target::Instance(_), LockClockJump | InstanceCrash | Partition) => instants,
@@ -205,6 +209,16 @@ pub fn row(
         }
         (Target::Client(client), FaultKind::ClientCrash) => {
             out.push(Fault::ClientCrash { client, at_ms: t });
+        }
+        (Target::Client(client), FaultKind::Partition) if s.lock.zookeeper.is_some() => {
+            for d in lengths(t, instants, spec.partition_ms) {
+                out.push(Fault::Partition {
+                    instance: 0,
+                    at_ms: t,
+                    duration_ms: d,
+                    client: Some(client),
+                });
+            }
         }
         (Target::Lock, FaultKind::Failover) => out.push(Fault::Failover { at_ms: t }),
         (Target::Lock, FaultKind::LockClockJump) => {

@@ -27,7 +27,8 @@ pub enum FaultKind {
     LockClockJump,
     /// A Redlock instance goes down for a while.
     InstanceCrash,
-    /// A Redlock instance is cut off from one client or from all.
+    /// A Redlock instance is cut off from one client or from all; on ZooKeeper, one client is
+    /// cut off from the ensemble.
     Partition,
     /// A client dies for good.
     ClientCrash,

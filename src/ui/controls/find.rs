@@ -323,14 +323,17 @@ pub fn FindPanel(props: &FindProps) -> Html {
     let shown = if stale { &Status::Idle } else { &*status };
     let redlock = props.scenario.lock.redlock.is_some();
     let advisory = props.scenario.lock.advisory.is_some();
+    let zookeeper = props.scenario.lock.zookeeper.is_some();
     // Only the kinds that apply to this lock service: instance faults for Redlock, a failover
-    // for PostgreSQL's advisory lock (which keeps no time, so its clock never jumps).
+    // for PostgreSQL's advisory lock (which keeps no time, so its clock never jumps), a
+    // client cut off from the ensemble for ZooKeeper (whose servers count ticks).
     let kinds = FaultKind::ALL
         .into_iter()
         .filter(|k| match k {
-            FaultKind::InstanceCrash | FaultKind::Partition => redlock,
+            FaultKind::InstanceCrash => redlock,
+            FaultKind::Partition => redlock || zookeeper,
             FaultKind::Failover => advisory,
-            FaultKind::LockClockJump => !advisory,
+            FaultKind::LockClockJump => !advisory && !zookeeper,
             _ => true,
         })
         .map(|k| html! {

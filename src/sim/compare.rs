@@ -6,7 +6,7 @@
 //! and says so in words. A scenario with no debit has nothing to compare, and says why.
 
 use super::account::FenceRule;
-use super::scenario::{Event, Scenario};
+use super::scenario::{Event, Scenario, ZkFence};
 use super::trace::Trace;
 use super::words;
 
@@ -92,6 +92,28 @@ pub fn counterfactual(s: &Scenario) -> Counterfactual {
                 )
             }
         }
+        // ZooKeeper always has a czxid to send: the contrast sends it where the run sends the
+        // sequence suffix or nothing, and otherwise flips the check.
+        rule if s.lock.zookeeper.is_some() && zk_without_czxid(s) => {
+            other.lock.fencing = true;
+            if let Some(z) = other.lock.zookeeper.as_mut() {
+                z.fence = ZkFence::Czxid;
+            }
+            if rule == FenceRule::Off {
+                other.storage.fence_rule = FenceRule::Strict;
+                (
+                    "With the czxid as the fence, strict storage".to_string(),
+                    "czxid fence",
+                    "same run, czxid, strict",
+                )
+            } else {
+                (
+                    "With the czxid as the fence".to_string(),
+                    "czxid fence",
+                    "same run, czxid",
+                )
+            }
+        }
         // etcd's guard is the check this storage makes: the comparison takes it away, and
         // leaves the fence rule as it is.
         _ if s.storage.create_guard => {
@@ -162,6 +184,16 @@ pub fn counterfactual(s: &Scenario) -> Counterfactual {
     }
 }
 
+/// A ZooKeeper run whose writes carry no czxid: no fence at all, or the sequence suffix.
+fn zk_without_czxid(s: &Scenario) -> bool {
+    let sequence = s
+        .lock
+        .zookeeper
+        .as_ref()
+        .is_some_and(|z| z.fence == ZkFence::Sequence);
+    !s.lock.fencing || sequence
+}
+
 /// The banner's comparison line, built from the contrast and the ghost run alone: e.g.
 /// "Redlock with a fence (non-standard), strict storage: balance 90, ✓ safe", or "Nothing to
 /// compare: no client sends a debit, …".
@@ -192,6 +224,22 @@ mod tests {
         assert_eq!(label, "Redlock with a fence (non-standard), strict storage");
         assert!(other.lock.redlock.as_ref().is_some_and(|r| r.fence));
         assert_eq!(other.storage.fence_rule, FenceRule::Strict);
+    }
+
+    #[test]
+    fn zookeeper_is_compared_with_the_czxid_as_the_fence() {
+        let (other, label) = with("zk-parent-sequence");
+        assert_eq!(label, "With the czxid as the fence");
+        assert!(other
+            .lock
+            .zookeeper
+            .as_ref()
+            .is_some_and(|z| z.fence == ZkFence::Czxid));
+        let (other, label) = with("zk-suspended-ignored");
+        assert_eq!(label, "With the czxid as the fence, strict storage");
+        assert!(other.lock.fencing);
+        let (_, label) = with("zk-pause-czxid");
+        assert_eq!(label, "Without fencing");
     }
 
     #[test]

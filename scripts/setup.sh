@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # Installs every tool the project needs, idempotently: the wasm32 target, wasm-pack,
 # wasm-bindgen-cli at the exact version in Cargo.lock, Debian's Chromium and chromedriver,
-# Debian's redis-server, PostgreSQL 15 and etcd 3.4 for the lab, and the npm packages from
-# package-lock.json. Fast when everything is already present.
+# Debian's redis-server, PostgreSQL 15, etcd 3.4 and ZooKeeper 3.8 for the lab, and the npm
+# packages from package-lock.json. Fast when everything is already present.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -69,6 +69,16 @@ fi
 # trying the Commands view's lines by hand.
 if ! [ -x /usr/bin/etcd ] || ! [ -x /usr/bin/etcdctl ]; then
   apt_wanted+=(etcd-server etcd-client)
+fi
+# ZooKeeper 3.8 for the lab's ZooKeeper presets (the lab starts its own three members on free
+# loopback ports through java and Debian's jars, /usr/share/java/zookeeper.jar with the jars its
+# manifest names; a system service the package may start on 2181 is left alone). It needs a
+# Java runtime: the headless one when none is installed (about 7 s with Java present).
+if ! [ -f /usr/share/java/zookeeper.jar ] || ! [ -f /usr/share/java/slf4j-simple.jar ]; then
+  apt_wanted+=(zookeeper)
+fi
+if ! command -v java >/dev/null 2>&1; then
+  apt_wanted+=(default-jre-headless)
 fi
 if [ "${#apt_wanted[@]}" -gt 0 ]; then
   say "installing from Debian: ${apt_wanted[*]}"

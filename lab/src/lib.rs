@@ -30,3 +30,6 @@ pub mod report;
 pub mod resp;
 pub mod servers;
 pub mod tables;
+pub mod zk_client;
+pub mod zk_cluster;
+pub mod zk_facts;

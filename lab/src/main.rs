@@ -276,6 +276,39 @@ fn client_main(argv: &[String]) -> ExitCode {
             }
         };
     }
+    if argv.iter().any(|a| a == "--zookeeper") {
+        let setup = (|| -> Result<fencing_lab::zk_client::Setup, String> {
+            let num = |v: String| {
+                v.parse::<u64>()
+                    .map_err(|_| format!("client: {v}: not a number"))
+            };
+            let path = get("--scenario")?;
+            let text = std::fs::read_to_string(&path).map_err(|e| format!("{path}: {e}"))?;
+            let (scenario, zk) = fencing_lab::zk_client::read_scenario(&text)?;
+            let zk = zk.ok_or("client: the scenario has no lock.zookeeper")?;
+            let mut ports = Vec::new();
+            for p in get("--zookeeper")?.split(',').filter(|p| !p.is_empty()) {
+                ports.push(num(p.into())? as u16);
+            }
+            Ok(fencing_lab::zk_client::Setup {
+                index: num(get("--index")?)? as usize,
+                ports,
+                pg_ports: pg_ports(&get("--pg")?)?,
+                scale: num(get("--scale-us")?)?,
+                dir: get("--dir")?,
+                until_ms: num(get("--until-ms")?)?,
+                scenario,
+                zk,
+            })
+        })();
+        return match setup.and_then(fencing_lab::zk_client::run) {
+            Ok(()) => ExitCode::SUCCESS,
+            Err(e) => {
+                println!("error {e}");
+                ExitCode::from(2)
+            }
+        };
+    }
     if argv.iter().any(|a| a == "--etcd") {
         let setup = (|| -> Result<fencing_lab::etcd_client::Setup, String> {
             let num = |v: String| {
@@ -315,10 +348,46 @@ fn client_main(argv: &[String]) -> ExitCode {
     }
 }
 
+/// `fencing-lab zk-facts [--tick MS] [--session-ms MS] [--rounds N]`: measures the ZooKeeper
+/// behaviour the model's ZooKeeper presets rest on (`zk_facts.rs`).
+fn zk_facts_main(argv: &[String]) -> ExitCode {
+    let mut o = fencing_lab::zk_facts::Options {
+        tick_ms: 50,
+        session_ms: 1000,
+        rounds: 3,
+    };
+    let mut it = argv.iter();
+    while let Some(flag) = it.next() {
+        let v = it
+            .next()
+            .and_then(|v| v.parse::<u64>().ok())
+            .filter(|v| *v >= 1);
+        match (flag.as_str(), v) {
+            ("--tick", Some(v)) => o.tick_ms = v,
+            ("--session-ms", Some(v)) => o.session_ms = v,
+            ("--rounds", Some(v)) => o.rounds = v.min(20) as u32,
+            _ => {
+                eprintln!("usage: fencing-lab zk-facts [--tick MS] [--session-ms MS] [--rounds N]");
+                return ExitCode::from(2);
+            }
+        }
+    }
+    match fencing_lab::zk_facts::run(&o) {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(e) => {
+            eprintln!("zk-facts: {e}");
+            ExitCode::FAILURE
+        }
+    }
+}
+
 fn main() -> ExitCode {
     let argv: Vec<String> = std::env::args().skip(1).collect();
     if argv.first().is_some_and(|a| a == "client") {
         return client_main(&argv[1..]);
+    }
+    if argv.first().is_some_and(|a| a == "zk-facts") {
+        return zk_facts_main(&argv[1..]);
     }
     let a = match args() {
         Ok(a) => a,

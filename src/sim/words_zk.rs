@@ -18,8 +18,7 @@ fn granted_node(trace: &Trace, client: usize, t: u64) -> Option<&ZkNode> {
     zk(trace)?
         .nodes
         .iter()
-        .filter(|n| n.client == client && n.granted_ms.is_some_and(|g| g <= t))
-        .last()
+        .rfind(|n| n.client == client && n.granted_ms.is_some_and(|g| g <= t))
 }
 
 /// "lock-0000000002 (czxid 0x100000025)".

@@ -5,8 +5,8 @@
 //!
 //! The client talks to the ensemble through `zookeeper-client` (its tasks on a one-worker
 //! tokio runtime, so its pings go on while the main thread sleeps to a due time; a `SIGSTOP`
-//! of the process stalls them with everything else). Its session is opened before the run
-//! with the scenario's session timeout, scaled. A lock is the recipe: create
+//! of the process stalls them with everything else). Its session is opened by its first lock
+//! call, with the scenario's session timeout (`lock.ttlMs`), scaled. A lock is the recipe: create
 //! `<dir>/lock-` `EPHEMERAL_SEQUENTIAL`, list the children, hold when its node has the lowest
 //! sequence, otherwise watch (`exists` with a watch) the next lower node and list again when
 //! it goes. The lock's directory is created when missing as a container node, as Curator
@@ -234,8 +234,8 @@ pub fn run(setup: Setup) -> Result<(), String> {
         zk: setup.zk,
         s: setup.scenario,
     };
-    // The session is opened before the run, as an application opens it when it starts.
-    c.open_session()?;
+    // The session is opened by the first lock call, as the model's client opens it: its
+    // createSession is a transaction (a zxid) at the instant the model has it.
     say(&c.out, "ready".into());
     let mut line = String::new();
     std::io::stdin()

@@ -524,16 +524,32 @@ impl Probe {
                     .map_err(|_| format!("the probe client said {seen:?}"))?,
             );
         }
-        p.negotiated_ms = seen
-            .iter()
-            .find(|l| l.starts_with("zk session"))
-            .and_then(|l| l.split_whitespace().nth(5))
-            .unwrap_or("?")
-            .to_string();
         p.start_us = mono_us();
         let stdin = p.child.stdin.as_mut().ok_or("no stdin")?;
         writeln!(stdin, "{}", p.start_us).map_err(|e| e.to_string())?;
         Ok(p)
+    }
+
+    /// Reads up to the client's grant: its node's path (the negotiated timeout is kept).
+    fn until_granted(&mut self) -> Result<String, String> {
+        let mut node = None;
+        loop {
+            let l = self
+                .line(5000)
+                .ok_or("the probe client was not granted the lock")?;
+            let f: Vec<&str> = l.split_whitespace().collect();
+            match (f.first(), f.get(1)) {
+                (Some(&"zk"), Some(&"session")) => {
+                    self.negotiated_ms = f.get(5).unwrap_or(&"?").to_string();
+                }
+                (Some(&"zk"), Some(&"node")) => node = f.get(5).map(|n| n.to_string()),
+                (Some(&"op"), Some(&"lock")) => {
+                    return node.ok_or_else(|| format!("granted without a node: {l}"))
+                }
+                (Some(&"error"), _) => return Err(l),
+                _ => {}
+            }
+        }
     }
 
     /// The next line within `ms`.
@@ -568,22 +584,8 @@ fn paused(
     let ports = c.ports();
     let tap = Tap::start(ports[0]).map_err(|e| e.to_string())?;
     let dir = format!("/paused-{round}");
-    let p = Probe::start(tap.port, &dir, o.session_ms)?;
-    let mut node = None;
-    while node.is_none() {
-        let Some(l) = p.line(5000) else {
-            return Err("the probe client was not granted".into());
-        };
-        if l.starts_with("zk node") {
-            node = l.split_whitespace().nth(5).map(str::to_string);
-        }
-    }
-    let node = node.unwrap_or_default();
-    while let Some(l) = p.line(300) {
-        if l.starts_with("op lock") {
-            break;
-        }
-    }
+    let mut p = Probe::start(tap.port, &dir, o.session_ms)?;
+    let node = p.until_granted()?;
     // Let pings settle, then stop it at a random point of its ping cycle.
     std::thread::sleep(Duration::from_millis(
         o.session_ms / 2 + u64::from(round) * 37 % 50,
@@ -651,12 +653,8 @@ fn paused(
 fn dropped(c: &ZkCluster, o: &Options, round: u32) -> Result<(), String> {
     let ports = c.ports();
     let tap = Tap::start(ports[0]).map_err(|e| e.to_string())?;
-    let p = Probe::start(tap.port, &format!("/dropped-{round}"), o.session_ms)?;
-    while let Some(l) = p.line(2000) {
-        if l.starts_with("op lock") {
-            break;
-        }
-    }
+    let mut p = Probe::start(tap.port, &format!("/dropped-{round}"), o.session_ms)?;
+    p.until_granted()?;
     std::thread::sleep(Duration::from_millis(
         o.session_ms / 2 + u64::from(round) * 37 % 50,
     ));

@@ -197,6 +197,8 @@ pub enum ZxidCause {
     DeleteNode,
     /// The leader closed an expired session (its ephemeral nodes go in the same transaction).
     CloseSession,
+    /// A create under a parent that is gone: it fails (NoNode), and takes a zxid all the same.
+    FailedCreate,
     CreateParent,
     DeleteParent,
 }

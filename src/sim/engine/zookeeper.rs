@@ -7,8 +7,8 @@
 //! from the ensemble again (a ping after its pause, or the reconnection after a partition).
 //! A client cut off from the ensemble declares itself disconnected (Curator's SUSPENDED) after
 //! two thirds of the timeout without an answer. Every transaction takes the next zxid: a lock
-//! node's `czxid` rises with every grant, while its sequence is the parent's child version and
-//! starts again at 0 when the parent is removed and created again.
+//! node's `czxid` rises with every grant, while its sequence counts the creates under the
+//! parent and starts again at 0 when the parent is removed and created again.
 
 use super::queue::{Action, Item, Queue};
 use super::world::World;
@@ -44,8 +44,9 @@ pub struct ZkService {
     pub(super) stop_writing: bool,
     /// The last zxid's counter.
     pub(super) zxid: u64,
-    /// The lock parent's child version: the next sequential node's suffix.
-    pub(super) cversion: u64,
+    /// The next sequential node's suffix: the creates made under the parent so far (a
+    /// child's delete does not advance it, as measured on ZooKeeper 3.8).
+    pub(super) next_sequence: u64,
     pub(super) parent: bool,
     pub(super) sessions: Vec<Session>,
     pub(super) session_of: Vec<Option<usize>>,
@@ -76,7 +77,7 @@ impl ZkService {
             stop_writing: z.on_suspended == OnSuspended::StopWriting,
             // The first transaction takes `firstFence`.
             zxid: s.lock.first_fence.saturating_sub(1),
-            cversion: 0,
+            next_sequence: 0,
             parent: true,
             sessions: Vec::new(),
             session_of: vec![None; n],
@@ -176,8 +177,11 @@ impl ZkService {
         }
         let session = self.session(w, t, client, event);
         if !self.parent {
+            // The recipe's create fails with NoNode (a failed request takes a zxid too), then
+            // it creates the parent and tries again.
             self.parent = true;
-            self.cversion = 0;
+            self.next_sequence = 0;
+            self.txn(t, ZxidCause::FailedCreate, Some(client));
             self.txn(t, ZxidCause::CreateParent, Some(client));
             self.out.parent.push(ParentMark {
                 at_ms: t,
@@ -185,8 +189,8 @@ impl ZkService {
             });
         }
         let czxid = self.txn(t, ZxidCause::CreateNode, Some(client));
-        let sequence = self.cversion;
-        self.cversion = self.cversion.saturating_add(1);
+        let sequence = self.next_sequence;
+        self.next_sequence = self.next_sequence.saturating_add(1);
         w.message(client, Some(event), Target::Lock, "create -e -s", t, t);
         let k = self.out.nodes.len();
         self.out.nodes.push(ZkNode {
@@ -278,7 +282,6 @@ impl ZkService {
     /// Deletes node `k` at `t` (its client's unlock, or its session's end).
     pub(super) fn delete_node(&mut self, w: &mut World, t: u64, k: usize, end: ZkNodeEnd) {
         self.live.retain(|&x| x != k);
-        self.cversion = self.cversion.saturating_add(1);
         let node = &mut self.out.nodes[k];
         node.end_ms = t;
         node.end = end;

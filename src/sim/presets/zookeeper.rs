@@ -99,18 +99,19 @@ pub fn recreated_parent(fence: ZkFence) -> Scenario {
         if by_sequence {
             "The clients send their node's sequence suffix as the fence. C takes \
              lock-0000000000 at 0 ms and unlocks at 8 ms without writing. A takes \
-             lock-0000000002 at 12 ms (the suffix is the parent's child version, which C's \
-             create and delete raised to 2) and is frozen by a GC pause before its debit. At \
+             lock-0000000001 at 12 ms (the suffix counts the creates made under the parent: \
+             C's was the first) and is frozen by a GC pause before its debit. At \
              45 ms the leader expires A's session and deletes its node; at 50 ms the empty \
              container /lock is removed. B's lock call at 55 ms creates /lock again and gets \
              lock-0000000000: B debits 10 with fence 0, accepted. A wakes at 74 ms and sends \
-             fence 2, which strict storage takes for a newer holder's: accepted, balance 80, \
+             fence 1, which strict storage takes for a newer holder's: accepted, balance 80, \
              the lost update. The suffix orders the nodes under one parent; it is not a token \
              that only goes up."
         } else {
             "The same run, with each node's czxid as the fence. C's node has czxid 34, A's 37; \
              expiring A's session and removing the parent are transactions too, so B's node, \
-             created after them, has czxid 42. B's debit is accepted and A's late one, with 37, \
+             created after them (and after its own create that failed on the missing parent), \
+             has czxid 43. B's debit is accepted and A's late one, with 37, \
              is refused: balance 90. The zxid orders every change to the ensemble; removing a \
              parent cannot turn it back."
         },

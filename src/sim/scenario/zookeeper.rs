@@ -36,8 +36,8 @@ pub enum ZkFence {
     /// always has a larger one.
     #[default]
     Czxid,
-    /// The node's sequence suffix, the parent's child version at its creation: it restarts at
-    /// 0 when the parent is removed and created again.
+    /// The node's sequence suffix, the count of creates under the parent before it: it
+    /// restarts at 0 when the parent is removed and created again.
     Sequence,
 }
 

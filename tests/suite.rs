@@ -33,3 +33,4 @@ mod ui_inspector;
 mod ui_redlock;
 mod ui_timeline;
 mod worst;
+mod zookeeper_hints;

@@ -32,5 +32,6 @@ mod ui_etcd;
 mod ui_inspector;
 mod ui_redlock;
 mod ui_timeline;
+mod ui_zookeeper;
 mod worst;
 mod zookeeper_hints;

@@ -314,7 +314,8 @@ pub fn App(props: &AppProps) -> Html {
                 }
                 if let Some(z) = &scenario.lock.zookeeper {
                     <div class="fp-row">
-                        <ZkOptions zookeeper={Rc::new(z.clone())} requested_ms={scenario.lock.ttl_ms}
+                        // Keyed by the notice, so a refused tick shows the kept one again.
+                        <ZkOptions key={u8::from(state.notice.is_some())} zookeeper={Rc::new(z.clone())} requested_ms={scenario.lock.ttl_ms}
                             on_change={dispatch.clone()} />
                     </div>
                 }

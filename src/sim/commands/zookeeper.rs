@@ -77,7 +77,7 @@ fn before_create(z: &ZkTrace, client: usize, t: u64) -> Vec<Line> {
     {
         lines.push(Line::new(
             format!(
-                "zkCli.sh -timeout {} -server zk1:2181,zk2:2181,zk3:2181",
+                "zkCli.sh -timeout {} -server zk1:2181",
                 z.requested_timeout_ms
             ),
             format!(
@@ -117,12 +117,12 @@ fn create_lines(z: &ZkTrace, n: &ZkNode, t: u64) -> Vec<Line> {
 /// The words of the fence a holder sends, for the note after its grant.
 fn fence_note(z: &ZkTrace, n: &ZkNode, fence: Option<u64>) -> Line {
     Line::note(match fence {
-        None => "lowest node: the lock is held; the client sends no fence".to_string(),
+        None => "lowest node: the lock is held; no fence is sent".to_string(),
         Some(f) if z.fence == "sequence" => {
-            format!("lowest node: the lock is held; the client sends its sequence {f} as the fence")
+            format!("lowest node: the lock is held; fence: the sequence {f}")
         }
         Some(f) => format!(
-            "lowest node: the lock is held; the client sends the cZxid {} ({f}) as the fence",
+            "lowest node: the lock is held; fence: the cZxid {} ({f})",
             zxid_hex(n.czxid)
         ),
     })
@@ -424,7 +424,7 @@ mod tests {
                 "50 zk: delete /lock → (no output: the empty container is reaped",
                 "55 B: create -c /lock \"\" → Created /lock",
                 "55 B: create -e -s /lock/lock- \"\" → Created /lock/lock-0000000000",
-                "the client sends its sequence 2 as the fence",
+                "fence: the sequence 2",
                 "74 A: UPDATE accounts SET balance = balance - 10, last_fence = 2 WHERE id = 1 AND last_fence < 2 RETURNING balance → UPDATE 1 (balance 80)",
             ],
         );
@@ -434,7 +434,7 @@ mod tests {
                 "12 zk: -- A is cut off from the ensemble until 62 ms",
                 "32 A: -- Curator: SUSPENDED: no answer from the ensemble",
                 "62 A: (the client reconnects) → KeeperErrorCode = Session expired",
-                "the client sends no fence",
+                "no fence is sent",
             ],
         );
     }

@@ -226,9 +226,11 @@ pub fn Commands(props: &CommandsProps) -> Html {
     };
     html! {
         <section class={classes!("fp-commands", props.stale.then_some("fp-stale"))} data-testid="commands">
-            <h3>{ "Commands" }
+            <h3>
                 if props.trace.is_zookeeper() {
-                    <span data-testid="commands-service">{ ": ZooKeeper in zkCli.sh, the storage in SQL" }</span>
+                    <span data-testid="commands-service">{ "Commands: ZooKeeper in zkCli.sh, the storage in SQL" }</span>
+                } else {
+                    { "Commands" }
                 }
                 { super::narration::stale_note(props.stale) }
                 <button type="button" data-testid="copy-commands" onclick={on_copy}>{ "Copy as script" }</button>

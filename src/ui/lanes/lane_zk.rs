@@ -143,9 +143,10 @@ pub fn ZkLane(props: &ZkLaneProps) -> Html {
                 let fence = fence_label(t, z, n);
                 let name = n.name();
                 let full = format!("{name} · {fence}");
-                let label = [full.as_str(), name.as_str(), who]
+                // The label is bold: a seventh wider than `text_width_px` counts.
+                let label = [full.as_str(), name.as_str(), fence.as_str(), who]
                     .into_iter()
-                    .find(|s| text_width_px(s) + 10 <= x1 - x0)
+                    .find(|s| text_width_px(s) * 8 / 7 + 12 <= x1 - x0)
                     .unwrap_or("");
                 let ended = node_end_words(n.end);
                 let lost = n.end == ZkNodeEnd::SessionExpired;

@@ -991,8 +991,8 @@ fn preset_hint(id: &str) -> Option<Hint> {
         },
         "zk-parent-czxid" => hint(
             "set the fence to the sequence suffix",
-            ": B's node in the new /lock is lock-0000000000, so A's late fence 2 beats B's 0 \
-             and is accepted.",
+            ": B's node in the new /lock is lock-0000000000, so A's late fence, the larger \
+             suffix of its older node, beats B's 0 and is accepted.",
         ),
         "zk-suspended-ignored" => hint(
             "set \"on SUSPENDED\" to stop writing",

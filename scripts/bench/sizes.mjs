@@ -50,7 +50,7 @@ export const CEILING_BYTES = 124_500;
  * +16.2 KB over main's 296 885 B: 313 127 B on 2026-12-03, raised here deliberately. ZooKeeper
  * (a fifth lock service): the core's engine, six presets, words and narration +11.3 KB (324 422 B
  * at its commit), then the page's part (the ZooKeeper lane, its settings, the zkCli.sh lines of
- * the Commands view, the playhead's words, the presets' Try-it lines) +11.6 KB: 336 011 B on
+ * the Commands view, the playhead's words, the presets' Try-it lines) +11.5 KB: 335 966 B on
  * 2026-12-03, raised here deliberately.
  */
 export const FULL_CEILING_BYTES = 342_800;

@@ -32,5 +32,7 @@ mod ui_etcd;
 mod ui_inspector;
 mod ui_redlock;
 mod ui_timeline;
+mod ui_zookeeper;
 mod worst;
 mod zookeeper;
+mod zookeeper_hints;

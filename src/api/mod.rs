@@ -25,7 +25,7 @@ export interface Scenario { version: number; clients: { name: string; events?: S
 /** One of a client's events (docs/scenario-format.md lists the kinds and their fields). */
 export interface ScenarioEvent { kind: string; atMs: number; [field: string]: unknown }
 /** The trace of a run: steps, lease and belief spans, ledger, balance, verdict, narration. */
-export interface Trace { clients: string[]; service: "single" | "redlock" | "etcd" | "advisory"; instances: string[]; majority: number; endMs: number; steps: object[]; writes: WriteRecord[]; acquisitions: Acquisition[]; majorities: HoldSpan[]; verdict: Verdict; narration: string[]; finalBalance: number; lastFence: number | null; [field: string]: unknown }
+export interface Trace { clients: string[]; service: "single" | "redlock" | "etcd" | "advisory" | "zookeeper"; instances: string[]; majority: number; endMs: number; steps: object[]; writes: WriteRecord[]; acquisitions: Acquisition[]; majorities: HoldSpan[]; verdict: Verdict; narration: string[]; finalBalance: number; lastFence: number | null; [field: string]: unknown }
 /** The storage's verdict on one debit. Every key in a trace is camelCase. */
 export type DebitVerdict = { status: "accepted" | "duplicate"; balance: number } | { status: "rejected"; reason: "stale_fence" | "missing_token" | "stale_value" | "compare_failed" | "session_gone"; lastFence: number | null; token: number | null };
 export interface WriteRecord { client: number; event: number | null; sentMs: number; arrivedMs: number; amount: number; token: number | null; idempotencyKey: string | null; generation: number | null; believedHeld: boolean; verdict: DebitVerdict | null }

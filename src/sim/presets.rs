@@ -972,6 +972,37 @@ fn preset_hint(id: &str) -> Option<Hint> {
             "drag A's crash to the right",
             ": B's pg_advisory_lock returns only when A's process dies.",
         ),
+        "zk-pause-unfenced" => fenced_story("zk-pause-czxid"),
+        "zk-pause-czxid" => hint(
+            "set the session timeout to 100 ms",
+            ": A's session then outlives its 50 ms pause, B's lock call waits until A unlocks at \
+             70 ms, and both debits are accepted, one after the other.",
+        ),
+        "zk-parent-sequence" => Hint {
+            button: Some(HintButton {
+                label: "Fence with the czxid",
+                act: HintAct::Preset("zk-parent-czxid"),
+            }),
+            ..hint(
+                "Fence with the czxid",
+                ": B's node, created after /lock came back, has a higher czxid than A's, and the \
+                 storage refuses A's late debit.",
+            )
+        },
+        "zk-parent-czxid" => hint(
+            "set the fence to the sequence suffix",
+            ": B's node in the new /lock is lock-0000000000, so A's late fence, the larger \
+             suffix of its older node, beats B's 0 and is accepted.",
+        ),
+        "zk-suspended-ignored" => hint(
+            "set \"on SUSPENDED\" to stop writing",
+            ": A then holds its debit at 48 ms back, and only B's is accepted.",
+        ),
+        "zk-suspended-stops" => hint(
+            "drag A's debit left of 32 ms",
+            ", before its client reports SUSPENDED: A writes while its session still holds the \
+             lock, and both debits are accepted in turn.",
+        ),
         "contract-5-equal-is-stale" => Hint {
             button: Some(HintButton {
                 label: "Use non-decreasing",

@@ -14,6 +14,7 @@ use super::controls::redlock_options::RedlockOptions;
 use super::controls::settings::Settings;
 use super::controls::settings_service::ServiceSettings;
 use super::controls::toolbar::{import_file, Toolbar};
+use super::controls::zk_options::ZkOptions;
 use super::inspect::banner::Banner;
 use super::inspect::client_inspector::ClientInspector;
 use super::inspect::commands::Commands;
@@ -252,7 +253,8 @@ pub fn App(props: &AppProps) -> Html {
                             {on_pick} />
                         <ServiceSettings instances={scenario.lock.redlock.as_ref().map_or(0, |r| r.instances.len())}
                             etcd={scenario.lock.etcd.as_ref().map(|e| e.version)}
-                            advisory={scenario.lock.advisory.is_some()} on_change={dispatch.clone()} />
+                            advisory={scenario.lock.advisory.is_some()} zookeeper={scenario.lock.zookeeper.is_some()}
+                            on_change={dispatch.clone()} />
                     </span>
                 }
             </div>
@@ -297,7 +299,7 @@ pub fn App(props: &AppProps) -> Html {
                 <div class="fp-row">
                     <Palette tool={state.tool} selected={state.selection.event()} clients={scenario.clients.len()}
                         playhead_ms={state.playhead_ms} on_add={dispatch.clone()}
-                        advisory={scenario.lock.advisory.is_some()} />
+                        session_lock={scenario.lock.advisory.is_some() || scenario.lock.zookeeper.is_some()} />
                 </div>
                 <div class="fp-row">
                     <Settings lock={Rc::new(scenario.lock.clone())} fence_rule={scenario.storage.fence_rule}
@@ -307,6 +309,13 @@ pub fn App(props: &AppProps) -> Html {
                 if let Some(a) = &scenario.lock.advisory {
                     <div class="fp-row">
                         <AdvisoryOptions advisory={Rc::new(a.clone())} in_transaction={scenario.storage.in_transaction}
+                            on_change={dispatch.clone()} />
+                    </div>
+                }
+                if let Some(z) = &scenario.lock.zookeeper {
+                    <div class="fp-row">
+                        // Keyed by the notice, so a refused tick shows the kept one again.
+                        <ZkOptions key={u8::from(state.notice.is_some())} zookeeper={Rc::new(z.clone())} requested_ms={scenario.lock.ttl_ms}
                             on_change={dispatch.clone()} />
                     </div>
                 }

@@ -133,6 +133,12 @@ const SOURCE: &str = concat!(
 .fp-pg-wait line { stroke: var(--cc); stroke-width: 1.5; stroke-dasharray: 3 3; }
 .fp-failover line { stroke: var(--bad); stroke-width: 1.5; stroke-dasharray: 4 2; }
 .fp-lease.lost rect { stroke: var(--bad); stroke-dasharray: 3 2; }
+.fp-zk-session .ping { stroke-width: 1.2; stroke-opacity: 1; }
+.fp-zk-session .expired line { stroke: var(--bad); stroke-width: 2; stroke-opacity: 1; }
+.fp-zk-partition rect { fill: var(--bad); fill-opacity: .16; }
+.fp-zk-state line { stroke: var(--bad); stroke-width: 2.5; }
+.fp-zk-state.suspended line { stroke-dasharray: 5 3; }
+.fp-zk-parent line { stroke: var(--muted); stroke-width: 1.5; stroke-dasharray: 2 2; }
 .fp-timeline text.halo { paint-order: stroke; stroke: var(--bg); stroke-width: 3px; }
 .fp-flight { stroke: var(--cc); stroke-width: 2; stroke-dasharray: 6 3; }
 .fp-badge.good text { fill: var(--good); }

@@ -17,6 +17,7 @@ pub mod ops;
 mod rounds;
 pub mod scripts;
 mod steps;
+pub mod zookeeper;
 
 use super::scenario::Scenario;
 use super::trace::Trace;
@@ -33,6 +34,9 @@ pub fn commands(s: &Scenario, t: &Trace) -> Vec<Command> {
     }
     if t.is_advisory() {
         return advisory::plan(s, t);
+    }
+    if t.is_zookeeper() {
+        return zookeeper::plan(s, t);
     }
     let run = Run { s, t };
     let mut timed: Vec<(u8, Command)> = Vec::new();
@@ -307,10 +311,11 @@ mod tests {
     #[test]
     fn every_grant_denial_and_verdict_of_every_preset_has_its_command() {
         // The Redis services' commands; etcd's gateway calls are checked in `tests/etcd.rs`.
-        for p in presets()
-            .into_iter()
-            .filter(|p| p.scenario.lock.etcd.is_none() && p.scenario.lock.advisory.is_none())
-        {
+        for p in presets().into_iter().filter(|p| {
+            p.scenario.lock.etcd.is_none()
+                && p.scenario.lock.advisory.is_none()
+                && p.scenario.lock.zookeeper.is_none()
+        }) {
             let t = run(&p.scenario);
             let list = commands(&p.scenario, &t);
             let times: Vec<u64> = list

@@ -10,3 +10,4 @@ pub(super) mod redlock_options;
 pub(super) mod settings;
 pub(super) mod settings_service;
 pub(super) mod toolbar;
+pub(super) mod zk_options;

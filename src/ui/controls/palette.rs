@@ -18,9 +18,10 @@ pub struct PaletteProps {
     pub clients: usize,
     pub playhead_ms: u64,
     pub on_add: Callback<Action>,
-    /// An advisory lock has no TTL to renew and no bare `DEL`: those buttons are not offered.
+    /// An advisory lock and ZooKeeper have no TTL to renew and no bare `DEL`: those buttons
+    /// are not offered.
     #[prop_or_default]
-    pub advisory: bool,
+    pub session_lock: bool,
 }
 
 #[component]
@@ -29,7 +30,7 @@ pub fn Palette(props: &PaletteProps) -> Html {
     html! {
         <div class="fp-group" role="group" aria-label="Add an event" data-testid="palette">
             <span class="fp-group-name">{ "Add at playhead" }</span>
-            { for Tool::ALL.iter().filter(|&&t| !(props.advisory && matches!(t, Tool::Renew | Tool::BareDel))).map(|&tool| {
+            { for Tool::ALL.iter().filter(|&&t| !(props.session_lock && matches!(t, Tool::Renew | Tool::BareDel))).map(|&tool| {
                 let on_add = props.on_add.clone();
                 let at_ms = props.playhead_ms;
                 let onclick = Callback::from(move |_: MouseEvent| on_add.emit(Action::Add { client, tool, at_ms }));

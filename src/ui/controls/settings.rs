@@ -1,6 +1,8 @@
 //! The settings: the storage's fence rule, the TTL, the first fence, the watchdog, the client
 //! list (undo and redo are in the toolbar). Each change is one undoable edit. An advisory lock
-//! has no TTL, fence or watchdog: its own settings are in `advisory_options`.
+//! has no TTL, fence or watchdog: its own settings are in `advisory_options`. For ZooKeeper the
+//! TTL is the session timeout the client asks for, and the czxid counter (not a first fence)
+//! and the client's pings (not a watchdog) are the ensemble's: its settings are in `zk_options`.
 
 use crate::sim::scenario::LockSettings;
 use crate::sim::FenceRule;
@@ -66,7 +68,7 @@ pub fn Settings(props: &SettingsProps) -> Html {
                     <option value="cas_value" selected={r == FenceRule::CasValue}>{ "CAS on the lock value" }</option>
                 </select>
             </label>
-            if lock.advisory.is_none() {
+            if lock.advisory.is_none() && lock.zookeeper.is_none() {
                 <label>
                     <span class="fp-group-name">{ "TTL ms" }</span>
                     <input type="number" min="1" max="60000" value={lock.ttl_ms.to_string()} onchange={ttl} data-testid="ttl" />
@@ -82,6 +84,11 @@ pub fn Settings(props: &SettingsProps) -> Html {
                 <label>
                     <input type="checkbox" checked={lock.watchdog} onchange={watchdog} data-testid="watchdog" />
                     { "watchdog renews every TTL/2" }
+                </label>
+            } else if lock.zookeeper.is_some() {
+                <label title="the server clamps it to 2–20 ticks; the client pings every third of it">
+                    <span class="fp-group-name">{ "session timeout ms" }</span>
+                    <input type="number" min="1" max="60000" value={lock.ttl_ms.to_string()} onchange={ttl} data-testid="ttl" />
                 </label>
             }
             <span class="fp-group" role="group" aria-label="Clients">

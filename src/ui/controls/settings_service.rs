@@ -1,6 +1,6 @@
 //! The lock service: a single Redis, Redlock over 3, 5 or 7 instances, an etcd cluster (3.5,
-//! or 3.4 with its expired-waiter bug) or a PostgreSQL advisory lock. Switching is one undoable edit; instances that
-//! remain keep their events.
+//! or 3.4 with its expired-waiter bug), a PostgreSQL advisory lock or ZooKeeper. Switching is
+//! one undoable edit; instances that remain keep their events.
 
 use crate::sim::scenario::EtcdVersion;
 use crate::ui::model::service::SERVICE_SIZES;
@@ -16,6 +16,9 @@ pub struct ServiceSettingsProps {
     pub etcd: Option<EtcdVersion>,
     /// Whether the service is a PostgreSQL advisory lock.
     pub advisory: bool,
+    /// Whether the service is a ZooKeeper ensemble.
+    #[prop_or_default]
+    pub zookeeper: bool,
     pub on_change: Callback<Action>,
 }
 
@@ -24,6 +27,7 @@ pub fn ServiceSettings(props: &ServiceSettingsProps) -> Html {
     let n = props.instances;
     let etcd = props.etcd;
     let advisory = props.advisory;
+    let zookeeper = props.zookeeper;
     let onchange = props.on_change.reform(|e: Event| {
         let value = e
             .target()
@@ -34,6 +38,7 @@ pub fn ServiceSettings(props: &ServiceSettingsProps) -> Html {
             "etcd-3.5" => Action::Instance(InstanceAction::SetEtcd(EtcdVersion::V35)),
             "etcd-3.4" => Action::Instance(InstanceAction::SetEtcd(EtcdVersion::V34)),
             "advisory" => Action::Instance(InstanceAction::SetAdvisory),
+            "zookeeper" => Action::Instance(InstanceAction::SetZookeeper),
             other => Action::Instance(InstanceAction::SetService(other.parse().unwrap_or(0))),
         }
     });
@@ -41,7 +46,7 @@ pub fn ServiceSettings(props: &ServiceSettingsProps) -> Html {
         <label class="fp-preset">
             <span class="fp-group-name">{ "Lock service" }</span>
             <select {onchange} data-testid="service">
-                <option value="0" selected={n == 0 && etcd.is_none() && !advisory}>{ "single Redis" }</option>
+                <option value="0" selected={n == 0 && etcd.is_none() && !advisory && !zookeeper}>{ "single Redis" }</option>
                 { for SERVICE_SIZES.iter().map(|&k| html! {
                     <option value={k.to_string()} selected={n == k}>{ format!("Redlock, {k} instances") }</option>
                 }) }
@@ -51,6 +56,7 @@ pub fn ServiceSettings(props: &ServiceSettingsProps) -> Html {
                 <option value="etcd-3.5" selected={etcd == Some(EtcdVersion::V35)}>{ "etcd 3.5 (revision fences)" }</option>
                 <option value="etcd-3.4" selected={etcd == Some(EtcdVersion::V34)}>{ "etcd 3.4 (expired-waiter bug)" }</option>
                 <option value="advisory" selected={advisory}>{ "PostgreSQL advisory lock (no fence)" }</option>
+                <option value="zookeeper" selected={zookeeper}>{ "ZooKeeper (czxid fence)" }</option>
             </select>
         </label>
     }

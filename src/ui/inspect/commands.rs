@@ -1,4 +1,5 @@
-//! The Commands view, beside "What happened": every step of the run as the Redis command or
+//! The Commands view, beside "What happened": every step of the run as the Redis command, the
+//! zkCli.sh line or
 //! the SQL a real client sends and the reply it gets (`sim::commands`). The rows at the
 //! playhead's instant are lit, a click on a row moves the playhead there, and the whole list
 //! copies as one script. When the scenario is a preset the lab reproduced against real servers
@@ -225,7 +226,13 @@ pub fn Commands(props: &CommandsProps) -> Html {
     };
     html! {
         <section class={classes!("fp-commands", props.stale.then_some("fp-stale"))} data-testid="commands">
-            <h3>{ "Commands" }{ super::narration::stale_note(props.stale) }
+            <h3>
+                if props.trace.is_zookeeper() {
+                    <span data-testid="commands-service">{ "Commands: ZooKeeper in zkCli.sh, the storage in SQL" }</span>
+                } else {
+                    { "Commands" }
+                }
+                { super::narration::stale_note(props.stale) }
                 <button type="button" data-testid="copy-commands" onclick={on_copy}>{ "Copy as script" }</button>
                 if let Some(Ok(())) = *copied {
                     <span class="fp-hint" role="status">{ " copied" }</span>
@@ -236,8 +243,12 @@ pub fn Commands(props: &CommandsProps) -> Html {
                 <textarea class="fp-cmd-manual" readonly=true data-testid="commands-manual" value={text} />
             }
             <details class="fp-cmd-setup">
-                <summary>{ "Setup: the scripts, the fence counter and the tables" }</summary>
-                <pre class="fp-cmd-lua">{ for commands::Script::ALL.iter().map(|s| format!("-- {}\n{}\n", s.name(), s.lua())) }</pre>
+                if props.trace.is_zookeeper() {
+                    <summary>{ "Setup: the ensemble and the tables" }</summary>
+                } else {
+                    <summary>{ "Setup: the scripts, the fence counter and the tables" }</summary>
+                    <pre class="fp-cmd-lua">{ for commands::Script::ALL.iter().map(|s| format!("-- {}\n{}\n", s.name(), s.lua())) }</pre>
+                }
                 <table class="fp-cmd-table"><tbody>{ rows(&props.trace, &setup, None, &props.on_move) }</tbody></table>
             </details>
             <div class="fp-cmd-scroll" tabindex="0" role="region" aria-label="Commands of the run">
@@ -262,6 +273,12 @@ pub fn Commands(props: &CommandsProps) -> Html {
                     { "To run this scenario on a real PostgreSQL yourself: copy its link (Copy link), then in a checkout of the playground run " }
                     <code>{ "bash scripts/lab.sh replay 'LINK'" }</code>
                     { ". The lab starts PostgreSQL 15 on loopback and runs one process per client, each taking the lock on its own connection with these statements (pauses are SIGSTOP, crashes SIGKILL, the idle timeouts are the server's own), and prints where the history (each lock's answer, each debit's verdict, the final balance) differs from this page's. A failover is stood in for by ending every lock session: the lab runs no standby. A network pause is not run: the lab cuts no connection." }
+                </p>
+            } else if props.trace.is_zookeeper() {
+                <p class="fp-hint fp-cmd-lab" data-testid="lab-replay">
+                    { "These lines run as shown in zkCli.sh against a ZooKeeper 3.8 ensemble, one session per client, and the SQL in psql. The lab (" }
+                    <code>{ "bash scripts/lab.sh replay 'LINK'" }</code>
+                    { ") does not replay ZooKeeper scenarios: it runs Redis, etcd and PostgreSQL ones, so nothing on this page about ZooKeeper has been checked against a real ensemble by it." }
                 </p>
             } else {
                 <p class="fp-hint fp-cmd-lab" data-testid="lab-replay">

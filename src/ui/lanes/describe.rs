@@ -246,9 +246,11 @@ pub fn instant_text(trace: &Trace, at: &Instant) -> String {
         Some((c, _)) if trace.is_advisory() => {
             s.push_str(&format!("{}'s session holds the advisory lock.", name(c)))
         }
+        Some((c, f)) if trace.is_zookeeper() => s.push_str(&zk_holder_text(trace, c, f, at.at_ms)),
         Some((c, f)) => s.push_str(&format!("{} holds the lease{}.", name(c), fence(f))),
         None if trace.is_redlock() => s.push_str("nobody holds a majority."),
         None if trace.is_advisory() => s.push_str("no session holds the advisory lock."),
+        None if trace.is_zookeeper() => s.push_str("no node under /lock holds the lock."),
         None => s.push_str("nobody holds the lease."),
     }
     let names: Vec<&str> = at.believers.iter().map(|b| name(b.client)).collect();
@@ -263,6 +265,8 @@ pub fn instant_text(trace: &Trace, at: &Instant) -> String {
             name(b.client),
             if trace.is_advisory() {
                 "its session, and the lock with it, has ended"
+            } else if trace.is_zookeeper() {
+                "its session has expired, and its lock node with it"
             } else {
                 "its lease has ended"
             }
@@ -272,12 +276,56 @@ pub fn instant_text(trace: &Trace, at: &Instant) -> String {
         let p: Vec<&str> = at.paused.iter().map(|&c| name(c)).collect();
         s.push_str(&format!(" {} paused.", verb(&p)));
     }
+    for (c, state) in zk_states_at(trace, at.at_ms) {
+        s.push_str(&format!(" {}'s client says {state}.", name(c)));
+    }
     s.push_str(&format!(" Balance {}", at.balance));
     match at.last_fence {
         Some(f) => s.push_str(&format!(", last fence {f}.")),
         None => s.push('.'),
     }
     s
+}
+
+/// "A's node lock-0000000000 is lowest: A holds the lock (czxid 0x100000022)", with the
+/// sequence or "no fence" as the holder sends it.
+fn zk_holder_text(trace: &Trace, c: usize, fence: Option<u64>, t: u64) -> String {
+    let name = trace.client_name(c);
+    let node = trace.zookeeper.as_ref().and_then(|z| {
+        z.nodes.iter().rfind(|n| {
+            n.client == c
+                && n.granted_ms.is_some_and(|g| g <= t)
+                && (n.end_ms > t || n.end == crate::sim::trace::ZkNodeEnd::Open)
+        })
+    });
+    let by_sequence = trace
+        .zookeeper
+        .as_ref()
+        .is_some_and(|z| z.fence == "sequence");
+    let sends = match (fence, node) {
+        (None, _) => " and sends no fence".to_string(),
+        (Some(f), _) if by_sequence => format!(" (sequence {f} as the fence)"),
+        (Some(_), Some(n)) => format!(" (czxid {})", crate::sim::trace::zxid_hex(n.czxid)),
+        (Some(f), None) => format!(" (fence {f})"),
+    };
+    match node {
+        Some(n) => format!(
+            "{name}'s node {} is lowest: {name} holds the lock{sends}.",
+            n.name()
+        ),
+        None => format!("{name} holds the lock{sends}."),
+    }
+}
+
+/// The clients whose ZooKeeper connection is SUSPENDED or LOST at `t`, in Curator's words.
+fn zk_states_at(trace: &Trace, t: u64) -> Vec<(usize, &'static str)> {
+    trace.zookeeper.as_ref().map_or_else(Vec::new, |z| {
+        z.states
+            .iter()
+            .filter(|s| s.start_ms <= t && t < s.end_ms)
+            .map(|s| (s.client, s.state.label()))
+            .collect()
+    })
 }
 
 fn join(names: &[&str]) -> String {
@@ -487,6 +535,48 @@ mod tests {
         let unfenced = run(&preset("gc-pause-unfenced").unwrap());
         let late = instant(&unfenced, 70);
         assert_eq!((late.balance, late.last_fence), (80, None));
+    }
+
+    #[test]
+    fn the_playhead_reads_a_zookeeper_run() {
+        let t = run(&preset("zk-pause-czxid").unwrap());
+        let at = |ms| instant_text(&t, &instant(&t, ms));
+        assert!(
+            at(5).starts_with(
+                "At 5 ms: A's node lock-0000000000 is lowest: A holds the lock (czxid 0x100000022)."
+            ),
+            "{}",
+            at(5)
+        );
+        assert!(
+            at(50).contains("B's node lock-0000000001 is lowest"),
+            "{}",
+            at(50)
+        );
+        assert!(
+            at(50).contains(
+                "A's belief is stale: its session has expired, and its lock node with it."
+            ),
+            "{}",
+            at(50)
+        );
+        assert!(
+            at(65).contains("no node under /lock holds the lock."),
+            "{}",
+            at(65)
+        );
+        let s = run(&preset("zk-suspended-ignored").unwrap());
+        let text = instant_text(&s, &instant(&s, 40));
+        assert!(
+            text.contains("A's client says SUSPENDED.") && text.contains("sends no fence"),
+            "{text}"
+        );
+        let q = run(&preset("zk-parent-sequence").unwrap());
+        let text = instant_text(&q, &instant(&q, 20));
+        assert!(
+            text.contains("A holds the lock (sequence ") && text.contains(" as the fence)"),
+            "{text}"
+        );
     }
 
     #[test]

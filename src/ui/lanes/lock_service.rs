@@ -1,6 +1,6 @@
 //! The lock service's lanes: the single Redis lane as it always was, or, for Redlock, a lane
 //! per instance or one collapsed "lock service" lane, whichever the layout made room for, or
-//! the etcd cluster's lane, or the PostgreSQL lane of an advisory lock.
+//! the etcd cluster's lane, the PostgreSQL lane of an advisory lock, or the ZooKeeper lane.
 
 use super::geometry::{LaneKind, Layout};
 use super::lane_advisory::AdvisoryLane;
@@ -8,6 +8,7 @@ use super::lane_etcd::EtcdLane;
 use super::lane_instance::InstanceLane;
 use super::lane_lock::LockLane;
 use super::lane_service::ServiceLane;
+use super::lane_zk::ZkLane;
 use crate::sim::{Scenario, Trace};
 use crate::ui::model::selection::InstanceRef;
 use std::rc::Rc;
@@ -32,6 +33,9 @@ pub fn LockService(props: &LockServiceProps) -> Html {
     }
     if trace.is_advisory() {
         return html! { <AdvisoryLane {trace} {layout} /> };
+    }
+    if trace.is_zookeeper() {
+        return html! { <ZkLane {trace} {layout} /> };
     }
     let Some(r) = &props.scenario.lock.redlock else {
         return html! { <LockLane {trace} {layout} /> };

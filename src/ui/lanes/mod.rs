@@ -36,6 +36,8 @@ mod lane_service;
 #[cfg(target_arch = "wasm32")]
 mod lane_storage;
 #[cfg(target_arch = "wasm32")]
+mod lane_zk;
+#[cfg(target_arch = "wasm32")]
 mod lock_service;
 #[cfg(target_arch = "wasm32")]
 mod messages;

@@ -1,5 +1,5 @@
-//! Edits of the lock service: a single Redis, Redlock over how many instances, etcd or a
-//! PostgreSQL advisory lock; sequential or
+//! Edits of the lock service: a single Redis, Redlock over how many instances, etcd, a
+//! PostgreSQL advisory lock or ZooKeeper; sequential or
 //! parallel, the fenced variant, each instance's monotonic clock and latency, and adding an
 //! instance event from the palette. Each is one validated, undoable `edit` like every other.
 
@@ -9,7 +9,7 @@ use super::selection::{push, InstanceRef, Selection};
 use super::state::{InstanceAction, State};
 use crate::sim::account::FenceRule;
 use crate::sim::scenario::{
-    Advisory, Etcd, EtcdVersion, Event, Instance, Redlock, ReleaseKind, MAX_TIME_MS,
+    Advisory, Etcd, EtcdVersion, Event, Instance, Redlock, ReleaseKind, Zookeeper, MAX_TIME_MS,
 };
 use crate::sim::Scenario;
 
@@ -74,6 +74,30 @@ pub fn apply_service(next: &mut State, action: InstanceAction) {
         InstanceAction::SetWriteInSession(on) => {
             if s.lock.advisory.is_some() {
                 s.storage.in_transaction = on;
+                change(next, s, keep);
+            }
+        }
+        InstanceAction::SetZookeeper => change(next, with_zookeeper(&s), Selection::None),
+        InstanceAction::SetTickTime(value) => {
+            match whole("tickTime ms", &value, 1, MAX_TIME_MS as i64) {
+                Ok(ms) => {
+                    if let Some(z) = s.lock.zookeeper.as_mut() {
+                        z.tick_time_ms = ms as u64;
+                        change(next, s, keep);
+                    }
+                }
+                Err(why) => next.notice = Some(why),
+            }
+        }
+        InstanceAction::SetZkFence(fence) => {
+            if let Some(z) = s.lock.zookeeper.as_mut() {
+                z.fence = fence;
+                change(next, s, keep);
+            }
+        }
+        InstanceAction::SetOnSuspended(policy) => {
+            if let Some(z) = s.lock.zookeeper.as_mut() {
+                z.on_suspended = policy;
                 change(next, s, keep);
             }
         }
@@ -175,12 +199,14 @@ pub fn with_etcd(s: &Scenario, version: EtcdVersion) -> Scenario {
     s
 }
 
-/// The scenario with its advisory lock (if any) gone and the write back on separate storage.
+/// The scenario with its advisory lock (if any) gone and the write back on separate storage,
+/// and its ZooKeeper ensemble (if any) gone with the ensemble's events.
 fn without_advisory(s: &Scenario) -> Scenario {
     let mut s = s.clone();
     if s.lock.advisory.take().is_some() {
         s.storage.in_transaction = false;
     }
+    s.lock.zookeeper = None;
     s
 }
 
@@ -192,6 +218,7 @@ fn without_advisory(s: &Scenario) -> Scenario {
 /// a bare `DEL` becomes a token-checked release.
 pub fn with_advisory(s: &Scenario) -> Scenario {
     let mut s = s.clone();
+    s.lock.zookeeper = None;
     s.lock.redlock = None;
     s.lock.etcd = None;
     s.lock.watchdog = false;
@@ -211,10 +238,117 @@ pub fn with_advisory(s: &Scenario) -> Scenario {
     s
 }
 
+/// The scenario with its lock service switched to a ZooKeeper ensemble running the lock recipe
+/// (a 5 ms tick, the czxid as the fence, a client that keeps going while SUSPENDED, unless it
+/// already is one); `lock.ttlMs` becomes the session timeout asked for. What ZooKeeper has no
+/// word for goes: the client's pings keep its session alive, so watchdogs and renewals go; an
+/// unlock deletes the client's own node, so a bare `DEL` becomes a token-checked release; and
+/// a compare-and-set on a Redis lock value becomes the strict check of the czxid. Coming from
+/// an advisory lock, which mints no fence, the lock hands one out again.
+pub fn with_zookeeper(s: &Scenario) -> Scenario {
+    if s.lock.zookeeper.is_some() {
+        return s.clone();
+    }
+    let from_advisory = s.lock.advisory.is_some();
+    let mut s = without_advisory(s);
+    s.lock.redlock = None;
+    s.lock.etcd = None;
+    s.lock.watchdog = false;
+    s.storage.create_guard = false;
+    if from_advisory {
+        s.lock.fencing = true;
+    }
+    if s.storage.fence_rule == FenceRule::CasValue {
+        s.storage.fence_rule = FenceRule::Strict;
+    }
+    s.lock.zookeeper = Some(Zookeeper::default());
+    for c in &mut s.clients {
+        c.events
+            .retain(|e| !matches!(e, Event::Watchdog { .. } | Event::Renew { .. }));
+        for e in &mut c.events {
+            if let Event::Release { mode, .. } = e {
+                *mode = ReleaseKind::TokenChecked;
+            }
+        }
+    }
+    s
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
     use crate::sim::presets::default_scenario;
+
+    #[test]
+    fn switching_to_zookeeper_drops_what_it_has_no_word_for_and_back_restores_a_lock() {
+        let cas = {
+            let mut s = default_scenario();
+            s.storage.fence_rule = FenceRule::CasValue;
+            s
+        };
+        for s in [
+            default_scenario(),
+            cas,
+            crate::sim::presets::preset("bare-del").expect("preset"),
+            crate::sim::presets::preset("watchdog-stalls").expect("preset"),
+            with_etcd(&default_scenario(), EtcdVersion::V34),
+            with_service(&default_scenario(), 3),
+            with_advisory(&default_scenario()),
+        ] {
+            let z = with_zookeeper(&s);
+            assert!(
+                z.lock.zookeeper.is_some()
+                    && z.lock.redlock.is_none()
+                    && z.lock.etcd.is_none()
+                    && z.lock.advisory.is_none()
+                    && !z.lock.watchdog
+                    && z.lock.fencing,
+                "{z:?}"
+            );
+            assert_eq!(z.validate(), Ok(()), "{z:?}");
+            let t = crate::sim::run(&z);
+            assert!(t.is_zookeeper());
+            for back in [
+                with_service(&z, 0),
+                with_service(&z, 5),
+                with_etcd(&z, EtcdVersion::V35),
+                with_advisory(&z),
+            ] {
+                assert!(back.lock.zookeeper.is_none(), "{back:?}");
+                assert_eq!(back.validate(), Ok(()), "{back:?}");
+            }
+        }
+        // A preset already on ZooKeeper keeps its ensemble's settings and events.
+        let p = crate::sim::presets::preset("zk-suspended-ignored").expect("preset");
+        assert_eq!(with_zookeeper(&p), p);
+    }
+
+    #[test]
+    fn zookeeper_settings_are_edits_and_a_bad_tick_is_named() {
+        use crate::sim::scenario::{OnSuspended, ZkFence};
+        let mut st = State::new(with_zookeeper(&default_scenario()), None, false);
+        apply_service(&mut st, InstanceAction::SetTickTime("2".into()));
+        apply_service(&mut st, InstanceAction::SetZkFence(ZkFence::Sequence));
+        apply_service(
+            &mut st,
+            InstanceAction::SetOnSuspended(OnSuspended::StopWriting),
+        );
+        let z = st.scenario.lock.zookeeper.clone().expect("zookeeper");
+        assert_eq!(
+            (z.tick_time_ms, z.fence, z.on_suspended),
+            (2, ZkFence::Sequence, OnSuspended::StopWriting)
+        );
+        assert_eq!(st.notice, None);
+        for bad in ["soon", "0", "", "-3"] {
+            apply_service(&mut st, InstanceAction::SetTickTime(bad.into()));
+            let notice = st.notice.take().unwrap_or_default();
+            assert!(notice.starts_with("tickTime ms: "), "{bad:?}: {notice}");
+            assert_eq!(
+                st.scenario.lock.zookeeper.as_ref().map(|z| z.tick_time_ms),
+                Some(2)
+            );
+        }
+    }
 
     #[test]
     fn switching_to_advisory_drops_what_it_has_no_word_for_and_validates() {

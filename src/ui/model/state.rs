@@ -160,6 +160,15 @@ pub enum InstanceAction {
     },
     /// Whether each debit is an `UPDATE` on the lock holder's own session.
     SetWriteInSession(bool),
+    /// A ZooKeeper ensemble running the lock recipe (a 5 ms tick, the czxid as the fence) in
+    /// place of the lock service.
+    SetZookeeper,
+    /// The ensemble's `tickTime` in ms, as typed; text that is no tick is refused by name.
+    SetTickTime(String),
+    /// Which number of its lock node the client sends as the fence.
+    SetZkFence(crate::sim::scenario::ZkFence),
+    /// What the client does while Curator says SUSPENDED.
+    SetOnSuspended(crate::sim::scenario::OnSuspended),
     SetParallel(bool),
     SetFence(bool),
     /// An instance measures its TTLs with a monotonic clock, which its clock jumps do not move.

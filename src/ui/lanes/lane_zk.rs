@@ -1,0 +1,235 @@
+//! The ZooKeeper lane: each holding of the lock as a bar labelled with its node's name and the
+//! fence its holder sends (the czxid, the sequence suffix, or none), and, where the next
+//! holding leaves room, what ended it (the holder's delete, or its session's expiry); under it
+//! every client's session as a thin line with a tick at each ping the leader heard and a cross
+//! where it expired, each lock call that waited behind a lower node as a dashed line, each
+//! stretch a client was cut off from the ensemble as a shaded band and the SUSPENDED and LOST
+//! stretches its client library reported as marks on its line, and every removal and creation
+//! of the lock parent `/lock` as a mark across the lane.
+
+use super::geometry::{colour_class, text_width_px, LaneKind, Layout};
+use crate::sim::trace::{ParentChange, ZkNode, ZkNodeEnd, ZkSessionEnd, ZkState, ZkStateEnd};
+use crate::sim::trace::{ZkTrace, ZkWaitEnd};
+use crate::sim::Trace;
+use std::rc::Rc;
+use yew::prelude::*;
+
+#[derive(Properties)]
+pub struct ZkLaneProps {
+    pub trace: Rc<Trace>,
+    pub layout: Rc<Layout>,
+}
+
+impl PartialEq for ZkLaneProps {
+    fn eq(&self, other: &Self) -> bool {
+        self.layout == other.layout
+            && super::same_part(&self.trace, &other.trace, |t| {
+                (&t.leases, &t.clients, &t.zookeeper)
+            })
+    }
+}
+
+/// The fence the holder of node `n` sends, as the bar writes it: "czxid 0x100000025", "seq 2",
+/// or "no fence" when the lock hands none out.
+pub fn fence_label(t: &Trace, z: &ZkTrace, n: &ZkNode) -> String {
+    let fenced = t
+        .leases
+        .iter()
+        .find(|l| Some(l.start_ms) == n.granted_ms && l.holder == n.client)
+        .is_none_or(|l| l.fence.is_some());
+    if !fenced {
+        "no fence".to_string()
+    } else if z.fence == "sequence" {
+        format!("seq {}", n.sequence)
+    } else {
+        format!("czxid {}", crate::sim::trace::zxid_hex(n.czxid))
+    }
+}
+
+fn node_end_words(e: ZkNodeEnd) -> &'static str {
+    match e {
+        ZkNodeEnd::Open => "still held",
+        ZkNodeEnd::Deleted => "deleted by unlock",
+        ZkNodeEnd::SessionExpired => "session expired",
+    }
+}
+
+fn wait_words(e: ZkWaitEnd) -> &'static str {
+    match e {
+        ZkWaitEnd::Granted => "then its node was lowest: the lock",
+        ZkWaitEnd::Expired => "then its session expired, and its node with it",
+        ZkWaitEnd::Abandoned => "until it crashed",
+        ZkWaitEnd::Open => "still waiting at the end",
+    }
+}
+
+fn state_words(state: ZkState, end: ZkStateEnd) -> String {
+    let then = match end {
+        ZkStateEnd::Reconnected => ", then RECONNECTED: the session had lived",
+        ZkStateEnd::Lost => ", then LOST: the session had expired",
+        ZkStateEnd::Open => "",
+    };
+    match state {
+        ZkState::Suspended => {
+            format!("SUSPENDED: no answer from the ensemble, the lock may or may not be held{then}")
+        }
+        ZkState::Lost => format!("LOST: the session expired and its lock node is gone{then}"),
+    }
+}
+
+#[component]
+pub fn ZkLane(props: &ZkLaneProps) -> Html {
+    let l = &props.layout;
+    let (Some(lane), Some(z)) = (l.lane(LaneKind::Lock), props.trace.zookeeper.as_ref()) else {
+        return html! {};
+    };
+    let t = &props.trace;
+    let top = lane.top_px;
+    let bottom = top + lane.height_px;
+    let end = l.axis.end_ms;
+    let x_of = |ms: u64| l.axis.x(ms.min(end));
+    let bar_y = top + 6;
+    let bar_h = 20;
+    let clients = t.clients.len().max(1) as i32;
+    // Session lines share the room under the bar, one row per client, above the parent marks'
+    // words.
+    let row_gap = (20 / clients).clamp(3, 7);
+    let session_y = |c: usize| top + 34 + row_gap * c as i32;
+    let held: Vec<&ZkNode> = z.nodes.iter().filter(|n| n.granted_ms.is_some()).collect();
+    // Where the last parent mark's words end, so the next is written only with room.
+    let mut words_until: Option<i32> = None;
+    html! {
+        <g class="fp-lane fp-lock-lane fp-zk-lane" data-testid="lane-zookeeper">
+            <text class="lane-name" x="10" y={(top + 28).to_string()}>{ "ZooKeeper" }</text>
+            <text class="muted small" x="10" y={(top + 44).to_string()}>{ format!("/lock · tick {} ms", z.tick_time_ms) }</text>
+            { for z.partitions.iter().filter(|p| p.start_ms <= end).map(|p| {
+                let x0 = x_of(p.start_ms);
+                let x1 = x_of(p.end_ms).max(x0 + 2);
+                let y = session_y(p.client);
+                let who = t.client_name(p.client);
+                html! {
+                    <g class="fp-zk-partition" data-testid="zk-partition">
+                        <title>{ format!("{who} cut off from the ensemble from {} to {} ms: no ping is answered; the storage stays reachable", p.start_ms, p.end_ms) }</title>
+                        <rect x={x0.to_string()} y={(y - 4).to_string()} width={(x1 - x0).to_string()} height="8" />
+                    </g>
+                }
+            }) }
+            { for z.parent.iter().filter(|p| p.at_ms <= end).map(|p| {
+                let x = x_of(p.at_ms);
+                let (word, title, class) = match p.what {
+                    ParentChange::Removed => ("/lock removed", format!("at {} ms the empty container /lock is removed: the next node's sequence starts again at 0", p.at_ms), "removed"),
+                    ParentChange::Created => ("/lock created", format!("at {} ms a lock call creates /lock again", p.at_ms), "created"),
+                    ParentChange::Kept => ("/lock kept", format!("at {} ms /lock is not removed: it has children", p.at_ms), "kept"),
+                };
+                let room = words_until.is_none_or(|u| x > u + 4);
+                if room {
+                    words_until = Some(x + 3 + text_width_px(word));
+                }
+                html! {
+                    <g class={classes!("fp-zk-parent", class)} data-testid="zk-parent">
+                        <title>{ title }</title>
+                        <line x1={x.to_string()} x2={x.to_string()} y1={(top + 2).to_string()} y2={(bottom - 2).to_string()} />
+                        if room {
+                            <text class="muted small halo" x={(x + 3).to_string()} y={(bottom - 4).to_string()}>{ word }</text>
+                        }
+                    </g>
+                }
+            }) }
+            { for held.iter().enumerate().map(|(i, n)| {
+                let start = n.granted_ms.unwrap_or(n.created_ms);
+                let x0 = x_of(start);
+                let x1 = x_of(n.end_ms).max(x0 + 2);
+                let who = t.client_name(n.client);
+                let fence = fence_label(t, z, n);
+                let name = n.name();
+                let full = format!("{name} · {fence}");
+                // The label is bold: a seventh wider than `text_width_px` counts.
+                let label = [full.as_str(), name.as_str(), fence.as_str(), who]
+                    .into_iter()
+                    .find(|s| text_width_px(s) * 8 / 7 + 12 <= x1 - x0)
+                    .unwrap_or("");
+                let ended = node_end_words(n.end);
+                let lost = n.end == ZkNodeEnd::SessionExpired;
+                // The words go after the bar only where the next holding leaves room.
+                let room = held
+                    .get(i + 1)
+                    .and_then(|m| m.granted_ms)
+                    .map_or(l.axis.x(end) + 200, &x_of)
+                    - x1;
+                let show_end = n.end != ZkNodeEnd::Open && n.end_ms <= end && text_width_px(ended) + 8 < room;
+                html! {
+                    <g class={classes!("fp-lease", colour_class(n.client), lost.then_some("lost"))}
+                        data-testid={format!("lease-{i}")}>
+                        <title>{ format!("{who} holds the lock with /lock/{name} (czxid {}, sequence {}) from {start} to {} ms ({ended}); it sends {fence}", crate::sim::trace::zxid_hex(n.czxid), n.sequence, n.end_ms) }</title>
+                        <rect x={x0.to_string()} y={bar_y.to_string()} width={(x1 - x0).to_string()}
+                            height={bar_h.to_string()} rx="4" />
+                        <text x={(x0 + 6).to_string()} y={(bar_y + 14).to_string()}>{ label }</text>
+                        if show_end {
+                            <text class={classes!("small", "halo", if lost { "bad" } else { "muted" })} x={(x1 + 3).to_string()} y={(bar_y + 14).to_string()}
+                                data-testid="holding-end">{ ended }</text>
+                        }
+                    </g>
+                }
+            }) }
+            { for z.sessions.iter().filter(|s| s.start_ms <= end).map(|s| {
+                let x0 = x_of(s.start_ms);
+                let x1 = x_of(s.end_ms).max(x0 + 2);
+                let y = session_y(s.client);
+                let who = t.client_name(s.client);
+                let expired = s.end == ZkSessionEnd::Expired && s.end_ms <= end;
+                let how = if expired {
+                    format!("expired by the leader at {} ms", s.end_ms)
+                } else {
+                    "alive at the end".to_string()
+                };
+                html! {
+                    <g class={classes!("fp-session", "fp-zk-session", colour_class(s.client))} data-testid="zk-session">
+                        <title>{ format!("{who}'s session {} from {} ms, {} pings heard, {how}", s.id, s.start_ms, s.pings_ms.len()) }</title>
+                        <line x1={x0.to_string()} x2={x1.to_string()} y1={y.to_string()} y2={y.to_string()} />
+                        { for s.pings_ms.iter().filter(|&&p| p <= end).map(|&p| {
+                            let x = x_of(p).to_string();
+                            html! { <line class="ping" x1={x.clone()} x2={x} y1={(y - 3).to_string()} y2={(y + 3).to_string()} /> }
+                        }) }
+                        if expired {
+                            <g class="expired" data-testid="zk-expired">
+                                <line x1={(x1 - 3).to_string()} x2={(x1 + 3).to_string()} y1={(y - 3).to_string()} y2={(y + 3).to_string()} />
+                                <line x1={(x1 - 3).to_string()} x2={(x1 + 3).to_string()} y1={(y + 3).to_string()} y2={(y - 3).to_string()} />
+                            </g>
+                        }
+                    </g>
+                }
+            }) }
+            { for z.states.iter().filter(|s| s.start_ms <= end).map(|s| {
+                let x0 = x_of(s.start_ms);
+                let x1 = x_of(s.end_ms).max(x0 + 2);
+                let y = session_y(s.client) + 2;
+                let who = t.client_name(s.client);
+                let class = match s.state {
+                    ZkState::Suspended => "suspended",
+                    ZkState::Lost => "lost",
+                };
+                let words = format!("{who}'s client says {} from {} ms", state_words(s.state, s.end), s.start_ms);
+                html! {
+                    <g class={classes!("fp-zk-state", class)} data-testid={format!("zk-{class}")}
+                        role="img" aria-label={words.clone()}>
+                        <title>{ words }</title>
+                        <line x1={x0.to_string()} x2={x1.to_string()} y1={y.to_string()} y2={y.to_string()} />
+                    </g>
+                }
+            }) }
+            { for z.waits.iter().filter(|w| w.start_ms <= end).map(|w| {
+                let x0 = x_of(w.start_ms);
+                let x1 = x_of(w.end_ms).max(x0 + 2);
+                let y = session_y(w.client) - 2;
+                let who = t.client_name(w.client);
+                let node = z.nodes.get(w.node).map_or_else(|| "?".to_string(), ZkNode::name);
+                html! {
+                    <g class={classes!("fp-pg-wait", colour_class(w.client))} data-testid="zk-wait">
+                        <title>{ format!("{who}'s {node} waits behind a lower node from {} to {} ms, {}", w.start_ms, w.end_ms, wait_words(w.end)) }</title>
+                        <line x1={x0.to_string()} x2={x1.to_string()} y1={y.to_string()} y2={y.to_string()} />
+                    </g>
+                }
+            }) }
+        </g>
+    }
+}

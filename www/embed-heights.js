@@ -48,7 +48,7 @@ export const HEIGHTS = {
     'zk-pause-unfenced': { compact: 934, full: 2267 },
     'zk-pause-czxid': { compact: 862, full: 2297 },
     'zk-parent-sequence': { compact: 1013, full: 2695 },
-    'zk-parent-czxid': { compact: 942, full: 2562 },
+    'zk-parent-czxid': { compact: 942, full: 2583 },
     'zk-suspended-ignored': { compact: 906, full: 2320 },
     'zk-suspended-stops': { compact: 838, full: 2211 },
     'blank-single': { compact: 790, full: 1603 },

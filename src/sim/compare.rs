@@ -94,7 +94,7 @@ pub fn counterfactual(s: &Scenario) -> Counterfactual {
         }
         // ZooKeeper always has a czxid to send: the contrast sends it where the run sends the
         // sequence suffix or nothing, and otherwise flips the check.
-        rule if s.lock.zookeeper.is_some() && zk_without_czxid(s) => {
+        rule if !cfg!(feature = "first-stage") && zk_without_czxid(s) => {
             other.lock.fencing = true;
             if let Some(z) = other.lock.zookeeper.as_mut() {
                 z.fence = ZkFence::Czxid;
@@ -186,12 +186,10 @@ pub fn counterfactual(s: &Scenario) -> Counterfactual {
 
 /// A ZooKeeper run whose writes carry no czxid: no fence at all, or the sequence suffix.
 fn zk_without_czxid(s: &Scenario) -> bool {
-    let sequence = s
-        .lock
+    s.lock
         .zookeeper
         .as_ref()
-        .is_some_and(|z| z.fence == ZkFence::Sequence);
-    !s.lock.fencing || sequence
+        .is_some_and(|z| !s.lock.fencing || z.fence == ZkFence::Sequence)
 }
 
 /// The banner's comparison line, built from the contrast and the ghost run alone: e.g.

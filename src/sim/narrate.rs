@@ -112,11 +112,16 @@ pub fn narrate(trace: &Trace) -> Vec<String> {
             ));
         }
     }
-    for (at, line) in super::words_advisory::server_lines(trace) {
-        lines.push((at, 0, line));
+    if trace.is_advisory() {
+        for (at, line) in super::words_advisory::server_lines(trace) {
+            lines.push((at, 0, line));
+        }
     }
-    for (at, line) in super::words_zk::ensemble_lines(trace) {
-        lines.push((at, 0, line));
+    // Never in the first stage's build, where `is_zookeeper` is a constant false.
+    if trace.is_zookeeper() {
+        for (at, line) in super::words_zk::ensemble_lines(trace) {
+            lines.push((at, 0, line));
+        }
     }
     for (i, step) in trace.steps.iter().enumerate() {
         let who = name(step.client);

@@ -91,8 +91,11 @@ pub fn narrate(trace: &Trace, step: &Step) -> Option<String> {
             let node = granted_node(trace, step.client, t)
                 .map_or("its node".to_string(), node_text);
             format!(
-                "At {t} ms {who} got the lock: {node} is the lowest node under /lock. It sends {} with its writes. The lock lasts as long as its session, which the leader expires {} ms (rounded up to a {} ms tick) after it last heard from {who}.",
-                fence_words(trace, *fence),
+                "At {t} ms {who} got the lock: {node} is the lowest node under /lock. {} The lock lasts as long as its session, which the leader expires {} ms (rounded up to a {} ms tick) after it last heard from {who}.",
+                match fence {
+                    None => "It sends no fence with its writes.".to_string(),
+                    Some(_) => format!("It sends {} with its writes.", fence_words(trace, *fence)),
+                },
                 z.session_timeout_ms,
                 z.tick_time_ms
             )

@@ -95,6 +95,11 @@ fn before_create(z: &ZkTrace, client: usize, t: u64) -> Vec<Line> {
         .iter()
         .any(|m| m.at_ms == t && m.cause == ZxidCause::CreateParent && m.client == Some(client));
     if created && by_me {
+        // The recipe's create fails first on the missing parent (a zxid of its own).
+        lines.push(Line::new(
+            format!("create -e -s {PARENT}/lock- \"\""),
+            format!("Node does not exist: {PARENT}/lock-"),
+        ));
         lines.push(Line::new(
             format!("create -c {PARENT} \"\""),
             format!("Created {PARENT}"),
@@ -422,6 +427,7 @@ mod tests {
             &[
                 "12 A: create -e -s /lock/lock- \"\" → Created /lock/lock-000000000",
                 "50 zk: delete /lock → (no output: the empty container is reaped",
+                "55 B: create -e -s /lock/lock- \"\" → Node does not exist: /lock/lock-",
                 "55 B: create -c /lock \"\" → Created /lock",
                 "55 B: create -e -s /lock/lock- \"\" → Created /lock/lock-0000000000",
                 "55 B: -- lowest node: the lock is held; fence: the sequence 0",

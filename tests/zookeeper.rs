@@ -76,9 +76,9 @@ fn the_czxid_fences_a_paused_holder_whose_session_expired() {
         true,
         90,
         &[
-            "A@0: holds the lock: lock-0000000000 is lowest; czxid 0x100000022 as the fence (34)",
+            "A@0: holds lock-0000000000, fence czxid 34",
             "B@20: created lock-0000000001; waits for the lower node (A's) to go",
-            "B@45: holds the lock: lock-0000000001 is lowest; czxid 0x100000024 as the fence (36)",
+            "B@45: holds lock-0000000001, fence czxid 36",
             "A@62: sent debit 10 with fence 34",
             "A@62: LOST: its session expired; its lock node is gone",
             "A@62: rejected stale_fence: 34 ≤ 36",
@@ -136,7 +136,7 @@ fn a_crashed_holder_frees_the_lock_when_its_session_expires() {
         &s,
         true,
         90,
-        &["B@45: holds the lock: lock-0000000001 is lowest; czxid 0x100000024 as the fence (36)"],
+        &["B@45: holds lock-0000000001, fence czxid 36"],
     );
     assert_eq!(expiries(&t), [("A".to_string(), 45)]);
 }
@@ -164,8 +164,8 @@ fn a_sequence_suffix_restarts_under_a_recreated_parent() {
         false,
         80,
         &[
-            "A@12: holds the lock: lock-0000000001 is lowest; its sequence 1 as the fence",
-            "B@55: holds the lock: lock-0000000000 is lowest; its sequence 0 as the fence",
+            "A@12: holds lock-0000000001, fence sequence 1",
+            "B@55: holds lock-0000000000, fence sequence 0",
             "B@57: accepted, balance 90",
             "A@74: sent debit 10 with fence 1",
             "A@74: accepted, balance 80",
@@ -187,8 +187,8 @@ fn the_czxid_keeps_rising_under_a_recreated_parent() {
         true,
         90,
         &[
-            "A@12: holds the lock: lock-0000000001 is lowest; czxid 0x100000025 as the fence (37)",
-            "B@55: holds the lock: lock-0000000000 is lowest; czxid 0x10000002b as the fence (43)",
+            "A@12: holds lock-0000000001, fence czxid 37",
+            "B@55: holds lock-0000000000, fence czxid 43",
             "A@74: rejected stale_fence: 37 ≤ 43",
         ],
     );
@@ -210,7 +210,7 @@ fn a_parent_with_children_is_not_removed() {
         &s,
         true,
         90,
-        &["B@55: holds the lock: lock-0000000002 is lowest; its sequence 2 as the fence"],
+        &["B@55: holds lock-0000000002, fence sequence 2"],
     );
     let z = t.zookeeper.as_ref().expect("record");
     assert_eq!(z.parent[0].what, ParentChange::Kept);
@@ -226,7 +226,7 @@ fn writing_through_suspended_is_the_lost_update() {
         80,
         &[
             "A@32: SUSPENDED: no answer from the ensemble; the lock may be gone",
-            "B@45: holds the lock: lock-0000000001 is lowest; no fence used",
+            "B@45: holds lock-0000000001, no fence",
             "A@48: accepted, balance 90",
             "A@62: LOST: its session expired; its lock node is gone",
         ],

@@ -27,10 +27,7 @@ fn node_text(n: &ZkNode) -> String {
 }
 
 fn fence_words(trace: &Trace, fence: Option<u64>) -> String {
-    fence_as(by_sequence(trace), fence)
-}
-
-fn fence_as(by_sequence: bool, fence: Option<u64>) -> String {
+    let by_sequence = by_sequence(trace);
     match fence {
         None => "no fence used".to_string(),
         Some(f) if by_sequence => format!("its sequence {f} as the fence"),
@@ -42,12 +39,17 @@ pub fn granted(trace: &Trace, client: usize, t: u64, fence: Option<u64>) -> Stri
     granted_as(granted_node(trace, client, t), by_sequence(trace), fence)
 }
 
-/// The grant's words for `node` (while a run is written, the engine has the node at hand).
+/// The grant's words for `node` (while a run is written, the engine has the node at hand),
+/// short enough for the client lane: "holds lock-0000000001, fence czxid 36".
 pub fn granted_as(node: Option<&ZkNode>, by_sequence: bool, fence: Option<u64>) -> String {
-    let fence = fence_as(by_sequence, fence);
+    let fence = match fence {
+        None => "no fence".to_string(),
+        Some(f) if by_sequence => format!("fence sequence {f}"),
+        Some(f) => format!("fence czxid {f}"),
+    };
     match node {
-        Some(n) => format!("holds the lock: {} is lowest; {fence}", n.name()),
-        None => format!("holds the lock; {fence}"),
+        Some(n) => format!("holds {}, {fence}", n.name()),
+        None => format!("holds the lock, {fence}"),
     }
 }
 

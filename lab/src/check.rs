@@ -64,7 +64,10 @@ pub const NOT_RUN: &str = "none: the lab does not run this service";
 
 /// Why a scenario cannot run against real servers on one machine, if it cannot.
 pub fn unreproducible(s: &Scenario) -> Option<String> {
-    if let Some(why) = etcd_unreproducible(s).or_else(|| advisory_unreproducible(s)) {
+    if let Some(why) = etcd_unreproducible(s)
+        .or_else(|| advisory_unreproducible(s))
+        .or_else(|| zk_unreproducible(s))
+    {
         return Some(why);
     }
     let moves = |c: &sim::clock::ClockSpec| c.drift_ppm != 0 || !c.jumps.is_empty();
@@ -209,6 +212,356 @@ fn check_advisory(
         println!(
             "{:<28} try {n} at scale {scale} is rerun: {}",
             "",
+            match &result.outcome {
+                Outcome::Late(w) | Outcome::NotReproducible(w) => w.as_str(),
+                _ => "",
+            }
+        );
+    }
+    result
+}
+
+/// What the lab's ZooKeeper path cannot do: compare a lock value (a lock node has none), run
+/// the events its clients do not.
+fn zk_unreproducible(s: &Scenario) -> Option<String> {
+    s.lock.zookeeper.as_ref()?;
+    if s.storage.fence_rule == sim::FenceRule::CasValue {
+        return Some(
+            "compare-and-set storage with ZooKeeper: a lock node has no value to compare".into(),
+        );
+    }
+    for c in &s.clients {
+        for ev in &c.events {
+            if !matches!(
+                ev,
+                sim::Event::Acquire { .. }
+                    | sim::Event::Release { .. }
+                    | sim::Event::Debit { .. }
+                    | sim::Event::Pause { .. }
+                    | sim::Event::Crash { .. }
+                    | sim::Event::ClockJump { .. }
+            ) {
+                return Some(format!(
+                    "{}: the lab's ZooKeeper client runs locks, unlocks and debits, not this \
+                     event: {ev:?}",
+                    c.name
+                ));
+            }
+        }
+    }
+    None
+}
+
+/// When the server last heard from client `k` before it fell silent at `p` (paused, cut off
+/// or crashed), in simulated ms: the library pings every 3/20 of the session timeout `st` once
+/// idle (the first ping 3/20 to 4/20 after the last request), so the last answer came between
+/// `p − 3/20 st` and `p`, or with the last request when no ping fell between.
+fn last_heard(s: &Scenario, k: usize, p: f64, st: f64) -> (f64, f64) {
+    let r = s.clients[k]
+        .events
+        .iter()
+        .filter(|e| matches!(e, sim::Event::Acquire { .. } | sim::Event::Release { .. }))
+        .map(|e| e.at_ms() as f64)
+        .filter(|&at| at <= p)
+        .fold(0.0, f64::max);
+    if p - r < 0.15 * st {
+        (r, r)
+    } else if p - r < 0.2 * st {
+        (r, p)
+    } else {
+        (p - 0.15 * st, p)
+    }
+}
+
+/// Where the lab's ZooKeeper run can go otherwise than the model's for reasons the lab knows
+/// (`lab/ZOOKEEPER-NOTES.md`), at this scale: the client library's own timing (SUSPENDED at
+/// 9/20 of the session timeout after the last answer, LOST by itself at 7/5, pings after 3/20
+/// of silence) where the model's (Curator's) differs, and a session's expiry, which the leader
+/// does on a tick of its own clock, landing on the other side of another client's step.
+pub fn zk_tie(s: &Scenario, t: &Trace, scale_us: u64) -> Option<String> {
+    use sim::scenario::ZkEvent;
+    use sim::trace::{ZkNotice, ZxidCause};
+    let z = s.lock.zookeeper.as_ref()?;
+    let zt = t.zookeeper.as_ref()?;
+    let tol = 0.4;
+    let st = zt.session_timeout_ms as f64;
+    let tick = zt.tick_time_ms as f64;
+    // The expiry's trip through the quorum and the watch's delivery: up to 20 real ms measured.
+    let excess = 25_000.0 / scale_us as f64;
+    let end = crate::etcd_run::run_end_ms(s, t) as f64;
+    if let Some(x) = t
+        .steps
+        .iter()
+        .find(|x| matches!(x.outcome, sim::trace::Outcome::ConnectionLoss))
+    {
+        return Some(format!(
+            "{}'s request at {} ms while cut off from the ensemble: the model answers it with \
+             ConnectionLoss at once, the lab's client library holds it until it reconnects or \
+             gives up on its own timeouts",
+            t.client_name(x.client),
+            x.at_ms
+        ));
+    }
+    let debits = |k: usize, from: f64, to: f64| -> Vec<f64> {
+        t.steps
+            .iter()
+            .filter(|x| x.client == k && (x.at_ms as f64) >= from && (x.at_ms as f64) < to)
+            .filter(|x| {
+                matches!(
+                    x.outcome,
+                    sim::trace::Outcome::DebitSent { .. }
+                        | sim::trace::Outcome::WriteHeldBack { .. }
+                        | sim::trace::Outcome::Skipped { .. }
+                )
+            })
+            .map(|x| x.at_ms as f64)
+            .collect()
+    };
+    for e in &z.events {
+        let ZkEvent::Partition {
+            at_ms,
+            duration_ms,
+            client,
+        } = e
+        else {
+            continue;
+        };
+        let Some(k) = s.clients.iter().position(|c| c.name == *client) else {
+            continue;
+        };
+        let (p, heal) = (*at_ms as f64, (*at_ms + *duration_ms) as f64);
+        let alive = zt
+            .sessions
+            .iter()
+            .any(|x| x.client == k && (x.start_ms as f64) <= p && (x.end_ms as f64) > p);
+        if !alive || p >= end {
+            continue;
+        }
+        let (lo, hi) = last_heard(s, k, p, st);
+        let name = &client;
+        // SUSPENDED: the library's window against the model's instant.
+        let (sus_lo, sus_hi) = (lo + 0.44 * st, hi + 0.46 * st);
+        let model_sus = t.steps.iter().any(|x| {
+            x.client == k
+                && (x.at_ms as f64) >= p
+                && (x.at_ms as f64) <= heal
+                && matches!(
+                    x.outcome,
+                    sim::trace::Outcome::ZkNotice {
+                        notice: ZkNotice::Suspended
+                    }
+                )
+        });
+        let lab_sus = sus_lo < heal;
+        if lab_sus != model_sus || (lab_sus && sus_hi + tol > heal) {
+            return Some(format!(
+                "{name}'s {duration_ms} ms partition: the lab's client library reports \
+                 SUSPENDED 9/20 of the session timeout after its last answer (here {sus_lo:.1} to \
+                 {sus_hi:.1} ms), the model's client (Curator's) at 2/3 of it, so the two \
+                 disagree on whether {name} is SUSPENDED before the partition heals at {heal} ms"
+            ));
+        }
+        let model_sus_at = p + 2.0 * st / 3.0;
+        if z.on_suspended == sim::scenario::OnSuspended::StopWriting {
+            if let Some(f) = debits(k, p, heal)
+                .into_iter()
+                .find(|&f| f + tol >= sus_lo && f < model_sus_at + tol)
+            {
+                return Some(format!(
+                    "{name}'s debit at {f} ms: the lab's client library reports SUSPENDED 9/20 \
+                     of the session timeout after its last answer ({sus_lo:.1} to {sus_hi:.1} \
+                     ms), the model's client at 2/3 ({model_sus_at:.1} ms), so one holds the \
+                     debit back and the other does not"
+                ));
+            }
+        }
+        // LOST by the library itself while still cut off, where the model's client learns it
+        // only when the partition heals.
+        let (lost_lo, lost_hi) = (lo + 1.4 * st, hi + 1.45 * st);
+        if lost_lo < heal + tol && lost_hi + tol > heal {
+            return Some(format!(
+                "{name}'s {duration_ms} ms partition: the lab's client library declares its \
+                 session LOST by itself 7/5 of the session timeout after its last answer \
+                 ({lost_lo:.1} to {lost_hi:.1} ms), too close to the partition's end at {heal} ms \
+                 to tell which comes first"
+            ));
+        }
+        if let Some(f) = debits(k, lost_lo - tol, heal).into_iter().next() {
+            return Some(format!(
+                "{name}'s debit at {f} ms: the lab's client library declares its session LOST \
+                 by itself 7/5 of the session timeout after its last answer ({lost_lo:.1} to \
+                 {lost_hi:.1} ms) and stops holding the lock, while the model's client \
+                 (Curator's) learns it only when the partition heals at {heal} ms"
+            ));
+        }
+        let (exp_lo, exp_hi) = (lo + st, hi + st + tick + excess);
+        if exp_lo < heal + tol && exp_hi + tol > heal && lost_lo >= heal {
+            return Some(format!(
+                "{name}'s {duration_ms} ms partition ends at {heal} ms while the leader may be \
+                 expiring its session ({exp_lo:.1} to {exp_hi:.1} ms): RECONNECTED or LOST is a \
+                 race"
+            ));
+        }
+    }
+    // Each session the leader expires during the run: the lab's expiry may come anywhere in
+    // its window, so nothing the model orders against it may fall inside.
+    for m in zt
+        .zxids
+        .iter()
+        .filter(|m| m.cause == ZxidCause::CloseSession && (m.at_ms as f64) <= end)
+    {
+        let Some(k) = m.client else { continue };
+        let e = m.at_ms as f64;
+        let silent_from = s.clients[k]
+            .events
+            .iter()
+            .filter_map(|ev| match ev {
+                sim::Event::Pause { at_ms, .. } | sim::Event::Crash { at_ms } => {
+                    Some(*at_ms as f64)
+                }
+                _ => None,
+            })
+            .chain(z.events.iter().filter_map(|ev| match ev {
+                ZkEvent::Partition { at_ms, client, .. } if *client == s.clients[k].name => {
+                    Some(*at_ms as f64)
+                }
+                _ => None,
+            }))
+            .filter(|&at| at <= e)
+            .fold(f64::NEG_INFINITY, f64::max);
+        if silent_from == f64::NEG_INFINITY {
+            continue;
+        }
+        let (lo, hi) = last_heard(s, k, silent_from, st);
+        let (w_lo, w_hi) = (lo + st, hi + st + tick + excess);
+        let woken = |x: &sim::trace::Step| {
+            x.at_ms == m.at_ms
+                && matches!(
+                    x.outcome,
+                    sim::trace::Outcome::Granted { .. } | sim::trace::Outcome::ZkNotice { .. }
+                )
+        };
+        let inside = t.steps.iter().find(|x| {
+            x.client != k
+                && (x.at_ms as f64) > w_lo - tol
+                && (x.at_ms as f64) < w_hi + tol
+                && !woken(x)
+                && !matches!(
+                    x.outcome,
+                    sim::trace::Outcome::Paused { .. } | sim::trace::Outcome::Woke
+                )
+        });
+        if let Some(x) = inside {
+            return Some(format!(
+                "{}'s session expires at {e} ms in the model; the lab's may expire anywhere from \
+                 {w_lo:.1} to {w_hi:.1} ms (the library pings after 3/20 of the timeout of \
+                 silence where the model pings every third, and the leader's ticks are its own), \
+                 and {}'s step at {} ms ({}) falls inside",
+                t.client_name(k),
+                t.client_name(x.client),
+                x.at_ms,
+                x.text
+            ));
+        }
+        let parent = z.events.iter().find_map(|ev| match ev {
+            ZkEvent::ParentRemoved { at_ms } => {
+                let at = *at_ms as f64;
+                (at > w_lo - tol && at < w_hi + tol).then_some(at)
+            }
+            _ => None,
+        });
+        if let Some(at) = parent {
+            return Some(format!(
+                "{}'s session expires at {e} ms in the model; the lab's may expire anywhere from \
+                 {w_lo:.1} to {w_hi:.1} ms, and the lock parent's removal at {at} ms falls inside",
+                t.client_name(k)
+            ));
+        }
+    }
+    None
+}
+
+/// A ZooKeeper scenario: its own scale (a whole real tick), then runs on the lab's ensemble,
+/// rerun while the timing is missed.
+#[allow(clippy::too_many_arguments)]
+fn check_zk(
+    s: &Scenario,
+    t: &Trace,
+    pg: &Postgres,
+    zk: &crate::zk_run::Slot,
+    scale: u64,
+    tries: u32,
+    deadline: Instant,
+    mut result: Result,
+) -> Result {
+    let partitioned = s
+        .lock
+        .zookeeper
+        .as_ref()
+        .is_some_and(|z| z.events.iter().any(|e| e.kind() == "partition"));
+    if partitioned {
+        result.note = crate::zk_run::PARTITION_NOTE.to_string();
+    }
+    if let Some(why) = unreproducible(s) {
+        result.outcome = Outcome::NotReproducible(why);
+        return result;
+    }
+    if Instant::now() >= deadline {
+        result.outcome = Outcome::Late("the lab's time budget ran out before this preset".into());
+        return result;
+    }
+    let mut last_run = Duration::ZERO;
+    for n in 1..=tries.max(1) {
+        if n > 1 && Instant::now() + last_run * 2 > deadline {
+            break;
+        }
+        let Some((tick_ms, scale_us)) = crate::zk_run::scale_for(s, scale * 1000, n) else {
+            result.outcome = Outcome::Failed("not a ZooKeeper scenario".into());
+            return result;
+        };
+        if let Some(why) = zk_tie(s, t, scale_us) {
+            result.outcome = Outcome::NotReproducible(why);
+            return result;
+        }
+        let began = Instant::now();
+        result.tries = n;
+        result.scale = scale_us.div_ceil(1000);
+        let happened = match crate::zk_run::replay(s, t, pg, zk, tick_ms, scale_us) {
+            Ok(h) => h,
+            Err(e) => {
+                result.outcome = Outcome::Failed(format!("the lab failed: {e}"));
+                return result;
+            }
+        };
+        last_run = began.elapsed();
+        if std::env::var_os("FENCING_LAB_SHOW_LINES").is_some() {
+            // What each client printed, and the storage's row: for looking into a run by hand.
+            for (k, lines) in happened.h.lines.iter().enumerate() {
+                for l in lines {
+                    println!("{:<28} {} {l}", "", t.client_name(k));
+                }
+            }
+            println!(
+                "{:<28} storage: balance {}, last_fence {} (zxid offset {:#x}), signals {:?}, \
+                 parent {:?}",
+                "",
+                happened.h.balance,
+                happened.h.last_fence,
+                happened.offset,
+                happened.h.signals,
+                happened.parent
+            );
+        }
+        result.worst_late_ms = crate::zk_history::worst_offset_ms(s, t, &happened);
+        let (outcome, again) = outcome_of(crate::zk_history::judge(s, t, &happened));
+        result.outcome = outcome;
+        if !again {
+            return result;
+        }
+        println!(
+            "{:<28} try {n} at scale {} (tick {tick_ms} ms) is rerun: {}",
+            "",
+            result.scale,
             match &result.outcome {
                 Outcome::Late(w) | Outcome::NotReproducible(w) => w.as_str(),
                 _ => "",
@@ -434,11 +787,13 @@ pub fn first_difference(t: &Trace, plan: &[Command], replay: &Replay) -> Option<
 
 /// Replays preset `id` up to `tries` times while the timing is missed, against fresh Redis
 /// servers and the shared PostgreSQL; no retry starts that could not finish by `deadline`.
+#[allow(clippy::too_many_arguments)]
 pub fn check(
     id: &str,
     s: &Scenario,
     pg: &Postgres,
     etcd: &crate::etcd_run::Slot,
+    zk: &crate::zk_run::Slot,
     scale: u64,
     tries: u32,
     deadline: Instant,
@@ -466,6 +821,10 @@ pub fn check(
     if s.lock.etcd.is_some() {
         result.compared = crate::etcd_history::compared(s, &t);
         return check_etcd(s, &t, pg, etcd, scale, tries, deadline, result);
+    }
+    if s.lock.zookeeper.is_some() {
+        result.compared = crate::zk_history::compared(s, &t);
+        return check_zk(s, &t, pg, zk, scale, tries, deadline, result);
     }
     let tie = || match result.clients {
         INDEPENDENT => {

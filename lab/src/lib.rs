@@ -33,3 +33,5 @@ pub mod tables;
 pub mod zk_client;
 pub mod zk_cluster;
 pub mod zk_facts;
+pub mod zk_history;
+pub mod zk_run;

@@ -183,7 +183,9 @@ fn print_line(id: &str, r: &check::Result, secs: f64) {
 /// client sends anything is never a match.
 fn judge(id: &str, s: &Scenario, lab: &Lab, a: &Args, deadline: Instant) -> (check::Result, f64) {
     let t0 = Instant::now();
-    let mut r = check::check(id, s, &lab.pg, &lab.etcd, a.scale, a.tries, deadline);
+    let mut r = check::check(
+        id, s, &lab.pg, &lab.etcd, &lab.zk, a.scale, a.tries, deadline,
+    );
     if let (Outcome::Match, Some(why)) = (&r.outcome, tables::nothing_to_compare(s)) {
         r.outcome = Outcome::NotReproducible(why);
     }
@@ -195,6 +197,8 @@ struct Lab {
     pg: Postgres,
     /// The etcd clusters, started by the first etcd run and stopped with the lab.
     etcd: fencing_lab::etcd_run::Slot,
+    /// The ZooKeeper ensembles, started by the first ZooKeeper run and stopped with the lab.
+    zk: fencing_lab::zk_run::Slot,
 }
 
 fn start_lab() -> Result<Lab, String> {
@@ -205,6 +209,7 @@ fn start_lab() -> Result<Lab, String> {
         _dir: dir,
         pg,
         etcd: Default::default(),
+        zk: Default::default(),
     })
 }
 
@@ -534,6 +539,7 @@ fn run_presets(a: &Args) -> Result<bool, String> {
         redis: servers::redis_version(),
         postgres: Postgres::version(),
         etcd: fencing_lab::etcd_cluster::version(),
+        zookeeper: lab.zk.version(),
         date: date(),
         scale: a.scale,
         tolerance_ms,

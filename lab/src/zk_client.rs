@@ -30,7 +30,7 @@ use fencing_playground::sim::commands::ops::Debit;
 use fencing_playground::sim::scenario::Event;
 use fencing_playground::sim::Scenario;
 use std::io::BufRead;
-use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 use zookeeper_client as zk;
@@ -137,13 +137,18 @@ struct Held {
     fence: i64,
 }
 
-/// One session and what its state watcher has seen.
+/// When a state watcher saw nothing (yet).
+const NEVER: u64 = u64::MAX;
+
+/// One session and what its state watcher has seen, with when (µs since the run's start).
 struct Session {
     client: zk::Client,
-    /// The library reported the session expired or closed: every request on it fails.
-    ended: Arc<AtomicBool>,
-    /// The library's latest report is a disconnection (Curator's SUSPENDED).
-    suspended: Arc<AtomicBool>,
+    /// When the library reported the session expired or closed (every request on it fails
+    /// from then on), or `NEVER`.
+    ended_at: Arc<AtomicU64>,
+    /// When the library's latest report, a disconnection (Curator's SUSPENDED), came, or
+    /// `NEVER` while it is connected.
+    suspended_at: Arc<AtomicU64>,
 }
 
 struct Client {
@@ -156,6 +161,8 @@ struct Client {
     dir: String,
     session: Option<Session>,
     held: Option<Held>,
+    /// The current event's due instant (µs since the run's start).
+    due_us: u64,
     pg: Vec<(usize, Option<postgres::Client>)>,
     out: Out,
     writes: Vec<std::thread::JoinHandle<()>>,
@@ -228,6 +235,7 @@ pub fn run(setup: Setup) -> Result<(), String> {
         dir: setup.dir,
         session: None,
         held: None,
+        due_us: 0,
         pg,
         out,
         writes: Vec::new(),
@@ -260,6 +268,7 @@ pub fn run(setup: Setup) -> Result<(), String> {
     agenda.sort();
     for (due_ms, i) in agenda {
         sleep_until_us(start_us + due_ms * c.scale);
+        c.due_us = due_ms * c.scale;
         if let Err(e) = c.event(i, &events[i]) {
             say(&c.out, format!("error {e}"));
         }
@@ -268,10 +277,26 @@ pub fn run(setup: Setup) -> Result<(), String> {
         let _ = w.join();
     }
     sleep_until_us(start_us + setup.until_ms * c.scale);
+    c.close();
     Ok(())
 }
 
 impl Client {
+    /// Ends the session when the run ends (its `closeSession` is a transaction, which must not
+    /// fall into the next run on the same ensemble): the library sends it once the last
+    /// handle is dropped; the state watcher sees `closed`.
+    fn close(&mut self) {
+        let Some(session) = self.session.take() else {
+            return;
+        };
+        let ended = session.ended_at.clone();
+        drop(session);
+        let until = mono_us() + 2_000_000;
+        while ended.load(Ordering::SeqCst) == NEVER && mono_us() < until {
+            std::thread::sleep(Duration::from_millis(1));
+        }
+    }
+
     fn now_us(&self) -> u64 {
         mono_us().saturating_sub(self.start_us.load(Ordering::SeqCst))
     }
@@ -300,20 +325,25 @@ impl Client {
                 client.session_timeout().as_millis()
             ),
         );
-        let ended = Arc::new(AtomicBool::new(false));
-        let suspended = Arc::new(AtomicBool::new(false));
+        let ended_at = Arc::new(AtomicU64::new(NEVER));
+        let suspended_at = Arc::new(AtomicU64::new(NEVER));
         let mut watcher = client.state_watcher();
-        let (out, start, flag) = (self.out.clone(), self.start_us.clone(), ended.clone());
-        let cut = suspended.clone();
+        let (out, start, flag) = (self.out.clone(), self.start_us.clone(), ended_at.clone());
+        let cut = suspended_at.clone();
         self.rt.spawn(async move {
             loop {
                 let st = watcher.changed().await;
                 let t = mono_us().saturating_sub(start.load(Ordering::SeqCst));
                 let (word, curator) = state_words(st);
                 if terminal(st) {
-                    flag.store(true, Ordering::SeqCst);
+                    flag.store(t, Ordering::SeqCst);
                 }
-                cut.store(st == zk::SessionState::Disconnected, Ordering::SeqCst);
+                let since = if st == zk::SessionState::Disconnected {
+                    t
+                } else {
+                    NEVER
+                };
+                cut.store(since, Ordering::SeqCst);
                 say(&out, format!("zk state {t} {id:#x} {word} {curator}"));
                 if terminal(st) {
                     break;
@@ -322,8 +352,8 @@ impl Client {
         });
         self.session = Some(Session {
             client,
-            ended,
-            suspended,
+            ended_at,
+            suspended_at,
         });
         Ok(())
     }
@@ -332,12 +362,32 @@ impl Client {
     fn session_ended(&self) -> bool {
         self.session
             .as_ref()
-            .is_none_or(|s| s.ended.load(Ordering::SeqCst))
+            .is_none_or(|s| s.ended_at.load(Ordering::SeqCst) != NEVER)
     }
 
-    /// What the client believes it holds now: nothing once its session is known to be gone.
+    /// Whether the library had told this process its session ended by the current event's
+    /// due instant. An event runs on what the process knew when it fell due: one that fell due
+    /// while the process was stopped runs when it wakes, before anything the library tells it
+    /// on waking (the model's order; this library, which declares a session expired by itself
+    /// 7/5 of the timeout after its last answer, may report that within microseconds of the
+    /// wake, a race with the process's own work that the model's client does not have).
+    fn knew_ended(&self) -> bool {
+        self.session
+            .as_ref()
+            .is_none_or(|s| s.ended_at.load(Ordering::SeqCst) <= self.due_us)
+    }
+
+    /// Whether the library's latest report by the due instant was a disconnection.
+    fn knew_suspended(&self) -> bool {
+        self.session
+            .as_ref()
+            .is_some_and(|s| s.suspended_at.load(Ordering::SeqCst) <= self.due_us)
+    }
+
+    /// What the client believed it held at the due instant: nothing once its session was
+    /// known to be gone.
     fn holding(&mut self) -> Option<Held> {
-        if self.held.is_some() && self.session_ended() {
+        if self.held.is_some() && self.knew_ended() {
             self.held = None;
         }
         self.held.clone()
@@ -420,7 +470,8 @@ impl Client {
 
     fn release(&mut self, i: usize) {
         let t0 = self.now_us();
-        let Some(held) = self.held.take() else {
+        // A client told its session expired knows its node went with it.
+        let Some(held) = self.holding() else {
             say(&self.out, format!("op unlock {i} {t0} {t0} nothing"));
             return;
         };
@@ -428,6 +479,7 @@ impl Client {
             say(&self.out, format!("op unlock {i} {t0} {t0} gone"));
             return;
         };
+        self.held = None;
         let r = self.rt.block_on(client.delete(&held.path, None));
         let word = match &r {
             Ok(()) => "released".to_string(),
@@ -445,10 +497,7 @@ impl Client {
             say(&self.out, format!("op skip {i} {t0} {t0} -"));
             return Ok(());
         };
-        let suspended = self
-            .session
-            .as_ref()
-            .is_some_and(|s| s.suspended.load(Ordering::SeqCst));
+        let suspended = self.knew_suspended();
         if suspended && self.zk.on_suspended == OnSuspended::StopWriting {
             say(&self.out, format!("op skip {i} {t0} {t0} suspended"));
             return Ok(());
@@ -456,7 +505,9 @@ impl Client {
         say(&self.out, format!("op send {i} {t0} {t0} {}", held.fence));
         let debit = Debit {
             amount,
-            token: u64::try_from(held.fence).ok(),
+            token: u64::try_from(held.fence)
+                .ok()
+                .filter(|_| self.s.lock.fencing),
             key: key.filter(|_| self.s.storage.idempotency),
             rule: self.s.storage.fence_rule,
         };

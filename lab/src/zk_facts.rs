@@ -26,14 +26,14 @@ use zookeeper_client as zk;
 
 /// A TCP tap in front of one member: it forwards both ways, notes when the client last sent
 /// bytes, and while `drop` is set swallows everything both ways with the connections open.
-struct Tap {
-    port: u16,
+pub(crate) struct Tap {
+    pub(crate) port: u16,
     last_c2s_us: Arc<AtomicU64>,
-    drop: Arc<AtomicBool>,
+    pub(crate) drop: Arc<AtomicBool>,
 }
 
 impl Tap {
-    fn start(to_port: u16) -> std::io::Result<Tap> {
+    pub(crate) fn start(to_port: u16) -> std::io::Result<Tap> {
         let listener = TcpListener::bind(("127.0.0.1", 0))?;
         let port = listener.local_addr()?.port();
         let last = Arc::new(AtomicU64::new(0));

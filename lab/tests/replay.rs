@@ -21,7 +21,8 @@ fn check(pg: &Postgres, name: &str, s: &Scenario, expected: &str) {
     // as late (a late run is never a match, and never a mismatch either).
     let deadline = Instant::now() + Duration::from_secs(90);
     let etcd = fencing_lab::etcd_run::Slot::default();
-    let r = check::check(name, s, pg, &etcd, SCALE, 4, deadline);
+    let zk = fencing_lab::zk_run::Slot::default();
+    let r = check::check(name, s, pg, &etcd, &zk, SCALE, 4, deadline);
     let outcome = match &r.outcome {
         Outcome::Late(w) => panic!("{name}: every try was late ({w}); the machine is too busy"),
         o => o,

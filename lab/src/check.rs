@@ -302,6 +302,120 @@ pub fn zk_tie(s: &Scenario, t: &Trace, scale_us: u64) -> Option<String> {
             x.at_ms
         ));
     }
+    // A client event on the instant its own long pause begins or ends: on waking, the
+    // library reports at once what its timers noticed while it was stopped (a disconnection,
+    // the session expired by its own 7/5 timer), in a race with the event due then.
+    let plan = crate::independent::schedule(s);
+    for &(at, k, sig) in &plan {
+        let long = match sig {
+            crate::independent::Signal::Cont => plan
+                .iter()
+                .filter(|x| x.1 == k && x.2 == crate::independent::Signal::Stop && x.0 < at)
+                .map(|x| x.0)
+                .max()
+                .is_some_and(|from| (at - from) as f64 >= 0.4 * st),
+            _ => true,
+        };
+        let due = s.clients[k].events.iter().find(|e| {
+            e.at_ms() == at
+                && matches!(
+                    e,
+                    sim::Event::Acquire { .. }
+                        | sim::Event::Release { .. }
+                        | sim::Event::Debit { .. }
+                )
+        });
+        if let (true, Some(e)) = (long, due) {
+            return Some(format!(
+                "too close to call at any scale: at {at} ms {}'s event ({e:?}) falls on the \
+                 instant its own {}",
+                t.client_name(k),
+                match sig {
+                    crate::independent::Signal::Cont => {
+                        "pause ends, when its client library reports at once what its timers \
+                         noticed while the process was stopped"
+                    }
+                    crate::independent::Signal::Stop => "pause begins",
+                    crate::independent::Signal::Kill => "crash comes",
+                }
+            ));
+        }
+    }
+    // A session the leader expires during a client's pause: on waking, the model's client runs
+    // what fell due meanwhile and its held-back pings in the order they fell due, so it learns
+    // LOST before the work due after its first ping; the lab's client runs each event on what
+    // it knew when the event fell due, and its library declares LOST on waking by its own 7/5
+    // timer, so its work due during the pause all comes before LOST.
+    for &(w, k, sig) in &plan {
+        if sig != crate::independent::Signal::Cont {
+            continue;
+        }
+        let at_wake: Vec<&sim::trace::Step> = t
+            .steps
+            .iter()
+            .filter(|x| x.client == k && x.at_ms == w)
+            .collect();
+        let lost = at_wake.iter().position(|x| {
+            x.event.is_none()
+                && matches!(
+                    x.outcome,
+                    sim::trace::Outcome::ZkNotice {
+                        notice: ZkNotice::Lost
+                    }
+                )
+        });
+        let Some(lost) = lost else { continue };
+        let after = at_wake[lost + 1..].iter().find(|x| {
+            !matches!(x.outcome, sim::trace::Outcome::Stored { .. })
+                && x.event
+                    .and_then(|e| s.clients[k].events.get(e))
+                    .is_some_and(|e| e.at_ms() < w)
+        });
+        if let Some(x) = after {
+            return Some(format!(
+                "{}'s session expires during its pause and it wakes at {w} ms: the model's \
+                 client learns LOST from the ping that fell due during the pause, before its \
+                 step due earlier ({}), while the lab's client library declares LOST by itself \
+                 on waking and the lab's client runs that step on what it knew when it fell due",
+                t.client_name(k),
+                x.text
+            ));
+        }
+    }
+    // A pause during a partition: the library's own timers (SUSPENDED 9/20 and LOST 7/5 of the
+    // timeout after the last answer) fire when the process wakes, ordered after the work that
+    // fell due meanwhile, where the model's client learns of the partition's heal (LOST or
+    // RECONNECTED) at the heal's instant, deferred to its wake but ahead of later work.
+    for e in &z.events {
+        let ZkEvent::Partition {
+            at_ms,
+            duration_ms,
+            client,
+        } = e
+        else {
+            continue;
+        };
+        let Some(k) = s.clients.iter().position(|c| c.name == *client) else {
+            continue;
+        };
+        let (from, to) = (*at_ms, at_ms + duration_ms);
+        let paused = s.clients[k].events.iter().find_map(|ev| match ev {
+            sim::Event::Pause {
+                at_ms: p,
+                duration_ms: d,
+                ..
+            } if *p < to && p + d > from => Some((*p, p + d)),
+            _ => None,
+        });
+        if let Some((p, w)) = paused {
+            return Some(format!(
+                "{client} is paused from {p} to {w} ms during its partition from {from} to {to} \
+                 ms: the lab's client library notices the partition by its own timers when the \
+                 process wakes, after the work that fell due meanwhile, while the model's client \
+                 learns of it at the instants the model names"
+            ));
+        }
+    }
     let debits = |k: usize, from: f64, to: f64| -> Vec<f64> {
         t.steps
             .iter()

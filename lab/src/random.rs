@@ -2,7 +2,8 @@
 //! servers and compared with the model. A case starts from a preset the lab reproduces, takes a
 //! fence rule drawn at random, and gets one to three faults drawn from the failure search's own
 //! grid for that scenario (pauses, debit delays, client crashes, clock jumps; for Redlock also
-//! instance crashes with or without persistence and partitions), its Redlock settings drawn
+//! instance crashes with or without persistence and partitions; for ZooKeeper a client cut off
+//! from the ensemble), its Redlock settings drawn
 //! too, and sometimes one more client event; a draw the lab cannot reproduce is drawn again. Case `n` (numbered from 1) of seed `s` is the same scenario
 //! whatever the count, so a reported case replays alone (`--case n`).
 //!
@@ -78,6 +79,10 @@ pub fn spec_for(s: &Scenario, seed: u64) -> SearchSpec {
     }
     if s.lock.advisory.is_some() {
         faults.push(FaultKind::Failover);
+    }
+    // A client cut off from the ensemble: the lab's tap drops its traffic (`zk_run`).
+    if s.lock.zookeeper.is_some() {
+        faults.push(FaultKind::Partition);
     }
     SearchSpec {
         faults,
@@ -300,6 +305,7 @@ mod tests {
         assert!(cases.iter().any(|c| c.scenario.lock.redlock.is_some()));
         assert!(cases.iter().any(|c| c.scenario.lock.redlock.is_none()));
         assert!(cases.iter().any(|c| c.scenario.lock.advisory.is_some()));
+        assert!(cases.iter().any(|c| c.scenario.lock.zookeeper.is_some()));
         for rule in RULES {
             assert!(
                 cases.iter().any(|c| c.scenario.storage.fence_rule == rule),
@@ -334,6 +340,25 @@ mod screen {
                 if equal {
                     println!("seed {seed} case {} from {}", n + 1, c.base_id);
                     break;
+                }
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod zk_screen {
+    /// Lists the cases of seeds 1 to 5 (the first 40 of each) drawn from a ZooKeeper preset,
+    /// to replay them alone (`fencing-lab random --seed S --case N`).
+    #[test]
+    #[ignore]
+    fn zookeeper_cases() {
+        for seed in 1..=5u64 {
+            for n in 0..40 {
+                if let Some(c) = super::case(seed, n) {
+                    if c.scenario.lock.zookeeper.is_some() {
+                        println!("seed {seed} case {} from {}", n + 1, c.base_id);
+                    }
                 }
             }
         }

@@ -158,11 +158,11 @@ pub fn compared(s: &Scenario, t: &Trace) -> String {
         .map(|g| g.replace("lock-", "").replace(", czxid ", "/"))
         .collect();
     let notices: Vec<String> = notices.into_iter().flatten().collect();
-    let fence = s
-        .lock
-        .zookeeper
-        .as_ref()
-        .map_or("czxid", |z| z.fence.label());
+    let fence = match s.lock.zookeeper.as_ref() {
+        _ if !s.lock.fencing => "no fence sent".to_string(),
+        Some(z) => format!("the {} as the fence", z.fence.label()),
+        None => String::new(),
+    };
     format!(
         "lock granted {} (sequence/czxid {}), waited {}; unlocks {} (no node {}, session gone \
          {}); debits accepted {}, rejected {}, held back {}, not sent {}; states {}; balance {}, \
@@ -440,14 +440,28 @@ pub fn too_close(t: &Trace, z: &ZkHappened, r: &Read) -> Option<String> {
 pub fn worst_offset_ms(s: &Scenario, t: &Trace, z: &ZkHappened) -> f64 {
     let Ok(r) = read(&z.h) else { return 0.0 };
     let real_ms = z.h.scale_us as f64 / 1000.0;
+    let split = |v: &[ZkFact], verdicts: bool| -> Vec<ZkFact> {
+        v.iter()
+            .filter(|f| is_verdict(&f.text) == verdicts)
+            .cloned()
+            .collect()
+    };
     model_facts(s, t)
         .0
         .iter()
         .zip(&lab_facts(s, z, &r))
-        .flat_map(|(m, l)| m.iter().zip(l))
+        .flat_map(|(m, l)| {
+            [false, true]
+                .into_iter()
+                .flat_map(|v| split(m, v).into_iter().zip(split(l, v)).collect::<Vec<_>>())
+        })
         .filter(|(a, _)| a.timed)
         .map(|(a, b)| (a.check_ms - b.check_ms).abs() * real_ms)
         .fold(0.0, f64::max)
+}
+
+fn is_verdict(text: &str) -> bool {
+    text.starts_with("debit accepted") || text == "debit rejected" || text == "debit duplicate"
 }
 
 fn show(f: Option<&ZkFact>) -> String {
@@ -489,10 +503,22 @@ pub fn judge(s: &Scenario, t: &Trace, z: &ZkHappened) -> Judgement {
     }
     let (model, model_notices) = model_facts(s, t);
     let lab = lab_facts(s, z, &r);
+    // A debit's verdict comes back on a thread of its own while the client goes on with its
+    // agenda: the verdicts are compared as a sequence of their own, every other fact in order.
+    let split = |v: &[ZkFact], verdicts: bool| -> Vec<ZkFact> {
+        v.iter()
+            .filter(|f| is_verdict(&f.text) == verdicts)
+            .cloned()
+            .collect()
+    };
     for (c, (m, l)) in model.iter().zip(&lab).enumerate() {
-        for k in 0..m.len().max(l.len()) {
-            let (a, b) = (m.get(k), l.get(k));
-            if a.map(|f| &f.text) != b.map(|f| &f.text) {
+        let (mo, lo) = (split(m, false), split(l, false));
+        let (mv, lv) = (split(m, true), split(l, true));
+        for (m, l) in [(&mo, &lo), (&mv, &lv)] {
+            let differs = (0..m.len().max(l.len()))
+                .find(|&k| m.get(k).map(|f| &f.text) != l.get(k).map(|f| &f.text));
+            if let Some(k) = differs {
+                let (a, b) = (m.get(k), l.get(k));
                 return Judgement::Differs(format!(
                     "{}: the model says `{}`, ZooKeeper and the clients did `{}`",
                     t.client_name(c),
@@ -533,7 +559,9 @@ pub fn judge(s: &Scenario, t: &Trace, z: &ZkHappened) -> Judgement {
         }
     }
     for (c, (m, l)) in model.iter().zip(&lab).enumerate() {
-        for (a, b) in m.iter().zip(l).filter(|(a, _)| a.timed) {
+        let pairs =
+            [false, true].map(|v| split(m, v).into_iter().zip(split(l, v)).collect::<Vec<_>>());
+        for (a, b) in pairs.iter().flatten().filter(|(a, _)| a.timed) {
             let d = b.check_ms - a.check_ms;
             if !(-TOLERANCE_MS..=TOLERANCE_MS + LATE_MS).contains(&d) {
                 return Judgement::Late(format!(

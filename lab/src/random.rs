@@ -80,7 +80,7 @@ pub fn spec_for(s: &Scenario, seed: u64) -> SearchSpec {
     if s.lock.advisory.is_some() {
         faults.push(FaultKind::Failover);
     }
-    // A client cut off from the ensemble: the lab's tap drops its traffic (`zk_run`).
+    // A client cut off from the ensemble: the lab's tap holds its traffic (`zk_run`).
     if s.lock.zookeeper.is_some() {
         faults.push(FaultKind::Partition);
     }

@@ -128,7 +128,8 @@ pub fn markdown(run: &Run) -> String {
          own, created before the run; the model's `parent_removed` is the conductor's \
          `delete` of it at that instant, only if it has no children. A client's pause is \
          `SIGSTOP`/`SIGCONT`, its crash `SIGKILL`; a partition is a tap in front of every \
-         member for that client that drops its traffic both ways, the connections left open. \
+         member for that client that holds its traffic both ways, the connections left open, \
+         and delivers it when the partition heals. \
          An event runs on what the client knew when it fell due (one due during a pause runs \
          on waking, before anything the library tells it then). Compared: each lock call's \
          answer (granted with its node's sequence and czxid, waits behind a lower node), each \

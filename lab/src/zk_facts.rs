@@ -25,11 +25,14 @@ use std::time::Duration;
 use zookeeper_client as zk;
 
 /// A TCP tap in front of one member: it forwards both ways, notes when the client last sent
-/// bytes, and while `drop` is set swallows everything both ways with the connections open.
+/// bytes, and while `drop` is set swallows everything both ways with the connections open;
+/// while `hold` is set it forwards nothing and delivers what it holds once `hold` is cleared,
+/// as TCP's retransmissions would after a partition (the lab's `partition` event).
 pub(crate) struct Tap {
     pub(crate) port: u16,
     last_c2s_us: Arc<AtomicU64>,
     pub(crate) drop: Arc<AtomicBool>,
+    pub(crate) hold: Arc<AtomicBool>,
 }
 
 impl Tap {
@@ -38,7 +41,8 @@ impl Tap {
         let port = listener.local_addr()?.port();
         let last = Arc::new(AtomicU64::new(0));
         let drop = Arc::new(AtomicBool::new(false));
-        let (l2, d2) = (last.clone(), drop.clone());
+        let hold = Arc::new(AtomicBool::new(false));
+        let (l2, d2, h2) = (last.clone(), drop.clone(), hold.clone());
         std::thread::spawn(move || {
             for client in listener.incoming() {
                 let Ok(client) = client else { return };
@@ -48,15 +52,19 @@ impl Tap {
                 let (Ok(c2), Ok(s2)) = (client.try_clone(), server.try_clone()) else {
                     continue;
                 };
+                let _ = client.set_nodelay(true);
+                let _ = server.set_nodelay(true);
                 let (l3, d3, d4) = (l2.clone(), d2.clone(), d2.clone());
-                std::thread::spawn(move || pump(client, server, Some(l3), d3));
-                std::thread::spawn(move || pump(s2, c2, None, d4));
+                let (h3, h4) = (h2.clone(), h2.clone());
+                std::thread::spawn(move || pump(client, server, Some(l3), d3, h3));
+                std::thread::spawn(move || pump(s2, c2, None, d4, h4));
             }
         });
         Ok(Tap {
             port,
             last_c2s_us: last,
             drop,
+            hold,
         })
     }
 }
@@ -66,6 +74,7 @@ fn pump(
     mut to: TcpStream,
     last: Option<Arc<AtomicU64>>,
     drop: Arc<AtomicBool>,
+    hold: Arc<AtomicBool>,
 ) {
     let mut buf = [0u8; 16 * 1024];
     loop {
@@ -75,6 +84,9 @@ fn pump(
         };
         if drop.load(Ordering::SeqCst) {
             continue;
+        }
+        while hold.load(Ordering::SeqCst) {
+            std::thread::sleep(Duration::from_micros(100));
         }
         if let Some(l) = &last {
             l.store(mono_us(), Ordering::SeqCst);

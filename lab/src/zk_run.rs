@@ -3,8 +3,9 @@
 //! crate) against the lab's three-member ensemble (`zk_cluster.rs`), the debits to the lab's
 //! PostgreSQL, the faults done for real: a client's pause is `SIGSTOP`/`SIGCONT` of its
 //! process, its crash `SIGKILL`; a `partition` of a client is a tap in front of every member
-//! for that client (`zk_facts::Tap`) that drops its traffic both ways while the partition
-//! lasts, the connections left open; the lock parent's removal (`parent_removed`) is the
+//! for that client (`zk_facts::Tap`) that holds its traffic both ways while the partition
+//! lasts, the connections left open, and delivers it when the partition heals (as TCP's
+//! retransmissions would); the lock parent's removal (`parent_removed`) is the
 //! conductor's own `delete` of it at the model's instant, only if it has no children, as the
 //! model does.
 //!
@@ -44,7 +45,8 @@ const MIN_TICK_MS: u64 = 10;
 const MIN_SESSION_MS: u64 = 100;
 /// How the lab stands in for a partition, for the run's note.
 pub const PARTITION_NOTE: &str = "partition: a tap in front of every member for the cut-off \
-    client drops its traffic both ways (connections left open)";
+    client holds its traffic both ways (connections left open; what it held is delivered when \
+    the partition heals, as TCP would)";
 
 /// One ensemble with the conductor's own session (the admin that makes and removes the lock
 /// parents).
@@ -299,7 +301,7 @@ pub fn replay(
         let _ = p.child.wait();
     }
     for tap in taps.iter().flatten() {
-        tap.drop.store(false, Ordering::SeqCst);
+        tap.hold.store(false, Ordering::SeqCst);
     }
     let (lines, signals, parent) = result?;
     drop(ens);
@@ -416,7 +418,7 @@ fn conduct(
             }
             Due::Cut(k, on) => {
                 for tap in taps.get(k).into_iter().flatten() {
-                    tap.drop.store(on, Ordering::SeqCst);
+                    tap.hold.store(on, Ordering::SeqCst);
                 }
             }
             Due::RemoveParent => {

@@ -404,10 +404,9 @@ pub fn too_close(t: &Trace, z: &ZkHappened, r: &Read) -> Option<String> {
         }
     }
     for (c, notices) in r.notices.iter().enumerate() {
-        // A stopped process woken by `SIGCONT` does the work that fell due first, before its
-        // library can have heard anything: the model's order (its client's work does not wait
-        // for the library), measured in every round of `zk-facts` (the debit 0.1–1.6 ms after
-        // the signal, the expiry 0.6–2.8 ms). Only the other order would be a race.
+        // A stopped process woken by `SIGCONT` runs the work that fell due while it was
+        // stopped on what it knew when that work fell due (`zk_client`), so what its library
+        // reports on waking cannot change it: no race between the two then.
         let woke = |at: u64| {
             h.signals
                 .iter()
@@ -419,7 +418,7 @@ pub fn too_close(t: &Trace, z: &ZkHappened, r: &Read) -> Option<String> {
                     && matches!(o.kind.as_str(), "send" | "skip" | "lock" | "unlock")
                     && ((o.from_us as i64 - *at as i64).abs() < tol
                         || (o.to_us as i64 - *at as i64).abs() < tol)
-                    && !(woke(o.from_us) && woke(*at) && o.from_us < *at)
+                    && !(woke(o.from_us) && woke(*at))
             });
             if let Some(op) = near {
                 return Some(format!(

@@ -73,7 +73,8 @@ fn rows(t: &Trace, list: &[&Command], lit_ms: Option<u64>, on_move: &Callback<u6
         .collect()
 }
 
-fn reproduced_mark(preset: Option<&str>, etcd: bool, advisory: bool) -> Html {
+fn reproduced_mark(preset: Option<&str>, trace: &Trace) -> Html {
+    let (etcd, advisory, zookeeper) = (trace.is_etcd(), trace.is_advisory(), trace.is_zookeeper());
     let Some(row) = preset.and_then(conformance::reproduced) else {
         return html! {};
     };
@@ -83,6 +84,11 @@ fn reproduced_mark(preset: Option<&str>, etcd: bool, advisory: bool) -> Html {
     } else {
         let lock = if etcd {
             format!("etcd {}", short_version(conformance::ETCD_VERSION, 3))
+        } else if zookeeper {
+            format!(
+                "ZooKeeper {}",
+                short_version(conformance::ZOOKEEPER_VERSION, 2)
+            )
         } else {
             format!("Redis {}", short_version(conformance::REDIS_VERSION, 2))
         };
@@ -92,6 +98,8 @@ fn reproduced_mark(preset: Option<&str>, etcd: bool, advisory: bool) -> Html {
         format!("The lab ran this preset on a real PostgreSQL, one process per client taking the lock on its own connection, and found the model's history: {}. ", row.detail)
     } else if etcd {
         format!("The lab ran this preset on a real three-member etcd cluster, one process per client, and found the model's history: {}. ", row.detail)
+    } else if zookeeper {
+        format!("The lab ran this preset on a real three-member ZooKeeper ensemble, one process per client running the lock recipe, and found the model's history: {}. ", row.detail)
     } else {
         format!(
             "The lab sent these commands to real servers and got every reply shown here ({}). ",
@@ -238,7 +246,7 @@ pub fn Commands(props: &CommandsProps) -> Html {
                     <span class="fp-hint" role="status">{ " copied" }</span>
                 }
             </h3>
-            { reproduced_mark(*preset, props.trace.is_etcd(), props.trace.is_advisory()) }
+            { reproduced_mark(*preset, &props.trace) }
             if let Some(Err(text)) = (*copied).clone() {
                 <textarea class="fp-cmd-manual" readonly=true data-testid="commands-manual" value={text} />
             }
@@ -276,9 +284,9 @@ pub fn Commands(props: &CommandsProps) -> Html {
                 </p>
             } else if props.trace.is_zookeeper() {
                 <p class="fp-hint fp-cmd-lab" data-testid="lab-replay">
-                    { "These lines run as shown in zkCli.sh against a ZooKeeper 3.8 ensemble, one session per client, and the SQL in psql. The lab (" }
+                    { "These lines run as shown in zkCli.sh against a ZooKeeper 3.8 ensemble, one session per client, and the SQL in psql. To run this scenario on a real ensemble yourself: copy its link (Copy link), then in a checkout of the playground run " }
                     <code>{ "bash scripts/lab.sh replay 'LINK'" }</code>
-                    { ") does not replay ZooKeeper scenarios: it runs Redis, etcd and PostgreSQL ones, so nothing on this page about ZooKeeper has been checked against a real ensemble by it." }
+                    { ". The lab starts three ZooKeeper 3.8 members and PostgreSQL on loopback, runs one process per client running the lock recipe on its own (pauses are SIGSTOP, crashes SIGKILL, a client cut off from the ensemble has its traffic held by a tap), and prints where the history (each grant's node and czxid, each debit's verdict, the final balance) differs from this page's. Its client library reports SUSPENDED sooner than Curator (at 9/20 of the timeout, not 2/3): a run that turns on that instant is reported not reproducible." }
                 </p>
             } else {
                 <p class="fp-hint fp-cmd-lab" data-testid="lab-replay">

@@ -364,6 +364,15 @@ impl ZkService {
 
     /// The ensemble's record, with what is still open closed at the run's end.
     pub fn finish(mut self, end_ms: u64) -> ZkTrace {
+        // A node still open when the run stopped (its step limit reached) ends with its
+        // session's last known expiry, never after it.
+        for n in &mut self.out.nodes {
+            if n.end == ZkNodeEnd::Open {
+                if let Some(s) = self.out.sessions.get(n.session) {
+                    n.end_ms = n.end_ms.min(s.end_ms).max(n.created_ms);
+                }
+            }
+        }
         for w in &mut self.out.waits {
             if w.end == ZkWaitEnd::Open {
                 w.end_ms = end_ms.max(w.start_ms);

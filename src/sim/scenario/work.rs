@@ -12,6 +12,8 @@
 
 #[cfg(not(feature = "first-stage"))]
 use super::types::Etcd;
+#[cfg(not(feature = "first-stage"))]
+use super::types::Zookeeper;
 use super::types::{Event, Scenario};
 
 /// What one scenario may cost, split as the message explains it.
@@ -42,6 +44,10 @@ pub fn work(s: &Scenario) -> Work {
     #[cfg(not(feature = "first-stage"))]
     if let Some(e) = &s.lock.etcd {
         return etcd_work(s, e);
+    }
+    #[cfg(not(feature = "first-stage"))]
+    if let Some(z) = &s.lock.zookeeper {
+        return zookeeper_work(s, z);
     }
     let redlock = s.lock.redlock.as_ref();
     let n = redlock.map_or(1, |r| r.instances.len() as u64);
@@ -105,7 +111,24 @@ pub fn work(s: &Scenario) -> Work {
 /// timeline ends, and each keepalive may schedule the lease's expiry. A member's crash or
 /// partition loses the leader and elects another, which reschedules every session's expiry.
 fn etcd_work(s: &Scenario, e: &Etcd) -> Work {
-    let period = (s.lock.ttl_ms / 3).max(1);
+    let member_events: u64 = e.members.iter().map(|m| m.events.len() as u64).sum();
+    session_work(s, (s.lock.ttl_ms / 3).max(1), member_events)
+}
+
+#[cfg(not(feature = "first-stage"))]
+/// The most steps a run against ZooKeeper can take: as etcd's, with a ping every third of the
+/// negotiated session timeout, and each ensemble event (a partition's start, its detection and
+/// its end, each of which may be put back to a pause's end; a parent's removal) counted as a
+/// member event is.
+fn zookeeper_work(s: &Scenario, z: &Zookeeper) -> Work {
+    let period = (z.negotiated_timeout_ms(s.lock.ttl_ms) / 3).max(1);
+    session_work(s, period, (z.events.len() as u64).saturating_mul(3))
+}
+
+#[cfg(not(feature = "first-stage"))]
+/// A session service's work: each client's events, a keepalive or ping every `period` until
+/// the timeline ends, and `server_events` that may each touch every session.
+fn session_work(s: &Scenario, period: u64, server_events: u64) -> Work {
     let horizon = s.horizon_ms();
     let clients = s.clients.len() as u64;
     let mut w = Work::default();
@@ -128,7 +151,6 @@ fn etcd_work(s: &Scenario, e: &Etcd) -> Work {
             w.watchdog = w.watchdog.saturating_add(turns.saturating_mul(POPS + 2));
         }
     }
-    let member_events: u64 = e.members.iter().map(|m| m.events.len() as u64).sum();
-    w.instances = member_events.saturating_mul(clients.saturating_add(3));
+    w.instances = server_events.saturating_mul(clients.saturating_add(3));
     w
 }

@@ -98,6 +98,24 @@ pub fn ZkLane(props: &ZkLaneProps) -> Html {
     let held: Vec<&ZkNode> = z.nodes.iter().filter(|n| n.granted_ms.is_some()).collect();
     // Where the last parent mark's words end, so the next is written only with room.
     let mut words_until: Option<i32> = None;
+    let parent_marks: Vec<(i32, &str, String, &str, bool)> = z
+        .parent
+        .iter()
+        .filter(|p| p.at_ms <= end)
+        .map(|p| {
+            let x = x_of(p.at_ms);
+            let (word, title, class) = match p.what {
+                ParentChange::Removed => ("/lock removed", format!("at {} ms the empty container /lock is removed: the next node's sequence starts again at 0", p.at_ms), "removed"),
+                ParentChange::Created => ("/lock created", format!("at {} ms a lock call creates /lock again", p.at_ms), "created"),
+                ParentChange::Kept => ("/lock kept", format!("at {} ms /lock is not removed: it has children", p.at_ms), "kept"),
+            };
+            let room = words_until.is_none_or(|u| x > u + 4);
+            if room {
+                words_until = Some(x + 3 + text_width_px(word));
+            }
+            (x, word, title, class, room)
+        })
+        .collect();
     html! {
         <g class="fp-lane fp-lock-lane fp-zk-lane" data-testid="lane-zookeeper">
             <text class="lane-name" x="10" y={(top + 28).to_string()}>{ "ZooKeeper" }</text>
@@ -114,26 +132,16 @@ pub fn ZkLane(props: &ZkLaneProps) -> Html {
                     </g>
                 }
             }) }
-            { for z.parent.iter().filter(|p| p.at_ms <= end).map(|p| {
-                let x = x_of(p.at_ms);
-                let (word, title, class) = match p.what {
-                    ParentChange::Removed => ("/lock removed", format!("at {} ms the empty container /lock is removed: the next node's sequence starts again at 0", p.at_ms), "removed"),
-                    ParentChange::Created => ("/lock created", format!("at {} ms a lock call creates /lock again", p.at_ms), "created"),
-                    ParentChange::Kept => ("/lock kept", format!("at {} ms /lock is not removed: it has children", p.at_ms), "kept"),
-                };
-                let room = words_until.is_none_or(|u| x > u + 4);
-                if room {
-                    words_until = Some(x + 3 + text_width_px(word));
-                }
-                html! {
-                    <g class={classes!("fp-zk-parent", class)} data-testid="zk-parent">
-                        <title>{ title }</title>
-                        <line x1={x.to_string()} x2={x.to_string()} y1={(top + 2).to_string()} y2={(bottom - 2).to_string()} />
-                        if room {
-                            <text class="muted small halo" x={(x + 3).to_string()} y={(bottom - 4).to_string()}>{ word }</text>
-                        }
-                    </g>
-                }
+            { for parent_marks.iter().map(|(x, _, title, class, _)| html! {
+                <g class={classes!("fp-zk-parent", *class)} data-testid="zk-parent">
+                    <title>{ title.clone() }</title>
+                    <line x1={x.to_string()} x2={x.to_string()} y1={(top + 2).to_string()} y2={(bottom - 2).to_string()} />
+                </g>
+            }) }
+            // The words go after every mark's line, so a later mark's line never runs over
+            // an earlier mark's words: the words' halo hides it.
+            { for parent_marks.iter().filter(|m| m.4).map(|(x, word, _, class, _)| html! {
+                <text class={classes!("muted", "small", "halo", "fp-zk-parent-words", *class)} x={(x + 3).to_string()} y={(bottom - 4).to_string()}>{ *word }</text>
             }) }
             { for held.iter().enumerate().map(|(i, n)| {
                 let start = n.granted_ms.unwrap_or(n.created_ms);

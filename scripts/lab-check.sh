@@ -35,7 +35,7 @@ MUTATION_BUDGET_S=45
 if [ "${1:-}" != "--run-only" ]; then
   cargo build -q -p fencing-lab --features planted-bug
   cp target/debug/fencing-lab target/debug/fencing-lab-planted
-  cargo build -q -p fencing-lab
+  cargo build -q -p fencing-lab -p fencing-lab-clockshim
 fi
 if [ "${1:-}" = "--build-only" ]; then exit 0; fi
 # The lab gives its own timing thread and the servers it starts a higher priority (servers.rs);

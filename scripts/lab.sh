@@ -7,5 +7,5 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 export PATH="$HOME/.cargo/bin:$PATH"
-cargo build -q -p fencing-lab
+cargo build -q -p fencing-lab -p fencing-lab-clockshim
 exec target/debug/fencing-lab "$@"

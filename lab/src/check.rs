@@ -62,6 +62,37 @@ pub const STAND_IN: &str = "stand-in: one conductor in the model's order";
 /// `Result::clients` for a service the lab does not run.
 pub const NOT_RUN: &str = "none: the lab does not run this service";
 
+/// Why a Redis instance whose clock the scenario calls monotonic cannot be run: the lab's clock
+/// shim measured that Redis 7.0 expires keys by its wall clock, whichever way it steps (a key
+/// set with `PX 5000` was gone after a 10 s step forward; one set after that step had 15 s
+/// left once the clock stepped back: `shim_moves_the_expiry_of_one_server` in lab/tests).
+pub const MONOTONIC_EXPIRY: &str =
+    "an instance expires keys by a monotonic clock that a wall-clock \
+     step does not move, and redis-server 7.0 has no such mode: it expires keys by its wall clock \
+     in both directions (measured with the lab's clock shim), so no real server here is the one \
+     this preset describes";
+
+/// Each lock instance's clock as the model reads it, where the scenario moves it (an offset,
+/// drift, jumps or slews): its `redis-server` runs with the lab's clock shim, driven to match.
+pub fn moved_clocks(s: &Scenario) -> Vec<Option<sim::clock::Clock>> {
+    let moves = |c: &sim::clock::ClockSpec, jumps: bool| {
+        c.offset_ms != 0 || c.drift_ppm != 0 || (!c.monotonic && (jumps || !c.jumps.is_empty()))
+    };
+    match &s.lock.redlock {
+        None => {
+            vec![moves(&s.lock.clock, false).then(|| sim::clock::Clock::new(&s.lock.clock, []))]
+        }
+        Some(r) => r
+            .instances
+            .iter()
+            .map(|i| {
+                let jumps = i.clock_jumps().next().is_some();
+                moves(&i.clock, jumps).then(|| sim::clock::Clock::new(&i.clock, i.clock_jumps()))
+            })
+            .collect(),
+    }
+}
+
 /// Why a scenario cannot run against real servers on one machine, if it cannot.
 pub fn unreproducible(s: &Scenario) -> Option<String> {
     if let Some(why) = etcd_unreproducible(s)
@@ -83,22 +114,22 @@ pub fn unreproducible(s: &Scenario) -> Option<String> {
                 .to_string(),
         );
     }
-    let instance_clock = match &s.lock.redlock {
-        None => moves(&s.lock.clock),
-        Some(r) => r.instances.iter().any(|i| {
-            moves(&i.clock)
-                || i.events
+    let jumps_a_monotonic_clock = |c: &sim::clock::ClockSpec, events: &[InstanceEvent]| {
+        c.monotonic
+            && (!c.jumps.is_empty()
+                || events
                     .iter()
-                    .any(|e| matches!(e, InstanceEvent::ClockJump { .. }))
-        }),
+                    .any(|e| matches!(e, InstanceEvent::ClockJump { .. })))
     };
-    if instance_clock {
-        return Some(
-            "an instance's clock jumps or drifts: redis-server expires keys by the machine's \
-             clock, which the lab cannot move for one server (libfaketime hangs redis-server 7 \
-             under a plain LD_PRELOAD)"
-                .to_string(),
-        );
+    let monotonic = match &s.lock.redlock {
+        None => jumps_a_monotonic_clock(&s.lock.clock, &[]),
+        Some(r) => r
+            .instances
+            .iter()
+            .any(|i| jumps_a_monotonic_clock(&i.clock, &i.events)),
+    };
+    if monotonic {
+        return Some(MONOTONIC_EXPIRY.to_string());
     }
     None
 }
@@ -837,11 +868,17 @@ fn stand_ins(s: &Scenario) -> String {
                 .any(|e| matches!(e, InstanceEvent::Partition { .. }))
         })
     });
+    let mut notes = Vec::new();
     if partitioned {
-        "partition: the conductor drops the cut-off requests (no network is cut)".to_string()
-    } else {
-        String::new()
+        notes.push("partition: the conductor drops the cut-off requests (no network is cut)");
     }
+    if moved_clocks(s).iter().any(Option::is_some) {
+        notes.push(
+            "clock: a moved instance's redis-server runs with the lab's clock shim (LD_PRELOAD), \
+             its wall clock offset as the model's clock for it reads",
+        );
+    }
+    notes.join("; ")
 }
 
 /// What the comparison covered, counted from the model's commands.
@@ -1250,9 +1287,24 @@ pub fn replay_once(
             })
             .collect(),
     };
+    let moved = moved_clocks(s);
     let mut redis = Vec::new();
+    let mut clocks = Vec::new();
     for (i, p) in persistent.iter().enumerate() {
-        redis.push(RedisServer::start(&dir.0.join(format!("r{i}")), *p)?);
+        let clock = match moved.get(i).cloned().flatten() {
+            Some(c) => {
+                let f =
+                    std::sync::Arc::new(crate::shim::ClockFile::create(&dir.0, &format!("r{i}"))?);
+                clocks.push((f.clone(), c));
+                Some(f)
+            }
+            None => None,
+        };
+        redis.push(RedisServer::start_clocked(
+            &dir.0.join(format!("r{i}")),
+            *p,
+            clock,
+        )?);
     }
     let mut conductor = Conductor {
         s,
@@ -1260,6 +1312,7 @@ pub fn replay_once(
         scale,
         redis: &mut redis,
         pg_port: pg.port,
+        clocks,
     };
     conductor.replay(plan)
 }

@@ -72,6 +72,12 @@ pub struct Conductor<'a> {
     pub scale: u64,
     pub redis: &'a mut [RedisServer],
     pub pg_port: u16,
+    /// The instances whose wall clock the model moves: each server's offset file (its
+    /// `redis-server` runs with the clock shim) and the model's clock for it.
+    pub clocks: Vec<(
+        std::sync::Arc<crate::shim::ClockFile>,
+        fencing_playground::sim::clock::Clock,
+    )>,
 }
 
 impl Conductor<'_> {
@@ -135,6 +141,11 @@ impl Conductor<'_> {
             late: None,
         };
         let mut start: Option<Instant> = None;
+        // Each moved clock reads the model's offset at 0 during the setup, then follows it.
+        let mut clock_driver: Option<crate::shim::Driver> = None;
+        for (f, c) in &self.clocks {
+            f.set_ns(crate::shim::offset_ns(c, 0, self.scale * 1000));
+        }
         for c in plan {
             let timed = c.who != Who::Setup;
             if timed && start.is_none() {
@@ -148,6 +159,14 @@ impl Conductor<'_> {
                     }
                 }
                 start = Some(Instant::now());
+                if !self.clocks.is_empty() {
+                    clock_driver = Some(crate::shim::Driver::start(
+                        self.clocks.clone(),
+                        crate::clock::mono_us(),
+                        self.scale * 1000,
+                        self.t.end_ms.max(self.s.horizon_ms()),
+                    ));
+                }
             }
             let deadline = start.map(|s| s + Duration::from_millis(c.at_ms * self.scale));
             if let (true, Some(d)) = (timed, deadline) {
@@ -313,6 +332,7 @@ impl Conductor<'_> {
             }
             out.lines.push(lines);
         }
+        drop(clock_driver);
         Ok(out)
     }
 

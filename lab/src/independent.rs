@@ -142,7 +142,15 @@ struct Proc {
 /// Replays `s` once with one process per client, `scale` real ms per simulated ms.
 pub fn replay(s: &Scenario, pg: &Postgres, scale: u64) -> std::io::Result<Happened> {
     let dir = TempDir::in_memory()?;
-    let redis = RedisServer::start(&dir.0.join("r0"), false)?;
+    // The lock server's own wall clock, where the scenario moves it (the lab's clock shim).
+    let mut clocks = Vec::new();
+    let mut clock_file = None;
+    if let Some(c) = crate::check::moved_clocks(s).into_iter().next().flatten() {
+        let f = Arc::new(crate::shim::ClockFile::create(&dir.0, "r0")?);
+        clocks.push((f.clone(), c));
+        clock_file = Some(f);
+    }
+    let redis = RedisServer::start_clocked(&dir.0.join("r0"), false, clock_file)?;
     prepare(s, &redis, pg.port)?;
     let file = dir.0.join("scenario.json");
     std::fs::write(&file, s.to_json())?;
@@ -186,7 +194,7 @@ pub fn replay(s: &Scenario, pg: &Postgres, scale: u64) -> std::io::Result<Happen
         });
         procs.push(Proc { child, lines: rx });
     }
-    let result = conduct(s, &mut procs, &start, scale_us);
+    let result = conduct(s, &mut procs, &start, scale_us, clocks);
     for p in &mut procs {
         let _ = p.child.kill();
         let _ = p.child.wait();
@@ -217,6 +225,10 @@ fn conduct(
     procs: &mut [Proc],
     start: &AtomicU64,
     scale_us: u64,
+    clocks: Vec<(
+        Arc<crate::shim::ClockFile>,
+        fencing_playground::sim::clock::Clock,
+    )>,
 ) -> std::io::Result<Conducted> {
     let ready_by = std::time::Duration::from_secs(10);
     for (k, p) in procs.iter().enumerate() {
@@ -228,6 +240,8 @@ fn conduct(
     crate::servers::prioritise_this_thread();
     let t0 = mono_us() + 30_000;
     start.store(t0, Ordering::SeqCst);
+    let _clock_driver = (!clocks.is_empty())
+        .then(|| crate::shim::Driver::start(clocks, t0, scale_us, s.horizon_ms() + s.lock.ttl_ms));
     for p in procs.iter_mut() {
         let stdin = p.child.stdin.as_mut().ok_or_else(|| fail("no stdin"))?;
         writeln!(stdin, "{t0}")?;

@@ -29,6 +29,7 @@ pub mod random;
 pub mod report;
 pub mod resp;
 pub mod servers;
+pub mod shim;
 pub mod tables;
 pub mod zk_client;
 pub mod zk_cluster;

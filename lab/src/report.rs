@@ -146,7 +146,15 @@ pub fn markdown(run: &Run) -> String {
          Redlock presets still run with the stand-in (`{}`): the conductor replays the \
          page's commands on each client's own connections in the simulation's order and \
          compares every reply line by line (each grant and denial with its fence, each \
-         client's count, each debit's statements and row counts, the final state).\n\n",
+         client's count, each debit's statements and row counts, the final state). An \
+         instance whose clock the scenario moves (an offset, drift, a jump or a slew) runs its \
+         `redis-server` with the lab's clock shim (`lab/clockshim`, loaded with `LD_PRELOAD`: \
+         it reads the time by the `clock_gettime` system call and adds an offset to \
+         `CLOCK_REALTIME`, `gettimeofday` and `time`, avoiding the recursion that hangs \
+         libfaketime in redis-server 7), and the lab moves that server's offset as the model's \
+         clock for it reads, half a simulated millisecond before each millisecond; Redis stamps \
+         and checks expiries by that wall clock. An instance the model calls monotonic is not \
+         run: the shim measured that Redis 7.0 expires keys by its wall clock both ways.\n\n",
         crate::check::INDEPENDENT,
         run.etcd,
         run.zookeeper,

@@ -102,16 +102,28 @@ pub struct RedisServer {
     dir: PathBuf,
     /// Keys survive a restart: append-only file with `appendfsync always`.
     persistent: bool,
+    /// Its own wall clock (the lab's clock shim and its offset file), when the scenario moves it.
+    clock: Option<std::sync::Arc<crate::shim::ClockFile>>,
     child: Option<Child>,
 }
 
 impl RedisServer {
     pub fn start(dir: &Path, persistent: bool) -> std::io::Result<RedisServer> {
+        RedisServer::start_clocked(dir, persistent, None)
+    }
+
+    /// A server whose wall clock is `clock`'s (at every restart too), or the machine's.
+    pub fn start_clocked(
+        dir: &Path,
+        persistent: bool,
+        clock: Option<std::sync::Arc<crate::shim::ClockFile>>,
+    ) -> std::io::Result<RedisServer> {
         std::fs::create_dir_all(dir)?;
         let mut r = RedisServer {
             port: free_port()?,
             dir: dir.to_path_buf(),
             persistent,
+            clock,
             child: None,
         };
         r.up()?;
@@ -136,6 +148,9 @@ impl RedisServer {
             cmd.args(["--appendonly", "yes", "--appendfsync", "always"]);
         } else {
             cmd.args(["--appendonly", "no"]);
+        }
+        if let Some(c) = &self.clock {
+            cmd.envs(c.env()?);
         }
         let child = cmd.stdout(Stdio::null()).stderr(Stdio::null()).spawn()?;
         self.child = Some(child);

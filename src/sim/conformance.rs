@@ -8,7 +8,7 @@ pub const REDIS_VERSION: &str = "7.0.15";
 pub const POSTGRES_VERSION: &str = "15.20";
 pub const ETCD_VERSION: &str = "3.4.23";
 pub const ZOOKEEPER_VERSION: &str = "3.8.0";
-pub const CHECKED_ON: &str = "2026-12-03";
+pub const CHECKED_ON: &str = "2026-12-04";
 
 /// One preset's outcome: `match`, `mismatch`, `not reproducible` or `late`.
 pub struct Row {
@@ -115,18 +115,18 @@ pub const ROWS: &[Row] = &[
     },
     Row {
         id: "redlock-clock-jump",
-        outcome: "not reproducible",
-        detail: "an instance's clock jumps or drifts: redis-server expires keys by the machine's clock, which the lab cannot move for one server (libfaketime hangs redis-server 7 under a plain LD_PRELOAD); partition: the conductor drops the cut-off requests (no network is cut)",
+        outcome: "match",
+        detail: "SET granted 6, refused 2; debits accepted 2, rejected 0, duplicate 0; balance 80, last fence none; partition: the conductor drops the cut-off requests (no network is cut); clock: a moved instance's redis-server runs with the lab's clock shim (LD_PRELOAD), its wall clock offset as the model's clock for it reads",
     },
     Row {
         id: "redlock-monotonic",
         outcome: "not reproducible",
-        detail: "an instance's clock jumps or drifts: redis-server expires keys by the machine's clock, which the lab cannot move for one server (libfaketime hangs redis-server 7 under a plain LD_PRELOAD); partition: the conductor drops the cut-off requests (no network is cut)",
+        detail: "an instance expires keys by a monotonic clock that a wall-clock step does not move, and redis-server 7.0 has no such mode: it expires keys by its wall clock in both directions (measured with the lab's clock shim), so no real server here is the one this preset describes; partition: the conductor drops the cut-off requests (no network is cut)",
     },
     Row {
         id: "redlock-slew",
-        outcome: "not reproducible",
-        detail: "an instance's clock jumps or drifts: redis-server expires keys by the machine's clock, which the lab cannot move for one server (libfaketime hangs redis-server 7 under a plain LD_PRELOAD); partition: the conductor drops the cut-off requests (no network is cut)",
+        outcome: "match",
+        detail: "SET granted 5, refused 3; debits accepted 1, rejected 0, duplicate 0; balance 90, last fence none; partition: the conductor drops the cut-off requests (no network is cut); clock: a moved instance's redis-server runs with the lab's clock shim (LD_PRELOAD), its wall clock offset as the model's clock for it reads",
     },
     Row {
         id: "redlock-restart",

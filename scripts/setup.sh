@@ -21,6 +21,15 @@ if ! rustup target list --installed | grep -qx wasm32-unknown-unknown; then
   rustup target add wasm32-unknown-unknown
 fi
 
+# The test command lints with clippy-driver as the workspace's compiler wrapper, and checks
+# formatting: both components must be there.
+for component in clippy rustfmt; do
+  if ! rustup component list --installed | grep -q "^$component"; then
+    say "adding the $component component"
+    rustup component add "$component"
+  fi
+done
+
 export PATH="$HOME/.cargo/bin:$PATH"
 
 # The two cargo installs are independent: on a bare machine they compile side by side (each is

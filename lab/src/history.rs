@@ -17,6 +17,11 @@ pub struct Fact {
     pub text: String,
 }
 
+/// How much later (simulated ms) than the model's instant for it a differing fact may come
+/// before the difference counts as a missed schedule rather than a disagreement: the timing check's
+/// tolerance (0.4 ms) and the millisecond a late wake-up may add.
+const LATE_AT_A_DIFFERENCE_MS: f64 = 1.4;
+
 /// How a run compares with the model.
 #[derive(Debug, PartialEq)]
 pub enum Judgement {
@@ -350,6 +355,18 @@ pub fn judge(s: &Scenario, t: &Trace, h: &Happened) -> Judgement {
         for k in 0..m.len().max(l.len()) {
             let (a, b) = (m.get(k), l.get(k));
             if a.map(|f| &f.text) != b.map(|f| &f.text) {
+                // The lab's fact came well after the model's instant for it: the run did not keep
+                // the scenario's schedule (a process woken late on a loaded machine), so what
+                // it did is no answer to the model; it is tried again at a larger scale.
+                if let (Some(a), Some(b)) = (a, b) {
+                    if b.at_ms - a.at_ms > LATE_AT_A_DIFFERENCE_MS {
+                        return Judgement::Late(format!(
+                            "{name}'s `{}` happened at {:.2} ms, where the model has `{}` at {} \
+                             ms: the run missed its schedule",
+                            b.text, b.at_ms, a.text, a.at_ms
+                        ));
+                    }
+                }
                 let show = |f: Option<&Fact>| {
                     f.map_or("(nothing)".to_string(), |f| {
                         format!("{} at {:.1} ms", f.text, f.at_ms)
@@ -579,6 +596,25 @@ mod tests {
             judge(&s, &t, &happened(33, 32)),
             Judgement::Late(_)
         ));
+    }
+
+    #[test]
+    fn a_different_verdict_well_after_its_instant_is_a_missed_schedule_on_time_a_mismatch() {
+        let s = preset("contract-4-fenced").expect("preset");
+        let t = run(&s);
+        let us = |ms: u64| ms * 20_000;
+        // A's debit accepted where the model rejects it: at the model's 45 ms, a disagreement.
+        let mut h = happened(33, 31);
+        h.lines[0][2] = format!("op store 2 {} {} accepted 80", us(45) + 400, us(45) + 900);
+        h.balance = 80;
+        assert!(matches!(judge(&s, &t, &h), Judgement::Differs(_)));
+        // The same verdict three milliseconds late: the run did not keep the schedule.
+        h.lines[0][1] = format!("op send 2 {} {} 33", us(48), us(48));
+        h.lines[0][2] = format!("op store 2 {} {} accepted 80", us(48) + 400, us(48) + 900);
+        match judge(&s, &t, &h) {
+            Judgement::Late(w) => assert!(w.contains("missed its schedule"), "{w}"),
+            other => panic!("{other:?}"),
+        }
     }
 
     #[test]

@@ -518,6 +518,23 @@ pub fn judge(s: &Scenario, t: &Trace, z: &ZkHappened) -> Judgement {
                 .find(|&k| m.get(k).map(|f| &f.text) != l.get(k).map(|f| &f.text));
             if let Some(k) = differs {
                 let (a, b) = (m.get(k), l.get(k));
+                // The lab's fact came well after the instant the model gives it: the run did not
+                // keep the scenario's schedule (a process woken late on a loaded machine), so
+                // what it did is no answer to the model; it is tried again at a larger scale.
+                if let (Some(a), Some(b)) = (a, b) {
+                    let d = b.check_ms - a.check_ms;
+                    if a.timed && d > TOLERANCE_MS + LATE_MS {
+                        return Judgement::Late(format!(
+                            "{}'s `{}` happened at {:.2} ms, where the model has `{}` at {} ms: \
+                             the run missed its schedule",
+                            t.client_name(c),
+                            b.text,
+                            b.check_ms,
+                            a.text,
+                            a.check_ms
+                        ));
+                    }
+                }
                 return Judgement::Differs(format!(
                     "{}: the model says `{}`, ZooKeeper and the clients did `{}`",
                     t.client_name(c),
@@ -666,6 +683,24 @@ mod tests {
         let t = run(&s);
         assert_eq!(judge(&s, &t, &happened(50.02)), Judgement::Same);
         assert!(matches!(judge(&s, &t, &happened(53.0)), Judgement::Late(_)));
+    }
+
+    #[test]
+    fn a_different_verdict_well_after_its_instant_is_a_missed_schedule() {
+        let s = preset("zk-pause-czxid").expect("preset");
+        let t = run(&s);
+        // B's debit refused where the model accepts it: on time, a disagreement; 5 ms late, a
+        // run that did not keep its schedule.
+        let us = |ms: f64| (ms * 20_000.0) as u64;
+        for (at, late) in [(50.02, false), (55.0, true)] {
+            let mut z = happened(at);
+            z.h.lines[1][5] = format!("op store 1 {} {} rejected", us(at + 0.01), us(at + 0.1));
+            match judge(&s, &t, &z) {
+                Judgement::Late(w) if late => assert!(w.contains("missed its schedule"), "{w}"),
+                Judgement::Differs(_) if !late => {}
+                other => panic!("{at}: {other:?}"),
+            }
+        }
     }
 
     #[test]

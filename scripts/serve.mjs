@@ -95,7 +95,9 @@ async function compressed(file, info, enc) {
 const HEADERS = {
   'Content-Security-Policy': CSP,
   'X-Content-Type-Options': 'nosniff',
-  // Always revalidate: a dev server must never hand out a stale wasm next to fresh glue.
+  // Always revalidate (a dev server must never hand out a stale wasm next to fresh glue); each
+  // file's ETag lets a returning visit's revalidation come back 304 with no body, as a static
+  // host's does.
   'Cache-Control': 'no-cache',
 };
 
@@ -160,6 +162,13 @@ async function handle(root, encodings, req, res) {
   const headers = { ...HEADERS, 'Content-Type': MIME[ext] ?? 'application/octet-stream' };
   const enc = COMPRESSIBLE.has(ext) ? pickEncoding(req.headers['accept-encoding'], encodings) : null;
   if (COMPRESSIBLE.has(ext)) headers.Vary = 'Accept-Encoding';
+  // The tag names the file's version and the encoding it is sent in.
+  headers.ETag = `"${info.size.toString(36)}-${Math.floor(info.mtimeMs).toString(36)}${enc ? '-' + enc : ''}"`;
+  if (notModified(req.headers['if-none-match'], headers.ETag)) {
+    delete headers['Content-Type'];
+    res.writeHead(304, headers);
+    return res.end();
+  }
   if (enc) {
     headers['Content-Encoding'] = enc;
     // The build's precompressed file, if it is at least as new as the file itself.
@@ -177,6 +186,19 @@ async function handle(root, encodings, req, res) {
   res.writeHead(200, { ...headers, 'Content-Length': info.size });
   if (req.method === 'HEAD') return res.end();
   createReadStream(file).on('error', () => res.destroy()).pipe(res);
+}
+
+/**
+ * Whether an If-None-Match header names this tag (or is `*`); weak tags compare as strong ones.
+ * @param {string | undefined} header
+ * @param {string} etag
+ */
+export function notModified(header, etag) {
+  if (!header) return false;
+  return header.split(',').some((t) => {
+    const tag = t.trim().replace(/^W\//, '');
+    return tag === '*' || tag === etag;
+  });
 }
 
 export function startServer({ root = 'dist', port = 8080, host = '127.0.0.1', quiet = true, isolated = false, encodings = Object.keys(ENCODINGS), cors = false } = {}) {

@@ -15,11 +15,16 @@ import { startServer, pickEncoding } from '../../scripts/serve.mjs';
 /**
  * @param {string} url
  * @param {string} [acceptEncoding]
+ * @param {string} [ifNoneMatch]
  * @returns {Promise<{ status: number | undefined, headers: import('node:http').IncomingHttpHeaders, body: Buffer }>}
  */
-function get(url, acceptEncoding) {
+function get(url, acceptEncoding, ifNoneMatch) {
+  /** @type {Record<string, string>} */
+  const headers = {};
+  if (acceptEncoding !== undefined) headers['accept-encoding'] = acceptEncoding;
+  if (ifNoneMatch !== undefined) headers['if-none-match'] = ifNoneMatch;
   return new Promise((ok, fail) => {
-    const req = request(url, { headers: acceptEncoding === undefined ? {} : { 'accept-encoding': acceptEncoding } }, (res) => {
+    const req = request(url, { headers }, (res) => {
       /** @type {Buffer[]} */
       const chunks = [];
       res.on('data', (c) => chunks.push(c));
@@ -96,6 +101,38 @@ test('compression can be turned off', async () => {
     const r = await get(url + 'b.js', 'br, gzip');
     assert.equal(r.headers['content-encoding'], undefined);
     assert.equal(r.body.toString(), 'export {};\n');
+  } finally {
+    await close();
+    rmSync(root, { recursive: true, force: true });
+  }
+});
+
+test('a revalidation with the file\'s tag is answered 304 with no body; a changed file or another encoding is sent again', async () => {
+  const root = mkdtempSync(join(tmpdir(), 'fp-serve-'));
+  const file = join(root, 'b.js');
+  writeFileSync(file, 'export const x = 1;\n'.repeat(50));
+  const { url, close } = await startServer({ root, port: 0 });
+  try {
+    const first = await get(url + 'b.js', 'br');
+    const tag = first.headers.etag;
+    assert.equal(first.status, 200);
+    assert.ok(tag, 'an ETag');
+    const again = await get(url + 'b.js', 'br', tag);
+    assert.equal(again.status, 304);
+    assert.equal(again.body.length, 0);
+    assert.equal(again.headers.etag, tag);
+    assert.equal(again.headers['cache-control'], 'no-cache');
+    assert.equal((await get(url + 'b.js', 'br', `W/${tag}, "other"`)).status, 304);
+    // The same file in gzip is another representation, with a tag of its own.
+    const gz = await get(url + 'b.js', 'gzip', tag);
+    assert.equal(gz.status, 200);
+    assert.notEqual(gz.headers.etag, tag);
+    // A rebuilt file is a new version.
+    writeFileSync(file, 'export const x = 2;\n'.repeat(60));
+    utimesSync(file, new Date(), new Date(Date.now() + 5000));
+    const changed = await get(url + 'b.js', 'br', tag);
+    assert.equal(changed.status, 200);
+    assert.notEqual(changed.headers.etag, tag);
   } finally {
     await close();
     rmSync(root, { recursive: true, force: true });

@@ -75,7 +75,7 @@ fn args() -> Result<Args, String> {
         write: false,
         scale: 20,
         tries: 3,
-        budget_s: 170,
+        budget_s: 210,
         seed: 1,
         count: 10,
         case: None,

@@ -49,9 +49,21 @@ const firstWasm = wasmLine('The first stage\'s wasm', row('pkg-first/first_bg.wa
 const fullWasm = wasmLine('the full page\'s', row('pkg/fencing_playground_bg.wasm'));
 lines.push([firstWasm, fullWasm].filter(Boolean).join('; ') + ', each after the round trip for the HTML and one for the request.', '');
 
-if (phone.link) {
-  const l = phone.link;
-  lines.push(`**A link** (\`#s=1.…\`, the default scenario as a shared link or a returning reader opens it) starts the full page at once, brotli, median of ${l.runs.length}: timeline in the DOM ${s(l.timelineMs)} s, first interactive **${s(l.interactiveMs)} s**, ${kb(l.bytes)} KB until then. The target is set on a first visit; a link's page is the full one from the start.`, '');
+// The three kinds of visit side by side, brotli: the targets of a first visit hold for a link.
+if (phone.link && br) {
+  /** @type {[string, import('./phone.mjs').Medians, boolean][]} */
+  const visits = [['first visit', br, true], ['link visit (`#s=1.…`)', phone.link, true]];
+  if (phone.returning) visits.push(['returning visit (cache kept, scenario saved)', phone.returning, false]);
+  lines.push(`**First, link and returning visits**, brotli, median of ${phone.link.runs.length} each, each until the drag changes the verdict. A link is the default scenario as a share link (how a reader arrives from a blog post); a returning visit is a second visit in the same browser context, after a first one that reached the full playground, with the default scenario in localStorage as the autosave leaves it and every file revalidated (304).`, '');
+  lines.push('| phone profile, brotli, median | first interactive (s) | timeline in the DOM (s) | bytes until interactive (KB) | full playground (s) | target |');
+  lines.push('|---|---:|---:|---:|---:|---|');
+  for (const [name, m, targeted] of visits) {
+    const target = targeted
+      ? `≤ ${s(TARGET_MS)} s, ≤ ${kb(TARGET_BYTES)} KB: ${verdict(m.interactiveMs <= TARGET_MS && m.bytes <= TARGET_BYTES)}`
+      : 'none set';
+    lines.push(`| ${name} | ${s(m.interactiveMs)} | ${s(m.timelineMs)} | ${kb(m.bytes)} | ${m.fullMs == null ? '–' : s(m.fullMs)} | ${target} |`);
+  }
+  lines.push('');
 }
 
 for (const [e, r] of Object.entries(enc)) {
@@ -64,9 +76,10 @@ for (const [e, r] of Object.entries(enc)) {
   });
   lines.push('</details>', '');
 }
-if (phone.link) {
-  lines.push('<details>', '<summary>Every run of the link (brotli): requests</summary>', '');
-  phone.link.runs.forEach((run, i) => {
+for (const [what, visits] of /** @type {[string, import('./phone.mjs').Medians | undefined][]} */ ([['the link', phone.link], ['the returning visit', phone.returning]])) {
+  if (!visits) continue;
+  lines.push('<details>', `<summary>Every run of ${what} (brotli): requests</summary>`, '');
+  visits.runs.forEach((run, i) => {
     lines.push(`Run ${i + 1}: timeline at ${run.timelineMs} ms, interactive at ${run.interactiveMs} ms, ${kb(run.bytes)} KB until then.`, '');
     lines.push('| request | encoding | start | end | bytes |', '|---|---|---:|---:|---:|');
     for (const w of run.waterfall) lines.push(`| ${w.url} | ${w.encoding ?? '–'} | ${w.startMs} | ${w.endMs ?? 'after'} | ${w.bytes} |`);

@@ -11,8 +11,14 @@
 // every request (URL, start, end, bytes on the wire), the bytes downloaded until interactive, and
 // when the full playground was on the page (a first visit is drawn by the first stage, which
 // the full page replaces once loaded and no finger is down: src/first/, www/first.js).
-// Then the same with brotli on a link to the same scenario (`#s=1.…`, as a shared link or a
-// returning reader opens it), which the first stage draws too (a single lock service).
+// Then, with brotli, two more kinds of visit, each until the same drag changes the verdict:
+// - a link to the same scenario (`#s=1.…`, as a reader arriving from a blog post opens it),
+//   which the first stage draws too (a single lock service), in a fresh context;
+// - a returning visit: in one context, a first visit with no throttling that waits for the full
+//   playground, then the default scenario put in localStorage as the page's autosave keeps a
+//   reader's last scenario, then the bare URL again under the phone profile, with the browser's
+//   cache as the first visit left it (serve.mjs sends `Cache-Control: no-cache` and an ETag, so
+//   every file is revalidated and comes back 304, as from a static host that revalidates).
 //
 //   node scripts/bench/phone.mjs [runs=5] [encodings=br,gzip]    prints JSON
 //   FP_DIST=/some/dist node scripts/bench/phone.mjs                 another build (comparisons)
@@ -106,13 +112,19 @@ const probe = (dragToMs) => {
   }, true);
 };
 
+/** The page's autosave key (persist::STORAGE_KEY; tests/node/shared.test.mjs keeps them equal). */
+const STORAGE_KEY = 'fencing-playground:v1';
+
 /**
- * One cold load: returns { interactiveMs, timelineMs, bytes, requests, waterfall }.
+ * One load: returns { interactiveMs, timelineMs, bytes, requests, waterfall }. Cold (a fresh
+ * context), or, with `returning`, after a first visit in the same context that leaves its
+ * cache and `returning.saved` as the autosaved scenario.
  * @param {import('playwright-core').Browser} browser
  * @param {string} url
  * @param {string} enc
+ * @param {{ saved: string }} [returning]
  */
-async function run(browser, url, enc) {
+async function run(browser, url, enc, returning) {
   const context = await browser.newContext({
     viewport: PROFILE.viewport,
     deviceScaleFactor: PROFILE.deviceScaleFactor,
@@ -123,6 +135,14 @@ async function run(browser, url, enc) {
     const page = await context.newPage();
     const cdp = await context.newCDPSession(page);
     await cdp.send('Network.enable');
+    if (returning) {
+      // The earlier visit: unthrottled, until the full playground is on the page, then the
+      // scenario the reader left there.
+      await page.goto(url, { waitUntil: 'load', timeout: TIMEOUT_MS });
+      await page.locator('[data-testid="playground"]').waitFor({ timeout: TIMEOUT_MS });
+      await page.evaluate(([key, json]) => localStorage.setItem(key, json), [STORAGE_KEY, returning.saved]);
+      await page.goto('about:blank');
+    }
     await cdp.send('Network.emulateNetworkConditions', {
       offline: false,
       latency: PROFILE.rttMs,
@@ -241,15 +261,21 @@ async function run(browser, url, enc) {
   }
 }
 
-/** `#s=1.…` for the default preset, written by the build's own wasm (its link encoder). */
-async function defaultLink() {
+/** The default preset's scenario, by the build's own wasm. */
+async function defaultScenario() {
   /** @type {typeof import('../../dist/pkg/fencing_playground.js')} */
   const glue = await import(new URL('pkg/fencing_playground.js', `file://${dist}`).href);
   glue.initSync({ module: readFileSync(dist + 'pkg/fencing_playground_bg.wasm') });
   // presets() lists the default (sim::presets::DEFAULT_PRESET) first.
   const [preset] = glue.presets();
   if (!preset) throw new Error('this build has no presets');
-  return '#' + glue.encodeLink(preset.scenario);
+  return { glue, scenario: preset.scenario };
+}
+
+/** `#s=1.…` for the default preset, written by the build's own wasm (its link encoder). */
+async function defaultLink() {
+  const { glue, scenario } = await defaultScenario();
+  return '#' + glue.encodeLink(scenario);
 }
 
 /** @param {number[]} xs */
@@ -268,7 +294,7 @@ const browser = await chromium.launch({
  * @typedef {Awaited<ReturnType<typeof run>>} Run
  * @typedef {{ interactiveMs: number, timelineMs: number, fullMs?: number, bytes: number, runs: Run[] }} Medians
  * What this script prints (scripts/bench/phone-report.mjs reads it).
- * @typedef {{ profile: typeof PROFILE, load: number[] | null, encodings: Record<string, Medians>, link?: Medians }} PhoneBench
+ * @typedef {{ profile: typeof PROFILE, load: number[] | null, encodings: Record<string, Medians>, link?: Medians, returning?: Medians }} PhoneBench
  */
 /** @type {PhoneBench} */
 const result = { profile: PROFILE, load: null, encodings: {} };
@@ -297,8 +323,20 @@ try {
     result.link = {
       interactiveMs: median(runs.map((r) => r.interactiveMs)),
       timelineMs: median(runs.map((r) => r.timelineMs)),
+      fullMs: median(runs.map((r) => r.fullMs)),
       bytes: median(runs.map((r) => r.bytes)),
       runs,
+    };
+    // A returning reader: the default scenario saved, the cache as a first visit left it.
+    const saved = JSON.stringify((await defaultScenario()).scenario);
+    const back = [];
+    for (let i = 0; i < RUNS; i++) back.push(await run(browser, server.url, 'br', { saved }));
+    result.returning = {
+      interactiveMs: median(back.map((r) => r.interactiveMs)),
+      timelineMs: median(back.map((r) => r.timelineMs)),
+      fullMs: median(back.map((r) => r.fullMs)),
+      bytes: median(back.map((r) => r.bytes)),
+      runs: back,
     };
   } finally {
     await server.close();

@@ -1,8 +1,7 @@
 #!/usr/bin/env bash
 # Runs every check the project has, in order, stopping at the first failure:
-# tools, format, native tests and the lab against real servers (clippy lints both as they
-# compile), in-browser wasm tests (clippy on the wasm32 build), release build, size guard,
-# node API tests, fuzz, e2e.
+# tools, format, clippy (native + wasm32), native tests, the lab against real servers,
+# in-browser wasm tests, release build, size guard, node API tests, fuzz, e2e.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 export PATH="$HOME/.cargo/bin:$PATH"
@@ -75,18 +74,8 @@ bash scripts/setup.sh
 stage "cargo fmt --check"
 cargo fmt --all --check
 
-# Clippy lints the workspace's own crates while they are compiled for the tests, instead of in
-# a `cargo clippy` pass of its own that type-checks every target a second time: clippy-driver
-# is the compiler wrapper of each debug build below (native tests, the lab's builds, the fuzz
-# target, the wasm32 test build), with `-D warnings`, so a lint fails the build it is found in.
-# The dependencies are compiled by rustc as before. The release builds are left alone
-# (`env -u` below): the driver turns MIR optimisations off, which would change the shipped wasm.
-# What this covers is what `cargo clippy --workspace --all-targets` and `cargo clippy --lib
-# --tests --target wasm32-unknown-unknown --features search-api` covered; the first stage's lib
-# (feature first-stage) has a check of its own.
-export RUSTC_WORKSPACE_WRAPPER
-RUSTC_WORKSPACE_WRAPPER=$(rustup which clippy-driver)
-export CLIPPY_ARGS="-D__CLIPPY_HACKERY__warnings__CLIPPY_HACKERY__"
+stage "clippy native (all targets, playground and lab)"
+cargo clippy --workspace --all-targets -- -D warnings
 
 # The lab (scripts/lab-check.sh): every preset and every saved case of lab/corpus/ against real
 # redis-server and PostgreSQL servers it starts on loopback, compared with the model (a
@@ -95,7 +84,7 @@ export CLIPPY_ARGS="-D__CLIPPY_HACKERY__warnings__CLIPPY_HACKERY__"
 # then the mutation test: the lab built with a planted model bug must see the servers disagree.
 # Its budget is 4 minutes. Most of it is waiting (the servers run in real time, 20 ms per
 # simulated one), so it starts as soon as it is built and runs in the background beside the
-# native tests and the in-browser wasm tests (about 3 minutes that keep both
+# wasm32 clippy, the native tests and the in-browser wasm tests (about 3 minutes that keep both
 # cores busy; the lab's timing thread and servers run at a higher priority). Its output is
 # shown, and its exit status checked, in a stage of its own after them.
 # The 4 minutes are measured, not enforced: a CI run beside the other stages took 84 s for the
@@ -123,12 +112,14 @@ lab_pid=$!
 # idle (release and debug builds lock different build directories). Its output and status
 # are shown in the "release build" stage.
 build_log=$(mktemp)
-nice -n 10 env -u RUSTC_WORKSPACE_WRAPPER -u CLIPPY_ARGS bash scripts/build.sh >"$build_log" 2>&1 &
+nice -n 10 bash scripts/build.sh >"$build_log" 2>&1 &
 build_pid=$!
 
-# The lab's tests ran in its own stage above; this is the playground's (lib, examples' builds,
-# the suite, the fuzz target's build, doc tests).
-stage "cargo test (native, clippy as it compiles)"
+stage "clippy wasm32 (lib + tests, and the first stage's lib)"
+cargo clippy --lib --tests --target wasm32-unknown-unknown --features search-api -- -D warnings
+cargo clippy --lib --target wasm32-unknown-unknown --features first-stage -- -D warnings
+
+stage "cargo test (native)"
 cargo test
 
 # wasm-bindgen-test in headless Chromium, with Debian's chromedriver (wasm-pack must not download
@@ -139,13 +130,10 @@ cargo test
 # (tests 9.5 s), so beside the lab it ran out and failed with "webdriver POST .../execute/sync
 # timed out after 19 s" although no test was slow. That limit was a time assertion; this one is a
 # hang guard only (a stuck test still fails, after 5 minutes).
-# The wasm32 test build has the search API's feature, so clippy sees that code too; the first
-# stage's lib (feature first-stage, which leaves parts of the core out) is checked on its own.
-stage "wasm-pack test (headless Chromium, clippy as it compiles; the lab runs beside it)"
-cargo clippy -q --lib --target wasm32-unknown-unknown --features first-stage -- -D warnings
-WASM_BINDGEN_TEST_TIMEOUT=300 wasm-pack test --headless --chrome --chromedriver /usr/bin/chromedriver --features search-api
+stage "wasm-pack test (headless Chromium; the lab runs beside it)"
+WASM_BINDGEN_TEST_TIMEOUT=300 wasm-pack test --headless --chrome --chromedriver /usr/bin/chromedriver
 
-stage "lab: presets, saved cases, random batch, mutation test (budget 4 min, measured; started after its build)"
+stage "lab: presets, saved cases, random batch, mutation test (budget 4 min, measured; started after clippy native)"
 lab_status=0
 wait "$lab_pid" || lab_status=$?
 lab_pid=
@@ -166,7 +154,7 @@ if [ "$lab_took" != "?" ] && [ "$lab_took" -gt 240 ]; then
 else
   echo "[lab] passed in $lab_took s (budget 4 min)"
 fi
-summary+=("$(printf '%5ss %5s        %s' "$lab_took" "" "  (the lab's own wall time, in the background from after its build)")")
+summary+=("$(printf '%5ss %5s        %s' "$lab_took" "" "  (the lab's own wall time, in the background from after clippy native)")")
 
 # Three release wasm builds in one target directory: the page's, the search workers' (feature
 # search-worker, the crate at opt-level 3) and the first stage's (feature first-stage); the

@@ -5,9 +5,8 @@
 //! Each member is started with `PR_SET_PDEATHSIG`, so none outlives a lab that is killed.
 
 use crate::gateway::{id, Gateway};
-use crate::servers::{niced, TempDir};
+use crate::servers::{free_port, niced, TempDir};
 use serde_json::json;
-use std::net::TcpListener;
 use std::os::unix::process::CommandExt;
 use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
@@ -16,10 +15,6 @@ const ETCD: &str = "/usr/bin/etcd";
 
 fn fail(what: impl Into<String>) -> std::io::Error {
     std::io::Error::other(what.into())
-}
-
-fn free_port() -> std::io::Result<u16> {
-    Ok(TcpListener::bind(("127.0.0.1", 0))?.local_addr()?.port())
 }
 
 struct Member {
@@ -40,8 +35,21 @@ pub struct EtcdCluster {
 }
 
 impl EtcdCluster {
-    /// Starts `n` members and waits until they have a leader.
+    /// Starts `n` members and waits until they have a leader. A member that could not bind
+    /// its port (another process took it between the search and the bind) costs one more
+    /// start on fresh ports, up to three in all; any other failure is reported at once.
     pub fn start(n: usize, heartbeat_ms: u64, election_ms: u64) -> std::io::Result<EtcdCluster> {
+        let mut tries = 0;
+        loop {
+            tries += 1;
+            match Self::start_once(n, heartbeat_ms, election_ms) {
+                Err(e) if tries < 3 && e.to_string().contains("address already in use") => {}
+                done => return done,
+            }
+        }
+    }
+
+    fn start_once(n: usize, heartbeat_ms: u64, election_ms: u64) -> std::io::Result<EtcdCluster> {
         if !std::path::Path::new(ETCD).exists() {
             return Err(fail(format!(
                 "{ETCD} is missing (scripts/setup.sh installs Debian's etcd-server)"
@@ -153,9 +161,19 @@ impl EtcdCluster {
     }
 
     /// Waits until the cluster has a leader and every running member answers.
-    pub fn wait_for_leader(&self, within: Duration) -> std::io::Result<usize> {
+    pub fn wait_for_leader(&mut self, within: Duration) -> std::io::Result<usize> {
         let until = Instant::now() + within;
         loop {
+            let exited = self.members.iter_mut().find_map(|m| {
+                let status = m.child.as_mut()?.try_wait().ok()??;
+                Some(format!("{} exited ({status})", m.name))
+            });
+            if let Some(exited) = exited {
+                return Err(fail(format!(
+                    "an etcd member stopped before the cluster had a leader: {exited}; the members' last words: {}",
+                    self.last_words()
+                )));
+            }
             if let Some(l) = self.leader() {
                 let all = self.members.iter().all(|m| {
                     m.child.is_none()

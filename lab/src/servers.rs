@@ -14,8 +14,47 @@ use std::time::{Duration, Instant};
 const PG_BIN: &str = "/usr/lib/postgresql/15/bin";
 pub const PG_USER: &str = "lab";
 
-fn free_port() -> std::io::Result<u16> {
-    Ok(TcpListener::bind(("127.0.0.1", 0))?.local_addr()?.port())
+/// The lowest port the kernel hands out as a connection's own (ephemeral) port, read from
+/// `/proc/sys/net/ipv4/ip_local_port_range`; 32768 (Linux's default) when it cannot be read.
+fn ephemeral_low() -> u16 {
+    std::fs::read_to_string("/proc/sys/net/ipv4/ip_local_port_range")
+        .ok()
+        .and_then(|s| s.split_whitespace().next()?.parse().ok())
+        .unwrap_or(32768)
+}
+
+/// Where this process's port search goes next (0 until the first call picks a start).
+static NEXT_PORT: std::sync::atomic::AtomicU32 = std::sync::atomic::AtomicU32::new(0);
+
+/// A loopback port for a server the lab starts, free when asked.
+///
+/// Not port 0's answer: that port comes from the ephemeral range, and between this check and
+/// the server's own bind any outgoing connection on the machine may take it as its source port
+/// (a CI run lost an etcd member to exactly that: `bind: address already in use`). So the
+/// search runs below the ephemeral range, from a start that differs per process, and never
+/// offers the same port twice within one process.
+pub fn free_port() -> std::io::Result<u16> {
+    use std::sync::atomic::Ordering;
+    const LOW: u32 = 15000;
+    let high = u32::from(ephemeral_low()).max(LOW + 2000);
+    let span = high - LOW;
+    if NEXT_PORT.load(Ordering::Relaxed) == 0 {
+        let nanos = std::time::SystemTime::now()
+            .duration_since(std::time::UNIX_EPOCH)
+            .map_or(0, |d| d.subsec_nanos());
+        let start = (std::process::id().wrapping_mul(7919) ^ nanos) % span;
+        let _ = NEXT_PORT.compare_exchange(0, start + 1, Ordering::Relaxed, Ordering::Relaxed);
+    }
+    for _ in 0..span {
+        let n = NEXT_PORT.fetch_add(1, Ordering::Relaxed);
+        let port = (LOW + n % span) as u16;
+        if TcpListener::bind(("127.0.0.1", port)).is_ok() {
+            return Ok(port);
+        }
+    }
+    Err(fail(format!(
+        "no free loopback port between {LOW} and {high}"
+    )))
 }
 
 fn is_root() -> bool {
@@ -305,4 +344,33 @@ pub fn redis_version() -> String {
         .find_map(|w| w.strip_prefix("v="))
         .unwrap_or(&v)
         .to_string()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn free_ports_are_distinct_bindable_and_below_the_ephemeral_range() {
+        let low = ephemeral_low();
+        let ports: Vec<u16> = (0..50).map(|_| free_port().expect("a free port")).collect();
+        let mut seen = ports.clone();
+        seen.sort_unstable();
+        seen.dedup();
+        assert_eq!(
+            seen.len(),
+            ports.len(),
+            "a port was offered twice: {ports:?}"
+        );
+        for p in ports {
+            assert!(
+                p < low.max(17000),
+                "port {p} is in the ephemeral range (from {low})"
+            );
+            assert!(
+                TcpListener::bind(("127.0.0.1", p)).is_ok(),
+                "port {p} is taken"
+            );
+        }
+    }
 }

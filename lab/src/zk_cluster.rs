@@ -6,9 +6,9 @@
 //! (`SIGKILL`: a crash) and restarts it on its own data, and stops every member when dropped.
 //! Each member is started with `PR_SET_PDEATHSIG`, so no JVM outlives a lab that is killed.
 
-use crate::servers::{niced, TempDir};
+use crate::servers::{free_port, niced, TempDir};
 use std::io::{Read, Write};
-use std::net::{TcpListener, TcpStream};
+use std::net::TcpStream;
 use std::os::unix::process::CommandExt;
 use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
@@ -22,10 +22,6 @@ const JAVA: &str = "java";
 
 fn fail(what: impl Into<String>) -> std::io::Error {
     std::io::Error::other(what.into())
-}
-
-fn free_port() -> std::io::Result<u16> {
-    Ok(TcpListener::bind(("127.0.0.1", 0))?.local_addr()?.port())
 }
 
 /// How the ensemble is set up.

@@ -157,6 +157,34 @@ fn the_write_inside_the_lock_transaction_cannot_commit_on_a_dead_session() {
 }
 
 #[test]
+fn a_client_whose_session_timed_out_unseen_does_not_ask_again() {
+    // The long random run's case (seed 10, case 84, shrunk): A takes the lock at 0 and its
+    // idle session is ended at 20 ms; at 23 ms A acquires again. A has not been told, so it
+    // still believes it holds the lock and sends nothing, as the lab's real client does; the
+    // model once asked again on a fresh session and was granted.
+    let mut s = load("advisory-idle-timeout");
+    s.clients[0].events = vec![Event::Acquire { at_ms: 0 }, Event::Acquire { at_ms: 23 }];
+    s.clients[1].events.clear();
+    let t = run(&s);
+    let got = lines(&t);
+    assert_eq!(
+        session_ends(&t),
+        vec![("A".to_string(), 20, SessionEnd::IdleTimeout)],
+        "{}",
+        got.join("\n")
+    );
+    let second: Vec<&String> = got.iter().filter(|l| l.starts_with("A@23")).collect();
+    assert!(
+        second.len() == 1 && second[0].contains("still believes it holds advisory lock 42"),
+        "{}",
+        got.join("\n")
+    );
+    assert!(!got
+        .iter()
+        .any(|l| l.starts_with("A@23") && l.contains("pg_advisory_lock")));
+}
+
+#[test]
 fn idle_session_timeout_does_not_apply_inside_an_open_transaction() {
     let mut s = load("advisory-in-transaction");
     if let Some(a) = s.lock.advisory.as_mut() {

@@ -191,11 +191,23 @@ impl AdvisoryService {
             AdvisoryLevel::Session => "pg_advisory_lock",
             AdvisoryLevel::Transaction => "pg_advisory_xact_lock",
         };
-        if self.holds(client) {
-            let reason = format!(
-                "{}'s session already holds advisory lock {}",
-                w.s.clients[client].name, self.out.lock_id
-            );
+        // The client decides from what it believes: a session the server ended (an idle
+        // timeout) leaves it believing it holds the lock until a statement fails, so it does
+        // not ask again, as a real client with a `held` flag does not.
+        if self.holds(client) || w.clients[client].held.is_some() {
+            let name = &w.s.clients[client].name;
+            let reason = if self.holds(client) {
+                format!(
+                    "{name}'s session already holds advisory lock {}",
+                    self.out.lock_id
+                )
+            } else {
+                format!(
+                    "{name} still believes it holds advisory lock {}: the server ended its \
+                     session and nothing has told {name} yet, so it does not ask again",
+                    self.out.lock_id
+                )
+            };
             w.step(t, client, Some(event), Outcome::Skipped { reason });
             return;
         }

@@ -1382,7 +1382,7 @@ mod tests {
     /// cannot tell whether the key lives again; at scale 160 it can (it matched there).
     #[test]
     fn a_clock_step_back_soon_after_an_expiry_waits_for_a_larger_scale() {
-        let file = concat!(env!("CARGO_MANIFEST_DIR"), "/corpus/random-10-72.json");
+        let file = concat!(env!("CARGO_MANIFEST_DIR"), "/findings/random-10-72.json");
         let text = std::fs::read_to_string(file).expect("the saved case");
         let s = Scenario::from_json(&text).expect("a scenario");
         let t = sim::run(&s);

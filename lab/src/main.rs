@@ -694,7 +694,8 @@ fn run_random(a: &Args) -> Result<bool, String> {
         let text = std::fs::read_to_string(&path)
             .map_err(|e| format!("cannot read {}: {e}", path.display()))?;
         let (head, _) = tables::split_random_section(&text);
-        std::fs::write(&path, format!("{}\n\n{section}", head.trim_end()))
+        // As the tables' writer leaves it (`--write`): the section right after the tables.
+        std::fs::write(&path, format!("{}\n{section}", head.trim_end()))
             .map_err(|e| format!("cannot write {}: {e}", path.display()))?;
         println!("wrote {}", path.display());
     }

@@ -840,6 +840,7 @@ pub fn expiry_tie(s: &Scenario, t: &Trace, plan: &[Command]) -> Option<String> {
             .and_then(|r| r.instances.get(i))
             .map_or(0, |inst| inst.latency_ms)
     };
+    let clocks = moved_clocks(s);
     // Each instance's lease on the lock key: when it runs out, and who was granted it when.
     let mut leases: BTreeMap<usize, (u64, String, u64)> = BTreeMap::new();
     for c in plan {
@@ -884,10 +885,19 @@ pub fn expiry_tie(s: &Scenario, t: &Trace, plan: &[Command]) -> Option<String> {
             _ => None,
         };
         if let Some(ttl) = won {
-            leases.insert(
-                *instance,
-                (at.saturating_add(ttl), t.client_name(k).to_string(), at),
-            );
+            // The lease runs out when the server's own clock has gone `ttl` past the grant:
+            // a moved clock (a step back, a drift) puts that elsewhere in true time.
+            let until = match clocks.get(*instance) {
+                Some(Some(clock)) => clock
+                    .first_reaching(
+                        clock.local(at).saturating_add(ttl as i64),
+                        at,
+                        at.saturating_add(ttl.saturating_mul(1000)),
+                    )
+                    .unwrap_or(u64::MAX),
+                _ => at.saturating_add(ttl),
+            };
+            leases.insert(*instance, (until, t.client_name(k).to_string(), at));
         }
         let freed = matches!(
             (cmd, reply),
@@ -1303,6 +1313,26 @@ fn independent_once(s: &Scenario, t: &Trace, pg: &Postgres, scale: u64) -> (Outc
         Ok(h) => h,
         Err(e) => return (Outcome::Failed(format!("the lab failed: {e}")), false, 0.0),
     };
+    if std::env::var_os("FENCING_LAB_SHOW_LINES").is_some() {
+        // Each client's facts as the model has them and as the run gave them: for looking
+        // into a run by hand.
+        let model = crate::history::model_facts(s, t);
+        let ops = crate::history::ops(&happened).unwrap_or_default();
+        let lab = crate::history::lab_facts(s, &happened, &ops);
+        for (side, facts) in [("model", &model), ("lab", &lab)] {
+            for (k, list) in facts.iter().enumerate() {
+                for f in list {
+                    println!(
+                        "{:<28} {side:<5} {} {:>7.2} ms {}",
+                        "",
+                        t.client_name(k),
+                        f.at_ms,
+                        f.text
+                    );
+                }
+            }
+        }
+    }
     let worst = crate::history::worst_offset_ms(s, t, &happened);
     let (outcome, again) = outcome_of(crate::history::judge(s, t, &happened));
     (outcome, again, worst)
@@ -1425,6 +1455,23 @@ mod tests {
         for apart in [29, 31] {
             assert_eq!(tie(&meets_the_expiry(apart)), None, "woken at {apart} ms");
         }
+    }
+
+    /// The long random run's case 138 of seed 10: the lock server's clock steps back 15 ms at
+    /// 30 ms, so A's lease from 0 ms runs out at 45 ms, the instant A's watchdog, held by a GC
+    /// pause until then, asks to extend it. The model said refused, the server extended it.
+    #[test]
+    fn a_stepped_back_lease_that_runs_out_as_the_watchdog_renews_is_too_close_to_call() {
+        let file = concat!(env!("CARGO_MANIFEST_DIR"), "/findings/random-10-138.json");
+        let text = std::fs::read_to_string(file).expect("the saved case");
+        let s = Scenario::from_json(&text).expect("a scenario");
+        let why = tie(&s).expect("a tie at 45 ms");
+        assert!(why.contains("at 45 ms A's request"), "{why}");
+        assert!(why.contains("A's lease from 0 ms"), "{why}");
+        // With the clock left alone the lease runs out at 30 ms, well before the renewal.
+        let mut still = s.clone();
+        still.lock.clock.jumps.clear();
+        assert_eq!(tie(&still), None);
     }
 
     #[test]

@@ -193,6 +193,26 @@ pub fn lab_facts(s: &Scenario, h: &Happened, ops: &[Op]) -> Vec<Vec<Fact>> {
     out
 }
 
+/// Each client's facts as two streams compared on their own: what the client did (its lock
+/// calls and its debits sent or held back, one after another in its own order) and the
+/// storage's verdicts on its debits. A debit's transaction runs beside the client's next lock
+/// call, so a verdict and a lock reply in the same millisecond come in either order; each
+/// stream keeps its own order, and every fact still carries its time.
+fn streams(facts: Vec<Vec<Fact>>) -> Vec<(usize, Vec<Fact>)> {
+    let verdict = |f: &Fact| {
+        ["debit accepted", "debit rejected", "debit duplicate"]
+            .iter()
+            .any(|p| f.text.starts_with(p))
+    };
+    let mut out = Vec::new();
+    for (c, list) in facts.into_iter().enumerate() {
+        let (verdicts, acts): (Vec<Fact>, Vec<Fact>) = list.into_iter().partition(verdict);
+        out.push((c, acts));
+        out.push((c, verdicts));
+    }
+    out
+}
+
 fn is_lock_op(op: &Op) -> bool {
     matches!(
         op.kind.as_str(),
@@ -348,10 +368,10 @@ pub fn judge(s: &Scenario, t: &Trace, h: &Happened) -> Judgement {
     if let Some(why) = too_close(s, t, h, &ops) {
         return Judgement::TooClose(why);
     }
-    let model = model_facts(s, t);
-    let lab = lab_facts(s, h, &ops);
-    for (c, (m, l)) in model.iter().zip(&lab).enumerate() {
-        let name = t.client_name(c);
+    let model = streams(model_facts(s, t));
+    let lab = streams(lab_facts(s, h, &ops));
+    for ((c, m), (_, l)) in model.iter().zip(&lab) {
+        let name = t.client_name(*c);
         for k in 0..m.len().max(l.len()) {
             let (a, b) = (m.get(k), l.get(k));
             if a.map(|f| &f.text) != b.map(|f| &f.text) {
@@ -380,12 +400,12 @@ pub fn judge(s: &Scenario, t: &Trace, h: &Happened) -> Judgement {
             }
         }
     }
-    for (c, (m, l)) in model.iter().zip(&lab).enumerate() {
+    for ((c, m), (_, l)) in model.iter().zip(&lab) {
         for (a, b) in m.iter().zip(l) {
             if (a.at_ms - b.at_ms).abs() > 0.4 {
                 return Judgement::Late(format!(
                     "{}'s `{}` happened at {:.2} ms, the model's at {} ms (tolerance 0.4 ms)",
-                    t.client_name(c),
+                    t.client_name(*c),
                     b.text,
                     b.at_ms,
                     a.at_ms
@@ -512,6 +532,32 @@ pub fn model_tie(s: &Scenario, t: &Trace) -> Option<String> {
             ));
         }
     }
+    // A crash at the instant a pause ends: the model wakes the client and runs what the pause
+    // held back before the crash, while the lab's conductor kills the stopped process without
+    // continuing it. Which comes first at that instant is a choice neither side can prove.
+    for &(at, k, sig) in &crate::independent::schedule(s) {
+        if sig != Signal::Kill {
+            continue;
+        }
+        let pause_ends = s.clients[k].events.iter().any(
+            |e| matches!(e, Event::Pause { at_ms, duration_ms, .. } if at_ms + duration_ms == at),
+        );
+        let acts = t.steps.iter().any(|x| {
+            x.client == k
+                && x.at_ms == at
+                && !matches!(
+                    x.outcome,
+                    Outcome::Woke | Outcome::Crashed | Outcome::Paused { .. }
+                )
+        });
+        if pause_ends && acts {
+            return Some(format!(
+                "at {at} ms {}'s crash falls on the instant its pause ends, when the model runs \
+                 what the pause held back",
+                t.client_name(k)
+            ));
+        }
+    }
     for (i, a) in t.steps.iter().enumerate() {
         let a_lock = lock_step(&a.outcome);
         let a_store = matches!(a.outcome, Outcome::Stored { .. });
@@ -617,6 +663,32 @@ mod tests {
         }
     }
 
+    /// The long random run's case 198 of seed 10: A's debit and its release both fall due at
+    /// the end of its pause; the debit's transaction ran beside the release, and its verdict
+    /// came back first. Verdicts are compared in their own order, not against lock replies.
+    #[test]
+    fn a_verdict_that_overtakes_the_next_lock_reply_is_the_same_history() {
+        let mut s = preset("contract-4-fenced").expect("preset");
+        s.clients[0].events.push(Event::Release {
+            at_ms: 3,
+            mode: fencing_playground::sim::ReleaseKind::TokenChecked,
+        });
+        let t = run(&s);
+        let us = |ms: u64| ms * 20_000;
+        let mut h = happened(33, 31);
+        h.lines[0][2] = format!("op store 2 {} {} rejected", us(45) + 100, us(45) + 900);
+        h.lines[0].push(format!(
+            "op release 3 {} {} nothing",
+            us(45) + 300,
+            us(45) + 600
+        ));
+        assert_eq!(judge(&s, &t, &h), Judgement::Same);
+        // A verdict that differs is still a disagreement, in whichever order it came.
+        h.lines[0][2] = format!("op store 2 {} {} accepted 80", us(45) + 100, us(45) + 900);
+        h.balance = 80;
+        assert!(matches!(judge(&s, &t, &h), Judgement::Differs(_)));
+    }
+
     #[test]
     fn a_pause_while_a_debit_is_on_its_way_is_a_limit_not_a_verdict() {
         let s = preset("contract-4-fenced").expect("preset");
@@ -633,6 +705,25 @@ mod tests {
         let mut h = happened(33, 31);
         h.lines[0].push("error redis: connection refused".into());
         assert!(matches!(judge(&s, &t, &h), Judgement::Broken(_)));
+    }
+
+    /// The long random run's case 178 of seed 10: A's pause ends at 45 ms and A crashes at
+    /// 45 ms. The model ran A's held-back debit first; the lab killed A still stopped.
+    #[test]
+    fn a_crash_as_a_pause_ends_with_work_held_back_is_too_close() {
+        let file = concat!(env!("CARGO_MANIFEST_DIR"), "/findings/random-10-178.json");
+        let text = std::fs::read_to_string(file).expect("the saved case");
+        let s = Scenario::from_json(&text).expect("a scenario");
+        let why = model_tie(&s, &run(&s)).expect("a tie");
+        assert!(why.starts_with("at 45 ms A's crash falls on the instant its pause ends"));
+        // A crash a millisecond later leaves the debit's order clear.
+        let mut later = s.clone();
+        for e in &mut later.clients[0].events {
+            if let Event::Crash { at_ms } = e {
+                *at_ms = 46;
+            }
+        }
+        assert_eq!(model_tie(&later, &run(&later)), None);
     }
 
     #[test]

@@ -493,3 +493,36 @@ fn search_finds_the_stale_write_unfenced_and_none_in_two_pauses_fenced() {
     let c = unfenced.counterexample.expect("a counterexample");
     assert_eq!(c.faults.len(), 1, "{}", c.summary);
 }
+
+/// A lock call from a client that holds the lock: etcd's lock service finds the session's own
+/// key and answers at once with it (the long random run's seed 10 case 190 showed the server
+/// do so). No key is put, no revision raised, no second lease drawn, and the narration says so.
+#[test]
+fn a_second_lock_call_while_holding_is_answered_with_the_same_key() {
+    let mut s = load("etcd-stalled-keepalives");
+    s.clients[0].events = vec![
+        fencing_playground::sim::Event::Acquire { at_ms: 0 },
+        fencing_playground::sim::Event::Acquire { at_ms: 12 },
+    ];
+    s.clients.truncate(1);
+    let t = run(&s);
+    let got = lines(&t);
+    let granted: Vec<&String> = got.iter().filter(|l| l.contains("locked")).collect();
+    assert_eq!(granted.len(), 2, "{}", got.join("\n"));
+    assert!(
+        granted[1].starts_with("A@12: locked, create revision 33"),
+        "{}",
+        got.join("\n")
+    );
+    let puts: Vec<_> = revisions(&t)
+        .into_iter()
+        .filter(|r| r.2 == RevisionCause::Put)
+        .collect();
+    assert_eq!(puts, vec![(0, 33, RevisionCause::Put)]);
+    assert_eq!(t.leases.len(), 1);
+    let story = fencing_playground::sim::narrate::narrate(&t).join("\n");
+    assert!(
+        story.contains("At 12 ms A called lock again while holding it"),
+        "{story}"
+    );
+}

@@ -56,7 +56,7 @@ pub fn model_facts(s: &Scenario, t: &Trace) -> Vec<Vec<Fact>> {
                 let rev = t
                     .leases
                     .iter()
-                    .rfind(|l| l.holder == c && l.start_ms == step.at_ms)
+                    .rfind(|l| l.holder == c && l.start_ms <= step.at_ms)
                     .map_or(0, |l| l.generation);
                 granted(rev as i64)
             }

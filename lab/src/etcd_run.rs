@@ -88,7 +88,10 @@ pub fn lessor_clash(s: &Scenario, t: &Trace, scale_us: u64) -> Option<String> {
     let tol = 0.4;
     let lag = LESSOR_SWEEP_US as f64 / scale_us as f64;
     let crash_at = e.outages.iter().map(|o| o.start_ms).min();
-    let end = run_end_ms(s, t);
+    // A revocation after the run's end still counts when the model shows a step it decides
+    // (a waiter let through by a lease the stopped keepalives let run out).
+    let last_step = t.steps.iter().map(|x| x.at_ms).max().unwrap_or(0);
+    let end = run_end_ms(s, t).max(last_step);
     for r in e
         .revisions
         .iter()
@@ -118,7 +121,13 @@ pub fn lessor_clash(s: &Scenario, t: &Trace, scale_us: u64) -> Option<String> {
         if let Some(o) = e
             .revisions
             .iter()
-            .find(|o| o != &r && inside(o.at_ms) && !woken.contains(&o.client))
+            // A woken client's own writes follow the revocation whenever it comes; its own
+            // lease running out does not.
+            .find(|o| {
+                o != &r
+                    && inside(o.at_ms)
+                    && (o.cause == RevisionCause::Revoke || !woken.contains(&o.client))
+            })
         {
             return Some(format!(
                 "the revocation of {}'s lease at {} ms may come up to {:.1} ms late, past {}'s \
@@ -128,6 +137,24 @@ pub fn lessor_clash(s: &Scenario, t: &Trace, scale_us: u64) -> Option<String> {
                 lag + extra,
                 t.client_name(o.client),
                 o.at_ms
+            ));
+        }
+        // A client the revocation lets through that crashes soon after: a late sweep answers
+        // its lock call after its death, or never.
+        if let Some(x) = t.steps.iter().find(|x| {
+            inside(x.at_ms)
+                && x.at_ms > r.at_ms
+                && woken.contains(&x.client)
+                && matches!(x.outcome, Outcome::Crashed)
+        }) {
+            return Some(format!(
+                "the revocation of {}'s lease at {} ms may come up to {:.1} ms late, past the \
+                 crash at {} ms of {}, whose lock call it answers",
+                t.client_name(r.client),
+                r.at_ms,
+                lag + extra,
+                x.at_ms,
+                t.client_name(x.client)
             ));
         }
         let clash = t.steps.iter().find(|x| {
@@ -490,6 +517,35 @@ mod tests {
         assert!(lessor_clash(&w, &tw, 2_000_000 / 30).is_some());
         let scale = scale_for(&w, &tw, 20_000, 1).expect("a scale");
         assert!(LESSOR_SWEEP_US as f64 / scale as f64 + 0.4 < 5.0, "{scale}");
+    }
+
+    /// The long random run's case 461 of seed 10: A's lease is revoked at 50 ms, which lets
+    /// B's waiting lock call through, and B crashes at 53 ms. A sweep more than 3 ms late
+    /// answers B after its death: the scale must bring the sweep within that.
+    #[test]
+    fn a_woken_waiter_that_crashes_soon_after_needs_the_sweep_before_its_crash() {
+        let file = concat!(env!("CARGO_MANIFEST_DIR"), "/findings/random-10-461.json");
+        let text = std::fs::read_to_string(file).expect("the saved case");
+        let s = Scenario::from_json(&text).expect("a scenario");
+        let t = run(&s);
+        let why = lessor_clash(&s, &t, 34_000).expect("a clash at scale 34");
+        assert!(why.contains("past the crash at 53 ms of B"), "{why}");
+        let scale = scale_for(&s, &t, 20_000, 1).expect("a scale");
+        assert!(LESSOR_SWEEP_US as f64 / scale as f64 + 0.4 < 3.0, "{scale}");
+    }
+
+    /// The long random run's case 448 of seed 10: C's lease and A's run out at 130 ms, after
+    /// the last keepalives before the run's end. The model revokes C's first, which lets A's
+    /// waiting lock call through; etcd revoked both in one sweep, and A was answered with its
+    /// key gone. No scale separates two leases that end at the same instant.
+    #[test]
+    fn two_leases_revoked_at_the_same_instant_are_too_close_at_any_scale() {
+        let file = concat!(env!("CARGO_MANIFEST_DIR"), "/findings/random-10-448.json");
+        let text = std::fs::read_to_string(file).expect("the saved case");
+        let s = Scenario::from_json(&text).expect("a scenario");
+        let t = run(&s);
+        let why = scale_for(&s, &t, 20_000, 1).expect_err("no scale");
+        assert!(why.contains("past A's write at 130 ms"), "{why}");
     }
 
     #[test]

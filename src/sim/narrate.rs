@@ -138,7 +138,17 @@ pub fn narrate(trace: &Trace) -> Vec<String> {
                 continue;
             }
         }
+        let regrant = || {
+            !trace
+                .leases
+                .iter()
+                .any(|l| l.holder == step.client && l.start_ms == t)
+        };
         let text = match &step.outcome {
+            Outcome::Granted { fence, .. } if trace.is_etcd() && regrant() => Some(format!(
+                "At {t} ms {who} called lock again while holding it: etcd's lock service found {who}'s own key on the same session{} and answered at once. Nothing changed on the server.",
+                fence.map_or(String::new(), |r| format!(" (create revision {r}, its fence)"))
+            )),
             Outcome::Granted {
                 fence,
                 lease_until_ms,

@@ -139,7 +139,7 @@ pub fn plan(s: &Scenario, t: &Trace) -> Vec<Command> {
                 let rev = t
                     .leases
                     .iter()
-                    .rfind(|l| l.holder == c && l.start_ms == at)
+                    .rfind(|l| l.holder == c && l.start_ms <= at)
                     .map_or(0, |l| l.generation);
                 let reply = format!("{{\"key\":\"{key}\"}}  (create revision {rev})");
                 if waited {

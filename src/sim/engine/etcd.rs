@@ -185,6 +185,10 @@ impl EtcdService {
         if self.without_leader(w, t, due, client, event) {
             return;
         }
+        if let Some(k) = self.key_of(client).filter(|&k| self.keys[k].span.is_some()) {
+            self.regrant(w, t, k, event);
+            return;
+        }
         if let Some(k) = self.key_of(client) {
             let reason = format!(
                 "{} already has a key on the lock (create revision {})",
@@ -226,6 +230,32 @@ impl EtcdService {
             }
             _ => self.grant(w, t, self.keys.len() - 1, event),
         }
+    }
+
+    /// A lock call from a client that holds the lock: etcd's lock service puts the key only if
+    /// the session has none, finds the client's own key with the lowest create revision and
+    /// answers at once with it. Nothing changes on the server; the client hears it holds.
+    fn regrant(&mut self, w: &mut World, t: u64, k: usize, event: usize) {
+        let Key {
+            client,
+            revision,
+            session,
+            ..
+        } = self.keys[k];
+        w.message(client, Some(event), Target::Lock, "lock", t, t);
+        let fence = self.fencing.then_some(revision);
+        let lease_until_ms = self.sessions[session].expires_at.max(t);
+        let deadline = w.clocks[client].local(t).saturating_add(self.ttl_local);
+        w.believe(t, client, fence, revision, deadline);
+        w.step(
+            t,
+            client,
+            Some(event),
+            Outcome::Granted {
+                fence,
+                lease_until_ms,
+            },
+        );
     }
 
     fn grant(&mut self, w: &mut World, t: u64, k: usize, event: usize) {

@@ -432,3 +432,47 @@ fn each_advisory_hint_does_what_it_says() {
         "{waits:?}"
     );
 }
+
+#[test]
+fn a_debit_in_the_lock_transaction_commits_before_the_unlock_held_back_with_it() {
+    // The long random run's case (seed 10, case 451, shrunk): B's lock call, its debit in the
+    // lock's transaction and its unlock all fall due inside a pause and run at 31 ms. On the
+    // connection the debit's `UPDATE; COMMIT` comes first and frees the lock; the unlock after
+    // it finds nothing held, as the lab's real client saw. The model once ran the unlock
+    // before the debit reached the server.
+    let mut s = load("advisory-killed-holder");
+    if let Some(a) = s.lock.advisory.as_mut() {
+        a.level = fencing_playground::sim::scenario::AdvisoryLevel::Transaction;
+    }
+    s.storage.in_transaction = true;
+    s.clients[0].events.clear();
+    s.clients[1].events = vec![
+        Event::Acquire { at_ms: 10 },
+        Event::Debit {
+            at_ms: 25,
+            amount: 10,
+            delay_ms: 0,
+            idempotency_key: None,
+        },
+        Event::Release {
+            at_ms: 30,
+            mode: fencing_playground::sim::ReleaseKind::TokenChecked,
+        },
+        Event::Pause {
+            at_ms: 5,
+            duration_ms: 26,
+            cause: PauseCause::Gc,
+        },
+    ];
+    let t = run(&s);
+    let got = lines(&t);
+    let at = |line: &str| {
+        got.iter()
+            .position(|l| l == line)
+            .unwrap_or_else(|| panic!("no {line:?} in\n{}", got.join("\n")))
+    };
+    let committed = at("B@31: accepted, balance 90");
+    let unlock = at("B@31: COMMIT: no transaction in progress (it already ended)");
+    assert!(committed < unlock, "{}", got.join("\n"));
+    assert_eq!(t.final_balance, 90);
+}

@@ -198,11 +198,16 @@ pub fn lab_facts(s: &Scenario, h: &Happened, ops: &[Op]) -> Vec<Vec<Fact>> {
 /// storage's verdicts on its debits. A debit's transaction runs beside the client's next lock
 /// call, so a verdict and a lock reply in the same millisecond come in either order; each
 /// stream keeps its own order, and every fact still carries its time.
-fn streams(facts: Vec<Vec<Fact>>) -> Vec<(usize, Vec<Fact>)> {
+pub(crate) fn streams(facts: Vec<Vec<Fact>>) -> Vec<(usize, Vec<Fact>)> {
     let verdict = |f: &Fact| {
-        ["debit accepted", "debit rejected", "debit duplicate"]
-            .iter()
-            .any(|p| f.text.starts_with(p))
+        [
+            "debit accepted",
+            "debit rejected",
+            "debit duplicate",
+            "debit: nothing committed",
+        ]
+        .iter()
+        .any(|p| f.text.starts_with(p))
     };
     let mut out = Vec::new();
     for (c, list) in facts.into_iter().enumerate() {

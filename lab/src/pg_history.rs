@@ -233,9 +233,13 @@ pub fn judge(s: &Scenario, t: &Trace, h: &Happened) -> Judgement {
     if let Some(why) = too_close(t, h, &ops) {
         return Judgement::TooClose(why);
     }
-    let model = model_facts(s, t);
-    let lab = lab_facts(h, &ops);
-    for (c, (m, l)) in model.iter().zip(&lab).enumerate() {
+    // The verdicts in their own order (as for a single lock): a debit and the unlock after
+    // it that fall on one instant come in the model's queue order, on a connection in the
+    // order the client sent them; what each was told is compared either way.
+    let model = crate::history::streams(model_facts(s, t));
+    let lab = crate::history::streams(lab_facts(h, &ops));
+    for ((c, m), (_, l)) in model.iter().zip(&lab) {
+        let c = *c;
         for k in 0..m.len().max(l.len()) {
             let (a, b) = (m.get(k), l.get(k));
             if a.map(|f| &f.text) != b.map(|f| &f.text) {
@@ -253,7 +257,8 @@ pub fn judge(s: &Scenario, t: &Trace, h: &Happened) -> Judgement {
             }
         }
     }
-    for (c, (m, l)) in model.iter().zip(&lab).enumerate() {
+    for ((c, m), (_, l)) in model.iter().zip(&lab) {
+        let c = *c;
         for (a, b) in m.iter().zip(l) {
             let d = b.at_ms - a.at_ms;
             if !(-TOLERANCE_MS..=TOLERANCE_MS + LATE_MS).contains(&d) {

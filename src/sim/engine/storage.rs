@@ -72,8 +72,15 @@ impl Storage {
         });
         w.message(client, Some(event), Target::Storage, "debit", t, arrived_ms);
         w.step(t, client, Some(event), Outcome::DebitSent { write });
-        w.queue
-            .push(arrived_ms, arrived_ms, Action::Arrive { write });
+        // A debit on the lock's own session with no delay is one statement on that connection:
+        // the client hears its answer (and, at transaction level, the COMMIT that frees the
+        // lock) before its next step at this instant, which the least order key gives it.
+        let order = if w.s.storage.in_transaction && delay == 0 {
+            0
+        } else {
+            arrived_ms
+        };
+        w.queue.push(arrived_ms, order, Action::Arrive { write });
     }
 
     /// The debit reaches the account, which accepts, rejects or recognises it. `refused` is

@@ -1495,6 +1495,32 @@ mod tests {
         assert_eq!(tie(&still), None);
     }
 
+    /// The long random run's case 497 of seed 10: A's request to R3 leaves at 9 ms and reaches
+    /// it at 12 ms, cut off since 11 ms. The plan lists it when it left, so that the stand-in
+    /// client reads R2's reply (due at 12 ms, after its 5 ms timeout) as too late when it moves
+    /// on to R3 at 9 ms: 1 vote of 3 needed, as the model counts, not 2.
+    #[test]
+    fn a_request_cut_off_on_its_way_is_listed_when_it_left() {
+        let file = concat!(env!("CARGO_MANIFEST_DIR"), "/findings/random-10-497.json");
+        let text = std::fs::read_to_string(file).expect("the saved case");
+        let s = Scenario::from_json(&text).expect("a scenario");
+        let t = sim::run(&s);
+        let plan = commands::commands(&s, &t);
+        let cut: Vec<u64> = plan
+            .iter()
+            .filter_map(|c| match &c.act {
+                Act::Redis {
+                    instance: 2,
+                    reply: RedisReply::Cut,
+                    round: Some(0),
+                    ..
+                } => Some(c.at_ms),
+                _ => None,
+            })
+            .collect();
+        assert_eq!(cut, vec![9]);
+    }
+
     #[test]
     fn no_preset_meets_an_expiry_on_the_same_millisecond() {
         for p in presets() {

@@ -44,9 +44,13 @@ fn request(run: &Run, m: &MessageSpan, i: usize) -> Option<Command> {
     let ttl_ms = run.s.lock.ttl_ms;
     let fenced = run.s.lock.redlock.as_ref().is_some_and(|r| r.fence);
     let delivered = !m.lost && run.reachable(i, c, m.arrived_ms);
-    let at_ms = if m.lost { m.sent_ms } else { m.arrived_ms };
+    // Where the request met the failure: at once if it was lost on the way out, on arrival if
+    // the instance was cut off or down by then. A request that got through is listed when it
+    // ran on its instance; one that did not, when it left (its reply never comes).
+    let failed_at = if m.lost { m.sent_ms } else { m.arrived_ms };
+    let at_ms = if delivered { m.arrived_ms } else { m.sent_ms };
     let lat = m.arrived_ms.saturating_sub(m.sent_ms);
-    let missing = if run.down(i, at_ms) {
+    let missing = if run.down(i, failed_at) {
         RedisReply::Down
     } else {
         RedisReply::Cut

@@ -540,7 +540,7 @@ mod tests {
     /// key gone. No scale separates two leases that end at the same instant.
     #[test]
     fn two_leases_revoked_at_the_same_instant_are_too_close_at_any_scale() {
-        let file = concat!(env!("CARGO_MANIFEST_DIR"), "/findings/random-10-448.json");
+        let file = concat!(env!("CARGO_MANIFEST_DIR"), "/corpus/random-10-448.json");
         let text = std::fs::read_to_string(file).expect("the saved case");
         let s = Scenario::from_json(&text).expect("a scenario");
         let t = run(&s);

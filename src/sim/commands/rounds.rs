@@ -46,14 +46,19 @@ fn request(run: &Run, m: &MessageSpan, i: usize) -> Option<Command> {
     let delivered = !m.lost && run.reachable(i, c, m.arrived_ms);
     // Where the request met the failure: at once if it was lost on the way out, on arrival if
     // the instance was cut off or down by then. A request that got through is listed when it
-    // ran on its instance; one that did not, when it left (its reply never comes).
+    // ran on its instance, one that reached a dead instance when it got there; one cut off,
+    // when it left (it never reaches the instance, and its reply never comes).
     let failed_at = if m.lost { m.sent_ms } else { m.arrived_ms };
-    let at_ms = if delivered { m.arrived_ms } else { m.sent_ms };
     let lat = m.arrived_ms.saturating_sub(m.sent_ms);
     let missing = if run.down(i, failed_at) {
         RedisReply::Down
     } else {
         RedisReply::Cut
+    };
+    let at_ms = match (delivered, &missing) {
+        (true, _) => m.arrived_ms,
+        (false, RedisReply::Down) => failed_at,
+        (false, _) => m.sent_ms,
     };
     let granted_span = run.t.leases.iter().find(|l| {
         l.instance == i

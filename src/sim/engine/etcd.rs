@@ -236,26 +236,8 @@ impl EtcdService {
     /// the session has none, finds the client's own key with the lowest create revision and
     /// answers at once with it. Nothing changes on the server; the client hears it holds.
     fn regrant(&mut self, w: &mut World, t: u64, k: usize, event: usize) {
-        let Key {
-            client,
-            revision,
-            session,
-            ..
-        } = self.keys[k];
-        w.message(client, Some(event), Target::Lock, "lock", t, t);
-        let fence = self.fencing.then_some(revision);
-        let lease_until_ms = self.sessions[session].expires_at.max(t);
-        let deadline = w.clocks[client].local(t).saturating_add(self.ttl_local);
-        w.believe(t, client, fence, revision, deadline);
-        w.step(
-            t,
-            client,
-            Some(event),
-            Outcome::Granted {
-                fence,
-                lease_until_ms,
-            },
-        );
+        w.message(self.keys[k].client, Some(event), Target::Lock, "lock", t, t);
+        self.tell_holder(w, t, k, event);
     }
 
     fn grant(&mut self, w: &mut World, t: u64, k: usize, event: usize) {
@@ -265,19 +247,31 @@ impl EtcdService {
             session,
             ..
         } = self.keys[k];
-        let fence = self.fencing.then_some(revision);
-        let lease_until_ms = self.sessions[session].expires_at.max(t);
         self.keys[k].span = Some(w.trace.leases.len());
         w.trace.leases.push(LeaseSpan {
             instance: 0,
             holder: client,
-            fence,
+            fence: self.fencing.then_some(revision),
             generation: revision,
             start_ms: t,
-            end_ms: lease_until_ms,
+            end_ms: self.sessions[session].expires_at.max(t),
             end: SpanEnd::Expired,
             renewals_ms: Vec::new(),
         });
+        self.tell_holder(w, t, k, event);
+    }
+
+    /// Key `k`'s client hears that it holds the lock: it believes so, fenced by the key's
+    /// create revision, until its session's TTL runs out on its own clock.
+    fn tell_holder(&self, w: &mut World, t: u64, k: usize, event: usize) {
+        let Key {
+            client,
+            revision,
+            session,
+            ..
+        } = self.keys[k];
+        let fence = self.fencing.then_some(revision);
+        let lease_until_ms = self.sessions[session].expires_at.max(t);
         let deadline = w.clocks[client].local(t).saturating_add(self.ttl_local);
         w.believe(t, client, fence, revision, deadline);
         w.step(

@@ -2,8 +2,7 @@
 //! (rerun a bounded number of times while the machine misses the timing), then the model's
 //! lines against the lab's, with the first difference named.
 
-use crate::conductor::{Conductor, Replay};
-use crate::servers::{Postgres, RedisServer, TempDir};
+use crate::servers::Postgres;
 use fencing_playground::sim::commands::{self, Act, Command, DebitEnd, RedisCmd, RedisReply, Who};
 use fencing_playground::sim::scenario::InstanceEvent;
 use fencing_playground::sim::trace::SpanEnd;
@@ -45,21 +44,19 @@ pub struct Result {
     pub outcome: Outcome,
     /// What was compared, e.g. "2 grants, 1 denial, 2 debits (1 accepted, 1 rejected), balance 90, last fence 34".
     pub compared: String,
-    /// How the lab stood in for something (a partition dropped by the conductor).
+    /// How the lab does a fault it must do its own way (a partition in its proxy, a clock
+    /// under its shim, a failover by terminating sessions).
     pub note: String,
     pub tries: u32,
     /// The scale of the last try.
     pub scale: u64,
     pub worst_late_ms: f64,
-    /// How the clients ran: each its own process with real faults, or the one conductor
-    /// replaying the model's order (Redlock, not yet ported).
+    /// How the clients ran: each its own process with real faults, or not at all.
     pub clients: &'static str,
 }
 
 /// `Result::clients` for a run of independent client processes.
 pub const INDEPENDENT: &str = "independent processes, real faults";
-/// `Result::clients` for the conductor that replays the model's order.
-pub const STAND_IN: &str = "stand-in: one conductor in the model's order";
 /// `Result::clients` for a service the lab does not run.
 pub const NOT_RUN: &str = "none: the lab does not run this service";
 
@@ -99,6 +96,7 @@ pub fn unreproducible(s: &Scenario) -> Option<String> {
     if let Some(why) = etcd_unreproducible(s)
         .or_else(|| advisory_unreproducible(s))
         .or_else(|| zk_unreproducible(s))
+        .or_else(|| crate::redlock_check::redlock_unreproducible(s))
     {
         return Some(why);
     }
@@ -138,7 +136,7 @@ pub fn unreproducible(s: &Scenario) -> Option<String> {
 /// A judgement as the stage's outcome, and whether to rerun it at a larger scale (a missed
 /// timing, or two events too close to order, which stands as "too close to call" and never a
 /// match when no try is left).
-fn outcome_of(j: crate::history::Judgement) -> (Outcome, bool) {
+pub(crate) fn outcome_of(j: crate::history::Judgement) -> (Outcome, bool) {
     use crate::history::Judgement;
     match j {
         Judgement::Same => (Outcome::Match, false),
@@ -911,28 +909,6 @@ pub fn expiry_tie(s: &Scenario, t: &Trace, plan: &[Command]) -> Option<String> {
     None
 }
 
-/// How the lab stands in for what it cannot do with real servers.
-fn stand_ins(s: &Scenario) -> String {
-    let partitioned = s.lock.redlock.as_ref().is_some_and(|r| {
-        r.instances.iter().any(|i| {
-            i.events
-                .iter()
-                .any(|e| matches!(e, InstanceEvent::Partition { .. }))
-        })
-    });
-    let mut notes = Vec::new();
-    if partitioned {
-        notes.push("partition: the conductor drops the cut-off requests (no network is cut)");
-    }
-    if moved_clocks(s).iter().any(Option::is_some) {
-        notes.push(
-            "clock: a moved instance's redis-server runs with the lab's clock shim (LD_PRELOAD), \
-             its wall clock offset as the model's clock for it reads",
-        );
-    }
-    notes.join("; ")
-}
-
 /// What the comparison covered, counted from the model's commands.
 fn compared(t: &Trace, plan: &[Command]) -> String {
     let (mut grants, mut denials) = (0, 0);
@@ -966,35 +942,6 @@ fn compared(t: &Trace, plan: &[Command]) -> String {
     )
 }
 
-/// The first line where the lab differs from the model.
-pub fn first_difference(t: &Trace, plan: &[Command], replay: &Replay) -> Option<String> {
-    for (c, got) in plan.iter().zip(&replay.lines) {
-        let who = match c.who {
-            Who::Setup => "setup".to_string(),
-            Who::Client(i) => t.client_name(i).to_string(),
-            Who::Instance(i) => t.instance_name(i).to_string(),
-        };
-        let n = c.lines.len().max(got.len());
-        for k in 0..n {
-            let (want, have) = (c.lines.get(k), got.get(k));
-            if want != have {
-                let show = |l: Option<&commands::Line>| {
-                    l.map_or("(nothing)".to_string(), |l| {
-                        format!("{} → {}", l.text, l.reply)
-                    })
-                };
-                return Some(format!(
-                    "at {} ms, {who}: the model says `{}`, the servers said `{}`",
-                    c.at_ms,
-                    show(want),
-                    show(have)
-                ));
-            }
-        }
-    }
-    (plan.len() != replay.lines.len()).then(|| "the replay stopped early".to_string())
-}
-
 /// Replays preset `id` up to `tries` times while the timing is missed, against fresh Redis
 /// servers and the shared PostgreSQL; no retry starts that could not finish by `deadline`.
 #[allow(clippy::too_many_arguments)]
@@ -1014,15 +961,11 @@ pub fn check(
         id: id.to_string(),
         outcome: Outcome::Match,
         compared: compared(&t, &plan),
-        note: stand_ins(s),
+        note: String::new(),
         tries: 0,
         scale,
         worst_late_ms: 0.0,
-        clients: if s.lock.redlock.is_none() {
-            INDEPENDENT
-        } else {
-            STAND_IN
-        },
+        clients: INDEPENDENT,
     };
     if s.lock.advisory.is_some() {
         result.compared = crate::pg_history::compared(s, &t);
@@ -1036,12 +979,11 @@ pub fn check(
         result.compared = crate::zk_history::compared(s, &t);
         return check_zk(s, &t, pg, zk, scale, tries, deadline, result);
     }
-    let tie = || match result.clients {
-        INDEPENDENT => {
-            crate::history::model_tie(s, &t).map(|w| format!("too close to call at any scale: {w}"))
-        }
-        _ => None,
-    };
+    if s.lock.redlock.is_some() {
+        return crate::redlock_check::check_redlock(s, &t, pg, (scale, tries), deadline, result);
+    }
+    let tie =
+        || crate::history::model_tie(s, &t).map(|w| format!("too close to call at any scale: {w}"));
     if let Some(why) = unreproducible(s)
         .or_else(|| expiry_tie(s, &t, &plan))
         .or_else(tie)
@@ -1070,44 +1012,22 @@ pub fn check(
         }
         result.tries = n;
         result.scale = scale;
-        if result.clients == INDEPENDENT {
-            let (outcome, again, worst) = independent_once(s, &t, pg, scale);
-            result.worst_late_ms = worst;
-            if !again {
-                result.outcome = outcome;
-                return result;
-            }
-            println!(
-                "{:<28} try {n} at scale {scale} is rerun: {}",
-                "",
-                match &outcome {
-                    Outcome::Late(w) | Outcome::NotReproducible(w) => w.as_str(),
-                    _ => "",
-                }
-            );
+        let (outcome, again, worst) = independent_once(s, &t, pg, scale);
+        result.worst_late_ms = worst;
+        if !again {
             result.outcome = outcome;
-            last_run = began.elapsed();
-            continue;
+            return result;
         }
-        match replay_once(s, &t, &plan, pg, scale) {
-            Err(e) => {
-                result.outcome = Outcome::Failed(format!("the lab failed: {e}"));
-                return result;
+        println!(
+            "{:<28} try {n} at scale {scale} is rerun: {}",
+            "",
+            match &outcome {
+                Outcome::Late(w) | Outcome::NotReproducible(w) => w.as_str(),
+                _ => "",
             }
-            Ok(replay) => {
-                last_run = began.elapsed();
-                result.worst_late_ms = replay.worst_late_ms;
-                if let Some(late) = replay.late.clone() {
-                    result.outcome = Outcome::Late(late);
-                    continue;
-                }
-                result.outcome = match first_difference(&t, &plan, &replay) {
-                    None => Outcome::Match,
-                    Some(d) => Outcome::Mismatch(d),
-                };
-                return result;
-            }
-        }
+        );
+        result.outcome = outcome;
+        last_run = began.elapsed();
     }
     result
 }
@@ -1359,63 +1279,6 @@ fn independent_once(s: &Scenario, t: &Trace, pg: &Postgres, scale: u64) -> (Outc
     (outcome, again, worst)
 }
 
-/// One replay of `plan` against fresh Redis servers (persistent where a crash keeps its keys).
-pub fn replay_once(
-    s: &Scenario,
-    t: &Trace,
-    plan: &[Command],
-    pg: &Postgres,
-    scale: u64,
-) -> std::io::Result<Replay> {
-    let dir = TempDir::in_memory()?;
-    let persistent: Vec<bool> = match &s.lock.redlock {
-        None => vec![false],
-        Some(r) => r
-            .instances
-            .iter()
-            .map(|i| {
-                i.events.iter().any(|e| {
-                    matches!(
-                        e,
-                        InstanceEvent::Crash {
-                            persistent: true,
-                            ..
-                        }
-                    )
-                })
-            })
-            .collect(),
-    };
-    let moved = moved_clocks(s);
-    let mut redis = Vec::new();
-    let mut clocks = Vec::new();
-    for (i, p) in persistent.iter().enumerate() {
-        let clock = match moved.get(i).cloned().flatten() {
-            Some(c) => {
-                let f =
-                    std::sync::Arc::new(crate::shim::ClockFile::create(&dir.0, &format!("r{i}"))?);
-                clocks.push((f.clone(), c));
-                Some(f)
-            }
-            None => None,
-        };
-        redis.push(RedisServer::start_clocked(
-            &dir.0.join(format!("r{i}")),
-            *p,
-            clock,
-        )?);
-    }
-    let mut conductor = Conductor {
-        s,
-        t,
-        scale,
-        redis: &mut redis,
-        pg_port: pg.port,
-        clocks,
-    };
-    conductor.replay(plan)
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -1496,9 +1359,9 @@ mod tests {
     }
 
     /// The long random run's case 497 of seed 10: A's request to R3 leaves at 9 ms and reaches
-    /// it at 12 ms, cut off since 11 ms. The plan lists it when it left, so that the stand-in
-    /// client reads R2's reply (due at 12 ms, after its 5 ms timeout) as too late when it moves
-    /// on to R3 at 9 ms: 1 vote of 3 needed, as the model counts, not 2.
+    /// it at 12 ms, cut off since 11 ms. The Commands list has it when it left (9 ms), where A
+    /// moved on from R2, whose reply (due at 12 ms, after its 5 ms timeout) did not count: 1
+    /// vote of 3 needed, as the model counts, not 2 (the Redlock clients matched it since).
     #[test]
     fn a_request_cut_off_on_its_way_is_listed_when_it_left() {
         let file = concat!(env!("CARGO_MANIFEST_DIR"), "/corpus/random-10-497.json");

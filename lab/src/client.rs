@@ -82,13 +82,20 @@ struct Client {
     writes: Vec<std::thread::JoinHandle<()>>,
 }
 
+/// Reads that warm a session's caches before the run.
+pub const WARM_UP: [&str; 3] = [
+    "SELECT balance FROM accounts WHERE id = 1",
+    "SELECT 1 FROM idempotency_keys LIMIT 1",
+    "SELECT 1 FROM lock_values LIMIT 1",
+];
+
 pub(crate) fn pg_connect(port: u16) -> Result<postgres::Client, String> {
     let conf = format!(
         "host=127.0.0.1 port={port} user={} dbname=run",
         crate::servers::PG_USER
     );
     let mut c = postgres::Client::connect(&conf, postgres::NoTls).map_err(|e| e.to_string())?;
-    for q in crate::conductor::WARM_UP {
+    for q in WARM_UP {
         c.simple_query(q).map_err(|e| e.to_string())?;
     }
     Ok(c)
@@ -407,7 +414,7 @@ impl Client {
 }
 
 /// The random part of a lock value, as a compare-and-set write carries it.
-fn value_number(value: &str) -> u64 {
+pub(crate) fn value_number(value: &str) -> u64 {
     let hex = value.rsplit(':').next().unwrap_or("");
     u64::from_str_radix(hex, 16).unwrap_or(0)
 }

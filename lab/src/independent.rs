@@ -200,7 +200,19 @@ pub fn replay(s: &Scenario, pg: &Postgres, scale: u64) -> std::io::Result<Happen
         let _ = p.child.wait();
     }
     let (lines, signals) = result?;
-    let mut db = Pg::connect(pg.port, PG_USER, "run")?;
+    let (balance, last_fence) = final_state(pg.port)?;
+    Ok(Happened {
+        lines,
+        signals,
+        balance,
+        last_fence,
+        scale_us,
+    })
+}
+
+/// The account's balance and `last_fence` (-1: none yet), read back after a run.
+pub(crate) fn final_state(pg_port: u16) -> std::io::Result<(i64, i64)> {
+    let mut db = Pg::connect(pg_port, PG_USER, "run")?;
     let a = db.query(&fencing_playground::sim::commands::ops::final_state_sql())?;
     let row = a.rows.first().ok_or_else(|| fail("no account row"))?;
     let number = |i: usize| -> std::io::Result<i64> {
@@ -209,13 +221,7 @@ pub fn replay(s: &Scenario, pg: &Postgres, scale: u64) -> std::io::Result<Happen
             .and_then(|v| v.parse().ok())
             .ok_or_else(|| fail("the account row is not two numbers"))
     };
-    Ok(Happened {
-        lines,
-        signals,
-        balance: number(0)?,
-        last_fence: number(1)?,
-        scale_us,
-    })
+    Ok((number(0)?, number(1)?))
 }
 
 type Conducted = (Vec<Vec<String>>, Vec<(usize, Signal, u64)>);

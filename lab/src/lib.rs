@@ -1,17 +1,18 @@
-//! The lab: replays the playground's scenarios against real Redis and PostgreSQL servers and
-//! compares what happened with the model. `servers` starts and stops the servers. Single-lock
-//! runs use independent clients: `independent` starts one `client` process per client and
-//! does the faults for real (signals, and the delaying `proxy`), on the shared `clock`, and
-//! `history` compares what the clients printed with the model's trace. Redlock runs use the
-//! stand-in `conductor`, which replays the page's commands in the model's order over `resp`
-//! and `pg`. `check` judges one scenario (rerunning a run whose timing the machine missed or
-//! whose events came too close to order) and `report` writes `docs/conformance.md` and the
-//! generated `src/sim/conformance.rs` the page reads its "Reproduced" marks from.
+//! The lab: replays the playground's scenarios against real Redis, PostgreSQL, etcd and
+//! ZooKeeper servers and compares what happened with the model. `servers` starts and stops the
+//! servers. Every service runs with independent clients: one OS process per client, the faults
+//! done for real (signals, the delaying `proxy`, killed servers) on the shared `clock`. Single
+//! lock: `independent` + `client` + `history`; Redlock: `redlock_run` + `redlock_client` (over
+//! `redlock_wire`, through the latency and partition proxy `redlock_proxy`), judged by
+//! `redlock_history` against `redlock_model`'s reading of the trace; etcd, advisory locks and
+//! ZooKeeper: their `*_run`, `*_client` and `*_history`. `check` judges one scenario (rerunning
+//! a run whose timing the machine missed or whose events came too close to order) and `report`
+//! writes `docs/conformance.md` and the generated `src/sim/conformance.rs` the page reads its
+//! "Reproduced" marks from.
 
 pub mod check;
 pub mod client;
 pub mod clock;
-pub mod conductor;
 pub mod etcd_client;
 pub mod etcd_cluster;
 pub mod etcd_history;
@@ -26,6 +27,13 @@ pub mod pg_history;
 pub mod pg_run;
 pub mod proxy;
 pub mod random;
+pub mod redlock_check;
+pub mod redlock_client;
+pub mod redlock_history;
+pub mod redlock_model;
+pub mod redlock_proxy;
+pub mod redlock_run;
+pub mod redlock_wire;
 pub mod report;
 pub mod resp;
 pub mod servers;

@@ -314,6 +314,34 @@ fn client_main(argv: &[String]) -> ExitCode {
             }
         };
     }
+    if argv.iter().any(|a| a == "--redlock") {
+        let setup = (|| -> Result<fencing_lab::redlock_client::Setup, String> {
+            let num = |v: String| {
+                v.parse::<u64>()
+                    .map_err(|_| format!("client: {v}: not a number"))
+            };
+            let path = get("--scenario")?;
+            let text = std::fs::read_to_string(&path).map_err(|e| format!("{path}: {e}"))?;
+            let mut ports = Vec::new();
+            for p in get("--redlock")?.split(',').filter(|p| !p.is_empty()) {
+                ports.push(num(p.into())? as u16);
+            }
+            Ok(fencing_lab::redlock_client::Setup {
+                index: num(get("--index")?)? as usize,
+                ports,
+                pg_ports: pg_ports(&get("--pg")?)?,
+                scale: num(get("--scale-us")?)?,
+                scenario: Scenario::from_json(&text).map_err(|e| e.to_string())?,
+            })
+        })();
+        return match setup.and_then(fencing_lab::redlock_client::run) {
+            Ok(()) => ExitCode::SUCCESS,
+            Err(e) => {
+                println!("error {e}");
+                ExitCode::from(2)
+            }
+        };
+    }
     if argv.iter().any(|a| a == "--etcd") {
         let setup = (|| -> Result<fencing_lab::etcd_client::Setup, String> {
             let num = |v: String| {

@@ -143,10 +143,37 @@ pub fn markdown(run: &Run) -> String {
          partition heals) and pings after 3/20 of silence (the model every third), and the \
          leader expires sessions on ticks of its own clock: a run in which one of these could \
          reorder what the model orders is not reproducible, with the reason.\n\n\
-         Redlock presets still run with the stand-in (`{}`): the conductor replays the \
-         page's commands on each client's own connections in the simulation's order and \
-         compares every reply line by line (each grant and denial with its fence, each \
-         client's count, each debit's statements and row counts, the final state). An \
+         Redlock presets run with **independent clients** too (`{}`): one `redis-server` \
+         per instance, and each client its own `fencing-lab client --redlock` process, written \
+         from the algorithm's description (the Redis documentation's Redlock steps and \
+         antirez's `redlock-rb`), packing commands and parsing replies with the `redis` crate. \
+         It notes the time, asks each instance in turn (or all at once, as the scenario says) \
+         with `SET NX PX` (the fenced variant: the acquire script), waits for each at most the \
+         per-instance timeout, counts a majority, measures the elapsed time by its own clock, \
+         takes validity = TTL − elapsed − (⌊TTL × factor⌋ + 2 ms), and after a failed attempt \
+         unlocks every instance without waiting for the replies and tries again after a delay \
+         drawn from the scenario's seed (the delay is input; the decision is the client's). \
+         An extension (a renewal or a watchdog's turn) is the same round with the extend \
+         script; debits go through PostgreSQL as the single-lock client's do, each at its own \
+         time, also while a round is under way. Between each client and each instance runs a \
+         proxy of the lab's own that delays every packet by the instance's latency, both ways. \
+         A partition is a real cut in that proxy: what the client sends while the two are cut \
+         off is dropped (no network namespace is used). An instance crash is `SIGKILL` of its \
+         `redis-server` (with an append-only file and `appendfsync always` where the crash \
+         keeps its keys) and its restart a new process on the same port, started up to 300 \
+         real ms before the model's instant so that it answers then; while it is down its \
+         proxies answer nothing, as a crashed host, so clients wait out their timeout. A \
+         client's pause is `SIGSTOP`/`SIGCONT`, its crash `SIGKILL`. Compared: each client's \
+         rounds with every instance's answer as the client saw it (granted, refused, or none \
+         by the time it looked: timed out, cut off or down, which a client cannot tell apart), \
+         the verdict and the validity it computed (within the tolerance), each unlock after a \
+         failed attempt and each release (their replies are not compared: no client waits for \
+         them), each debit's token and verdict, then the final balance and last fence; every \
+         packet must reach its instance on time. Not reproducible: two clients' requests at \
+         one instance in the same millisecond, a reply that reaches a client at the instant \
+         its timeout or its waking makes it look, a round whose elapsed time is its verdict's \
+         boundary, and a lock call (or a debit held back by a pause) that the model runs in the \
+         middle of that client's own round, where a real client's lock call returns first. An \
          instance whose clock the scenario moves (an offset, drift, a jump or a slew) runs its \
          `redis-server` with the lab's clock shim (`lab/clockshim`, loaded with `LD_PRELOAD`: \
          it reads the time by the `clock_gettime` system call and adds an offset to \
@@ -158,7 +185,7 @@ pub fn markdown(run: &Run) -> String {
         crate::check::INDEPENDENT,
         run.etcd,
         run.zookeeper,
-        crate::check::STAND_IN
+        crate::check::INDEPENDENT
     ));
     out.push_str("| Preset | Outcome | Clients | Compared, or why not |\n|---|---|---|---|\n");
     for r in &run.results {

@@ -1,9 +1,9 @@
 //! The lab against real servers, as a table: presets that must match, a crash that keeps its
 //! keys on disk (which no preset exercises mid-run), and a model that disagrees with the
-//! servers, which must come out as a mismatch naming both replies. Needs `redis-server` and
+//! servers, which must come out as a mismatch naming both answers. Needs `redis-server` and
 //! PostgreSQL 15 (`scripts/setup.sh` installs them).
 
-use fencing_lab::check::{self, first_difference, Outcome};
+use fencing_lab::check::{self, Outcome};
 use fencing_lab::history::Judgement;
 use fencing_lab::servers::{Postgres, TempDir};
 use fencing_playground::sim::commands::{self, Act, RedisReply};
@@ -57,6 +57,18 @@ fn the_lab_agrees_with_the_model_and_says_where_it_does_not() {
     let t = run(&kept);
     assert!(t.acquisitions.iter().any(|a| a.client == 1 && !a.ok));
     check(&pg, "restart with persistence", &kept, "match");
+    // A debit due while A's own round waits for its replies: the model skips it (A holds no
+    // lock yet), and so does the lab's client, which sends its work at its time.
+    let mut early = p("redlock-happy");
+    early.clients[0]
+        .events
+        .push(fencing_playground::sim::Event::Debit {
+            at_ms: 5,
+            amount: 5,
+            idempotency_key: None,
+            delay_ms: 0,
+        });
+    check(&pg, "a debit inside a round", &early, "match");
     // R3's wall clock jumps under the lab's clock shim; a monotonic R3 has no real server.
     check(&pg, "redlock-clock-jump", &p("redlock-clock-jump"), "match");
     check(
@@ -66,27 +78,31 @@ fn the_lab_agrees_with_the_model_and_says_where_it_does_not() {
         "not reproducible",
     );
 
-    // A model that expects fence 35 where Redis mints 34 is a mismatch naming both.
-    let s = p("contract-4-fenced");
+    // A Redlock model that has B granted where the instances refuse it is a mismatch naming
+    // both answers.
+    let s = p("redlock-happy");
     let t = run(&s);
     let mut plan = commands::commands(&s, &t);
     for c in &mut plan {
-        if let Act::Redis { reply, .. } = &mut c.act {
-            if *reply == RedisReply::Int(34) {
-                *reply = RedisReply::Int(35);
-                c.lines[0].reply = reply.text();
+        if let (Act::Redis { reply, .. }, commands::Who::Client(1)) = (&mut c.act, c.who) {
+            if *reply == RedisReply::Nil {
+                *reply = RedisReply::Ok;
             }
         }
     }
-    let replay = check::replay_once(&s, &t, &plan, &pg, SCALE).expect("a replay");
-    let diff = first_difference(&t, &plan, &replay).expect("a difference");
-    assert!(
-        diff.contains("(integer) 35") && diff.contains("(integer) 34"),
-        "{diff}"
-    );
+    let happened = fencing_lab::redlock_run::replay(&s, &pg, SCALE).expect("a run");
+    match fencing_lab::redlock_history::judge(&s, &t, &plan, &happened) {
+        Judgement::Differs(d) => assert!(
+            d.contains("granted,granted,granted,granted,granted")
+                && d.contains("refused,refused,refused,refused,refused"),
+            "{d}"
+        ),
+        other => panic!("expected a difference, got {other:?}"),
+    }
 
-    // The same with independent clients: real processes' history against a trace whose B was
-    // granted fence 35 is a difference naming both fences.
+    // A single lock's real processes' history against a trace whose B was granted fence 35 is
+    // a difference naming both fences.
+    let s = p("contract-4-fenced");
     let mut t = run(&s);
     for step in &mut t.steps {
         if let Step::Granted { fence, .. } = &mut step.outcome {

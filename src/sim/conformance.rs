@@ -8,7 +8,7 @@ pub const REDIS_VERSION: &str = "7.0.15";
 pub const POSTGRES_VERSION: &str = "15.20";
 pub const ETCD_VERSION: &str = "3.4.23";
 pub const ZOOKEEPER_VERSION: &str = "3.8.0";
-pub const CHECKED_ON: &str = "2026-12-04";
+pub const CHECKED_ON: &str = "2026-12-05";
 
 /// One preset's outcome: `match`, `mismatch`, `not reproducible` or `late`.
 pub struct Row {
@@ -106,62 +106,62 @@ pub const ROWS: &[Row] = &[
     Row {
         id: "redlock-happy",
         outcome: "match",
-        detail: "SET granted 5, refused 5; debits accepted 1, rejected 0, duplicate 0; balance 90, last fence none",
+        detail: "rounds 2 (1 got the lock); answers granted 5, refused 5, none 0; unlocks 1; debits accepted 1, rejected 0, duplicate 0; balance 90, last fence none",
     },
     Row {
         id: "redlock-one-down",
         outcome: "match",
-        detail: "SET granted 4, refused 4; debits accepted 1, rejected 0, duplicate 0; balance 90, last fence none",
+        detail: "rounds 2 (1 got the lock); answers granted 4, refused 4, none 2; unlocks 1; debits accepted 1, rejected 0, duplicate 0; balance 90, last fence none; instance crash: SIGKILL of its redis-server, restarted on the same port (append-only file, fsync always, where it keeps its keys); while it is down the lab's proxy in front of it answers nothing, as a crashed host",
     },
     Row {
         id: "redlock-clock-jump",
         outcome: "match",
-        detail: "SET granted 6, refused 2; debits accepted 2, rejected 0, duplicate 0; balance 80, last fence none; partition: the conductor drops the cut-off requests (no network is cut); clock: a moved instance's redis-server runs with the lab's clock shim (LD_PRELOAD), its wall clock offset as the model's clock for it reads",
+        detail: "rounds 2 (2 got the lock); answers granted 6, refused 2, none 2; unlocks 0; debits accepted 2, rejected 0, duplicate 0; balance 80, last fence none; partition: a real cut in the lab's proxy between that client and that instance, which drops what the client sends while they are cut off (no netns); clock: a moved instance's redis-server runs with the lab's clock shim (LD_PRELOAD), its wall clock offset as the model's clock for it reads",
     },
     Row {
         id: "redlock-monotonic",
         outcome: "not reproducible",
-        detail: "an instance expires keys by a monotonic clock that a wall-clock step does not move, and redis-server 7.0 has no such mode: it expires keys by its wall clock in both directions (measured with the lab's clock shim), so no real server here is the one this preset describes; partition: the conductor drops the cut-off requests (no network is cut)",
+        detail: "an instance expires keys by a monotonic clock that a wall-clock step does not move, and redis-server 7.0 has no such mode: it expires keys by its wall clock in both directions (measured with the lab's clock shim), so no real server here is the one this preset describes; partition: a real cut in the lab's proxy between that client and that instance, which drops what the client sends while they are cut off (no netns)",
     },
     Row {
         id: "redlock-slew",
         outcome: "match",
-        detail: "SET granted 5, refused 3; debits accepted 1, rejected 0, duplicate 0; balance 90, last fence none; partition: the conductor drops the cut-off requests (no network is cut); clock: a moved instance's redis-server runs with the lab's clock shim (LD_PRELOAD), its wall clock offset as the model's clock for it reads",
+        detail: "rounds 2 (1 got the lock); answers granted 5, refused 3, none 2; unlocks 1; debits accepted 1, rejected 0, duplicate 0; balance 90, last fence none; partition: a real cut in the lab's proxy between that client and that instance, which drops what the client sends while they are cut off (no netns); clock: a moved instance's redis-server runs with the lab's clock shim (LD_PRELOAD), its wall clock offset as the model's clock for it reads",
     },
     Row {
         id: "redlock-restart",
         outcome: "match",
-        detail: "SET granted 6, refused 2; debits accepted 2, rejected 0, duplicate 0; balance 80, last fence none; partition: the conductor drops the cut-off requests (no network is cut)",
+        detail: "rounds 2 (2 got the lock); answers granted 6, refused 2, none 2; unlocks 0; debits accepted 2, rejected 0, duplicate 0; balance 80, last fence none; instance crash: SIGKILL of its redis-server, restarted on the same port (append-only file, fsync always, where it keeps its keys); while it is down the lab's proxy in front of it answers nothing, as a crashed host; partition: a real cut in the lab's proxy between that client and that instance, which drops what the client sends while they are cut off (no netns)",
     },
     Row {
         id: "redlock-delayed-restart",
         outcome: "match",
-        detail: "SET granted 5, refused 2; debits accepted 1, rejected 0, duplicate 0; balance 90, last fence none; partition: the conductor drops the cut-off requests (no network is cut)",
+        detail: "rounds 2 (1 got the lock); answers granted 5, refused 2, none 3; unlocks 1; debits accepted 1, rejected 0, duplicate 0; balance 90, last fence none; instance crash: SIGKILL of its redis-server, restarted on the same port (append-only file, fsync always, where it keeps its keys); while it is down the lab's proxy in front of it answers nothing, as a crashed host; partition: a real cut in the lab's proxy between that client and that instance, which drops what the client sends while they are cut off (no netns)",
     },
     Row {
         id: "redlock-gc-during-acquire",
         outcome: "match",
-        detail: "SET granted 10, refused 0; debits accepted 1, rejected 0, duplicate 0; balance 90, last fence none",
+        detail: "rounds 2 (1 got the lock); answers granted 10, refused 0, none 0; unlocks 1; debits accepted 1, rejected 0, duplicate 0; balance 90, last fence none",
     },
     Row {
         id: "redlock-order-unfenced",
         outcome: "match",
-        detail: "SET granted 10, refused 0; debits accepted 2, rejected 0, duplicate 0; balance 80, last fence none",
+        detail: "rounds 2 (2 got the lock); answers granted 10, refused 0, none 0; unlocks 0; debits accepted 2, rejected 0, duplicate 0; balance 80, last fence none",
     },
     Row {
         id: "redlock-order-fenced",
         outcome: "match",
-        detail: "SET granted 10, refused 0; debits accepted 1, rejected 1, duplicate 0; balance 90, last fence 34",
+        detail: "rounds 2 (2 got the lock); answers granted 10, refused 0, none 0; unlocks 0; debits accepted 1, rejected 1, duplicate 0; balance 90, last fence 34",
     },
     Row {
         id: "redlock-cas",
         outcome: "match",
-        detail: "SET granted 10, refused 0; debits accepted 3, rejected 1, duplicate 0; balance 90, last fence 26100",
+        detail: "rounds 2 (2 got the lock); answers granted 10, refused 0, none 0; unlocks 0; debits accepted 3, rejected 1, duplicate 0; balance 90, last fence 26100",
     },
     Row {
         id: "redlock-fence-backwards",
         outcome: "match",
-        detail: "SET granted 8, refused 0; debits accepted 1, rejected 1, duplicate 0; balance 90, last fence 33; partition: the conductor drops the cut-off requests (no network is cut)",
+        detail: "rounds 2 (2 got the lock); answers granted 8, refused 0, none 2; unlocks 0; debits accepted 1, rejected 1, duplicate 0; balance 90, last fence 33; instance crash: SIGKILL of its redis-server, restarted on the same port (append-only file, fsync always, where it keeps its keys); while it is down the lab's proxy in front of it answers nothing, as a crashed host; partition: a real cut in the lab's proxy between that client and that instance, which drops what the client sends while they are cut off (no netns)",
     },
     Row {
         id: "etcd-pause-unfenced",

@@ -1,0 +1,359 @@
+//! A Redlock run's history against the model's: what each independent client printed (its
+//! rounds with every instance's answer, verdict and validity, its unlocks and releases, its
+//! debits and their verdicts) beside `redlock_model`'s facts, at real times within the
+//! tolerance, then the final balance and last fence. Before anything is compared the run must
+//! have kept its schedule: every packet the proxies carried reached its instance on time, and
+//! no two clients' packets reached one instance closer than the tolerance (their order would
+//! be chance); a run that missed it is rerun at a larger scale.
+
+use crate::history::{Judgement, Op};
+use crate::independent::{Happened, Signal};
+use crate::redlock_model::{fact, model_facts, model_grant_of, round_text, token_text, Fact};
+use crate::redlock_run::Run;
+use fencing_playground::sim::commands::Command;
+use fencing_playground::sim::trace::Trace;
+use fencing_playground::sim::{FenceRule, Scenario};
+
+/// How much later than the model's instant a differing fact may come before the difference
+/// counts as a missed schedule (as in `history`).
+const LATE_AT_A_DIFFERENCE_MS: f64 = 1.4;
+const TOLERANCE_MS: f64 = 0.4;
+
+/// The clients' operation lines (the unlock replies they print for the record aside).
+pub fn ops(h: &Happened) -> Result<Vec<Op>, String> {
+    let only_ops = Happened {
+        lines: h
+            .lines
+            .iter()
+            .map(|l| {
+                l.iter()
+                    .filter(|x| !x.starts_with("reply "))
+                    .cloned()
+                    .collect()
+            })
+            .collect(),
+        signals: h.signals.clone(),
+        balance: h.balance,
+        last_fence: h.last_fence,
+        scale_us: h.scale_us,
+    };
+    crate::history::ops(&only_ops)
+}
+
+fn lab_fact(s: &Scenario, op: &Op, scale_us: u64) -> Option<Fact> {
+    let ms = |us: u64| us as f64 / scale_us as f64;
+    let r: Vec<&str> = op.result.iter().map(String::as_str).collect();
+    let text = match (op.kind.as_str(), r.as_slice()) {
+        ("round", [what, attempt, answers, _votes, validity, result]) => {
+            return Some(Fact {
+                at_ms: ms(op.to_us),
+                text: round_text(what, attempt, answers, result),
+                validity: validity.parse().ok(),
+            })
+        }
+        ("unlock", _) => "unlock every instance".into(),
+        ("release", _) => "release".into(),
+        ("nothing-to-renew", _) => "renew: holds no lock".into(),
+        ("send", [t]) => format!(
+            "debit sent with {}",
+            token_text(s.storage.fence_rule, t.parse().ok())
+        ),
+        ("store", ["accepted", b]) => format!("debit accepted, balance {b}"),
+        ("store", ["rejected"]) => "debit rejected".into(),
+        ("store", ["duplicate"]) => "debit duplicate".into(),
+        ("skip", _) => "debit not sent: holds no lock".into(),
+        _ => return None,
+    };
+    Some(fact(ms(op.from_us), text))
+}
+
+/// The lab's facts per client, in time order.
+pub fn lab_facts(s: &Scenario, h: &Happened, ops: &[Op]) -> Vec<Vec<Fact>> {
+    let mut out = vec![Vec::new(); h.lines.len()];
+    for op in ops {
+        if let Some(f) = lab_fact(s, op, h.scale_us) {
+            out[op.client].push(f);
+        }
+    }
+    for f in &mut out {
+        f.sort_by(|a, b| a.at_ms.total_cmp(&b.at_ms));
+    }
+    out
+}
+
+/// Each client's facts as two streams: what it did, and the storage's verdicts on its debits
+/// (a debit's transaction runs beside the client's next round).
+fn streams(facts: Vec<Vec<Fact>>) -> Vec<(usize, Vec<Fact>)> {
+    let verdict = |f: &Fact| {
+        ["debit accepted", "debit rejected", "debit duplicate"]
+            .iter()
+            .any(|p| f.text.starts_with(p))
+    };
+    let mut out = Vec::new();
+    for (c, list) in facts.into_iter().enumerate() {
+        let (verdicts, acts): (Vec<Fact>, Vec<Fact>) = list.into_iter().partition(verdict);
+        out.push((c, acts));
+        out.push((c, verdicts));
+    }
+    out
+}
+
+/// Why the run's order cannot be told or its schedule was missed, if so.
+fn schedule_kept(t: &Trace, run: &Run, ops: &[Op]) -> Option<Judgement> {
+    let h = &run.h;
+    let tol = (h.scale_us as f64 * TOLERANCE_MS) as u64;
+    let ms = |us: u64| us as f64 / h.scale_us as f64;
+    if let Some(w) = &run.late_restart {
+        return Some(Judgement::Late(w.clone()));
+    }
+    for d in &run.deliveries {
+        match d.at_us {
+            Some(at) if at > d.due_us + tol => {
+                return Some(Judgement::Late(format!(
+                    "{}'s request reached {} at {:.2} ms, due at {:.2} ms",
+                    t.client_name(d.client),
+                    t.instance_name(d.instance),
+                    ms(at),
+                    ms(d.due_us)
+                )))
+            }
+            None if !d.cut => {
+                return Some(Judgement::Late(format!(
+                    "{}'s request at {:.2} ms found {} not answering",
+                    t.client_name(d.client),
+                    ms(d.sent_us),
+                    t.instance_name(d.instance)
+                )))
+            }
+            _ => {}
+        }
+    }
+    let mut got: Vec<&crate::redlock_proxy::Delivery> = run
+        .deliveries
+        .iter()
+        .filter(|d| d.at_us.is_some())
+        .collect();
+    got.sort_by_key(|d| d.at_us);
+    for (n, a) in got.iter().enumerate() {
+        let close = got[n + 1..].iter().find(|b| {
+            b.instance == a.instance
+                && b.client != a.client
+                && b.at_us.unwrap_or(0) < a.at_us.unwrap_or(0) + tol
+        });
+        if let Some(b) = close {
+            return Some(Judgement::TooClose(format!(
+                "{}'s and {}'s requests reached {} {:.2} ms apart",
+                t.client_name(a.client),
+                t.client_name(b.client),
+                t.instance_name(a.instance),
+                ms(b.at_us.unwrap_or(0).saturating_sub(a.at_us.unwrap_or(0)))
+            )));
+        }
+    }
+    let mut stores: Vec<&Op> = ops.iter().filter(|o| o.kind == "store").collect();
+    stores.sort_by_key(|o| o.from_us);
+    for w in stores.windows(2) {
+        if w[1].from_us < w[0].to_us + tol {
+            return Some(Judgement::TooClose(format!(
+                "{}'s and {}'s debits reached the storage {:.2} ms apart",
+                t.client_name(w[0].client),
+                t.client_name(w[1].client),
+                ms(w[1].from_us) - ms(w[0].to_us)
+            )));
+        }
+    }
+    // What fell due in a pause runs when the process continues, as in the model, so only a
+    // stop or a kill can land on either side of what the client does. A round is long (a
+    // pause may come while it waits, as in the model): its start and its verdict count.
+    let near = |a: u64, b: u64| a < b + tol && b < a + tol;
+    for &(c, sig, at) in h.signals.iter().filter(|x| x.1 != Signal::Cont) {
+        for op in ops.iter().filter(|o| o.client == c) {
+            let hit = if op.kind == "round" {
+                near(op.from_us, at) || near(op.to_us, at)
+            } else {
+                op.from_us < at + tol && at < op.to_us + tol
+            };
+            if hit {
+                return Some(Judgement::TooClose(format!(
+                    "{}'s {} at {:.2} ms came within the tolerance of its {sig:?} signal",
+                    t.client_name(c),
+                    op.kind,
+                    ms(op.from_us)
+                )));
+            }
+        }
+    }
+    None
+}
+
+/// Compares what happened with the model's trace and commands.
+pub fn judge(s: &Scenario, t: &Trace, plan: &[Command], run: &Run) -> Judgement {
+    let h = &run.h;
+    let ops = match ops(h) {
+        Ok(o) => o,
+        Err(e) => return Judgement::Broken(e),
+    };
+    for &(c, sig, at) in &h.signals {
+        let sent = ops
+            .iter()
+            .filter(|o| o.client == c && o.kind == "send" && o.from_us <= at)
+            .count();
+        let stored = ops
+            .iter()
+            .filter(|o| o.client == c && o.kind == "store")
+            .count();
+        if sig == Signal::Kill && sent > stored {
+            return Judgement::Limit(format!(
+                "{} is killed while its debit is in the network: the model delivers it, a real \
+                 process's connection dies with it",
+                t.client_name(c)
+            ));
+        }
+    }
+    if let Some(why) = crate::history::frozen_write(t, h, &ops) {
+        return Judgement::Limit(why);
+    }
+    if let Some(j) = schedule_kept(t, run, &ops) {
+        return j;
+    }
+    let model = streams(model_facts(s, t, plan));
+    let lab = streams(lab_facts(s, h, &ops));
+    for ((c, m), (_, l)) in model.iter().zip(&lab) {
+        let name = t.client_name(*c);
+        for k in 0..m.len().max(l.len()) {
+            let (a, b) = (m.get(k), l.get(k));
+            if a.map(|f| &f.text) == b.map(|f| &f.text) {
+                continue;
+            }
+            if let (Some(a), Some(b)) = (a, b) {
+                if b.at_ms - a.at_ms > LATE_AT_A_DIFFERENCE_MS {
+                    return Judgement::Late(format!(
+                        "{name}'s `{}` happened at {:.2} ms, where the model has `{}` at {} ms: \
+                         the run missed its schedule",
+                        b.text, b.at_ms, a.text, a.at_ms
+                    ));
+                }
+            }
+            let show = |f: Option<&Fact>| {
+                f.map_or("(nothing)".to_string(), |f| {
+                    format!("{} at {:.1} ms", f.text, f.at_ms)
+                })
+            };
+            return Judgement::Differs(format!(
+                "{name}: the model says `{}`, the servers and clients did `{}`",
+                show(a),
+                show(b)
+            ));
+        }
+    }
+    for ((c, m), (_, l)) in model.iter().zip(&lab) {
+        for (a, b) in m.iter().zip(l) {
+            let validity_off = match (a.validity, b.validity) {
+                (Some(x), Some(y)) => (x - y).abs() > TOLERANCE_MS,
+                _ => false,
+            };
+            if (a.at_ms - b.at_ms).abs() > TOLERANCE_MS || validity_off {
+                return Judgement::Late(format!(
+                    "{}'s `{}` happened at {:.2} ms (validity {:?}), the model's at {} ms \
+                     (validity {:?}; tolerance {TOLERANCE_MS} ms)",
+                    t.client_name(*c),
+                    b.text,
+                    b.at_ms,
+                    b.validity,
+                    a.at_ms,
+                    a.validity
+                ));
+            }
+        }
+    }
+    final_state(s, t, h, &ops)
+}
+
+fn final_state(s: &Scenario, t: &Trace, h: &Happened, ops: &[Op]) -> Judgement {
+    if h.balance != t.final_balance {
+        return Judgement::Differs(format!(
+            "final balance: the model says {}, the storage holds {}",
+            t.final_balance, h.balance
+        ));
+    }
+    let lab_last = u64::try_from(h.last_fence).ok();
+    let (model, lab) = if s.storage.fence_rule == FenceRule::CasValue {
+        (
+            model_grant_of(t, t.last_fence),
+            lab_grant_of(t, ops, lab_last),
+        )
+    } else {
+        let show = |f: Option<u64>| f.map_or("none".to_string(), |f| f.to_string());
+        (show(t.last_fence), show(lab_last))
+    };
+    if model != lab {
+        return Judgement::Differs(format!(
+            "last fence: the model says {model}, the storage holds {lab}"
+        ));
+    }
+    Judgement::Same
+}
+
+/// "B's grant 1": whose acquisition (counted from 1) held the value the storage kept.
+fn lab_grant_of(t: &Trace, ops: &[Op], value: Option<u64>) -> String {
+    let Some(v) = value else { return "none".into() };
+    for c in 0..t.clients.len() {
+        let mut held: Vec<&Op> = ops
+            .iter()
+            .filter(|o| o.client == c && o.kind == "held")
+            .collect();
+        held.sort_by_key(|o| o.from_us);
+        if let Some(n) = held
+            .iter()
+            .position(|o| o.result.get(1).and_then(|x| x.parse().ok()) == Some(v))
+        {
+            return format!("{}'s grant {}", t.client_name(c), n + 1);
+        }
+    }
+    format!("value {v}")
+}
+
+/// The largest distance, in real ms, between a fact of the lab and the model's same fact.
+pub fn worst_offset_ms(s: &Scenario, t: &Trace, plan: &[Command], h: &Happened) -> f64 {
+    let Ok(ops) = ops(h) else { return 0.0 };
+    let model = model_facts(s, t, plan);
+    let lab = lab_facts(s, h, &ops);
+    let real_ms = h.scale_us as f64 / 1000.0;
+    model
+        .iter()
+        .zip(&lab)
+        .flat_map(|(m, l)| m.iter().zip(l))
+        .map(|(a, b)| (a.at_ms - b.at_ms).abs() * real_ms)
+        .fold(0.0, f64::max)
+}
+
+/// What the comparison covers, counted from the model's facts.
+pub fn compared(s: &Scenario, t: &Trace, plan: &[Command]) -> String {
+    let facts = model_facts(s, t, plan);
+    let all: Vec<&Fact> = facts.iter().flatten().collect();
+    let count = |p: &str| all.iter().filter(|f| f.text.contains(p)).count();
+    let rounds: Vec<&&Fact> = all.iter().filter(|f| f.validity.is_some()).collect();
+    let answers = |w: &str| {
+        rounds
+            .iter()
+            .map(|f| f.text.matches(w).count())
+            .sum::<usize>()
+    };
+    let last = t
+        .last_fence
+        .map_or_else(|| "none".to_string(), |f| f.to_string());
+    format!(
+        "rounds {} ({} got the lock); answers granted {}, refused {}, none {}; unlocks {}; \
+         debits accepted {}, rejected {}, duplicate {}; balance {}, last fence {last}",
+        rounds.len(),
+        rounds.iter().filter(|f| f.text.ends_with("→ ok")).count(),
+        answers("granted"),
+        answers("refused"),
+        answers("none"),
+        count("unlock every instance") + count("release"),
+        count("debit accepted"),
+        count("debit rejected"),
+        count("debit duplicate"),
+        t.final_balance
+    )
+}

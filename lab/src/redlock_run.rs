@@ -1,0 +1,382 @@
+//! One Redlock run with independent clients: a `redis-server` per instance, one
+//! `fencing-lab client --redlock` process per client (`redlock_client.rs`), and between each
+//! client and each instance a proxy of the lab's own (`redlock_proxy.rs`) that carries the
+//! instance's latency and drops what the scenario cuts (a partition, the instance down). The
+//! faults are real and in real time: a client's pause is `SIGSTOP`/`SIGCONT`, its crash
+//! `SIGKILL`; an instance's crash is `SIGKILL` of its `redis-server` (with an append-only file,
+//! `appendfsync always`, where the crash keeps its keys) and its restart a new process on the
+//! same port, started early enough to answer at the model's instant while the proxies keep
+//! it unreachable until then; a moved instance clock is the lab's clock shim. The conductor
+//! decides nothing a client decides: it reads what the clients printed and the final balance.
+
+use crate::clock::{mono_us, signal, sleep_until_us};
+use crate::independent::{schedule, Happened, Signal};
+use crate::redlock_proxy::{Delivery, Link};
+use crate::resp::Redis;
+use crate::servers::{niced, Postgres, RedisServer, TempDir};
+use fencing_playground::sim::commands::{RedisCmd, RedisReply, Script};
+use fencing_playground::sim::scenario::{InstanceEvent, Redlock};
+use fencing_playground::sim::Scenario;
+use std::io::{BufRead, BufReader, Write};
+use std::process::{Child, Stdio};
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::{Arc, Mutex};
+
+/// What the table says about how the lab does a Redlock scenario's instance faults.
+pub const FAULTS_NOTE: &str = "instance crash: SIGKILL of its redis-server, restarted on the \
+     same port (append-only file with fsync always where it keeps its keys); latency and \
+     partition: the lab's proxy between each client and each instance delays every packet by \
+     the latency and drops what a client sends while the two are cut off or the instance is \
+     down (no answer, as from a crashed host)";
+
+/// A Redlock run as it happened: the clients' lines and signals, the proxies' log, and what
+/// went wrong with the instances' restarts, if anything.
+pub struct Run {
+    pub h: Happened,
+    pub deliveries: Vec<Delivery>,
+    /// A restart that was not answering by the model's instant (real µs late).
+    pub late_restart: Option<String>,
+}
+
+/// An instance's outages: crashes whose down times overlap or touch merged, `(killed at, back
+/// at, keys kept)`, the keys kept only if every crash of the outage keeps them.
+pub fn outages(events: &[InstanceEvent]) -> Vec<(u64, u64, bool)> {
+    let mut crashes: Vec<(u64, u64, bool)> = events
+        .iter()
+        .filter_map(|e| match e {
+            InstanceEvent::Crash {
+                at_ms,
+                down_ms,
+                persistent,
+            } => Some((*at_ms, at_ms.saturating_add(*down_ms), *persistent)),
+            _ => None,
+        })
+        .collect();
+    crashes.sort();
+    let mut out: Vec<(u64, u64, bool)> = Vec::new();
+    for (at, back, kept) in crashes {
+        match out.last_mut() {
+            Some(last) if at <= last.1 => {
+                last.1 = last.1.max(back);
+                last.2 &= kept;
+            }
+            _ => out.push((at, back, kept)),
+        }
+    }
+    out
+}
+
+/// When client `k` and instance `i` cannot talk, in simulated ms: a partition between them
+/// (or from everyone), or the instance down.
+pub fn cut_windows(s: &Scenario, r: &Redlock, k: usize, i: usize) -> Vec<(u64, u64)> {
+    let name = &s.clients[k].name;
+    let inst = &r.instances[i];
+    let mut out: Vec<(u64, u64)> = outages(&inst.events)
+        .into_iter()
+        .map(|(a, b, _)| (a, b))
+        .collect();
+    for e in &inst.events {
+        if let InstanceEvent::Partition {
+            at_ms,
+            duration_ms,
+            client,
+        } = e
+        {
+            if client.as_ref().is_none_or(|c| c == name) {
+                out.push((*at_ms, at_ms.saturating_add(*duration_ms)));
+            }
+        }
+    }
+    out
+}
+
+fn fail(what: impl Into<String>) -> std::io::Error {
+    std::io::Error::other(what.into())
+}
+
+/// An instance's starting state: no keys, the three scripts, the fence counter.
+fn prepare_instance(port: u16, s: &Scenario, r: &Redlock) -> std::io::Result<()> {
+    let mut c = Redis::connect(port)?;
+    c.call(&["FLUSHALL".to_string()])?;
+    load_scripts(&mut c)?;
+    if r.fence {
+        let counter = RedisCmd::SetCounter {
+            fence_key: format!("fence:{}", s.key),
+            value: s.lock.first_fence as i64 - 1,
+        };
+        c.call(&counter.args(1))?;
+    }
+    Ok(())
+}
+
+/// Scripts live in memory only: a started or restarted server needs them loaded.
+fn load_scripts(c: &mut Redis) -> std::io::Result<()> {
+    for x in Script::ALL {
+        let reply = c.call(&RedisCmd::ScriptLoad(x).args(1))?;
+        if reply != RedisReply::Bulk(x.sha().to_string()) {
+            return Err(fail(format!("SCRIPT LOAD {} answered {reply:?}", x.name())));
+        }
+    }
+    Ok(())
+}
+
+/// How long before the model's restart instant the lab starts the new process (real µs): a
+/// `redis-server` takes some tens of ms to answer; the proxies keep it unreachable meanwhile.
+const RESTART_LEAD_US: u64 = 300_000;
+
+/// Replays `s` once, `scale` real ms per simulated ms.
+pub fn replay(s: &Scenario, pg: &Postgres, scale: u64) -> std::io::Result<Run> {
+    let r = s
+        .lock
+        .redlock
+        .clone()
+        .ok_or_else(|| fail("not a Redlock scenario"))?;
+    let dir = TempDir::in_memory()?;
+    let scale_us = scale * 1000;
+    let moved = crate::check::moved_clocks(s);
+    let mut clocks = Vec::new();
+    let mut servers = Vec::new();
+    for (i, inst) in r.instances.iter().enumerate() {
+        let keeps = inst.events.iter().any(|e| {
+            matches!(
+                e,
+                InstanceEvent::Crash {
+                    persistent: true,
+                    ..
+                }
+            )
+        });
+        let clock = match moved.get(i).cloned().flatten() {
+            Some(c) => {
+                let f = Arc::new(crate::shim::ClockFile::create(&dir.0, &format!("r{i}"))?);
+                clocks.push((f.clone(), c));
+                Some(f)
+            }
+            None => None,
+        };
+        let server = RedisServer::start_clocked(&dir.0.join(format!("r{i}")), keeps, clock)?;
+        prepare_instance(server.port, s, &r)?;
+        servers.push(server);
+    }
+    crate::independent::prepare_storage(s, pg.port)?;
+    let file = dir.0.join("scenario.json");
+    std::fs::write(&file, s.to_json())?;
+    let start = Arc::new(AtomicU64::new(0));
+    let epochs: Vec<Arc<AtomicU64>> = (0..servers.len())
+        .map(|_| Arc::new(AtomicU64::new(0)))
+        .collect();
+    let log = Arc::new(Mutex::new(Vec::new()));
+    let exe = crate::independent::client_program()?;
+    let mut procs = Vec::new();
+    for (k, c) in s.clients.iter().enumerate() {
+        let mut ports = Vec::new();
+        for (i, inst) in r.instances.iter().enumerate() {
+            let link = Link {
+                client: k,
+                instance: i,
+                server_port: servers[i].port,
+                latency_us: inst.latency_ms * scale_us,
+                cut_us: cut_windows(s, &r, k, i)
+                    .into_iter()
+                    .map(|(a, b)| (a * scale_us, b.saturating_mul(scale_us)))
+                    .collect(),
+                start: start.clone(),
+                epoch: epochs[i].clone(),
+                log: log.clone(),
+            };
+            ports.push(crate::redlock_proxy::start(link)?.to_string());
+        }
+        let mut pg_ports = Vec::new();
+        for (i, e) in c.events.iter().enumerate() {
+            if let fencing_playground::sim::Event::Debit { delay_ms, .. } = e {
+                let port = if *delay_ms == 0 {
+                    pg.port
+                } else {
+                    crate::proxy::delaying(pg.port, start.clone(), delay_ms * scale_us)?
+                };
+                pg_ports.push(format!("{i}:{port}"));
+            }
+        }
+        let mut cmd = niced(&exe.to_string_lossy());
+        cmd.args(["client", "--redlock", &ports.join(",")])
+            .args(["--index", &k.to_string()])
+            .args(["--pg", &pg_ports.join(",")])
+            .args(["--scale-us", &scale_us.to_string()])
+            .arg("--scenario")
+            .arg(&file)
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::inherit());
+        procs.push(spawn(cmd)?);
+    }
+    let result = conduct(
+        s,
+        &r,
+        &mut procs,
+        (&start, scale_us),
+        clocks,
+        servers,
+        &epochs,
+    );
+    for p in &mut procs {
+        let _ = p.0.kill();
+        let _ = p.0.wait();
+    }
+    let (lines, signals, late_restart) = result?;
+    let (balance, last_fence) = crate::independent::final_state(pg.port)?;
+    let deliveries = log.lock().map(|l| l.clone()).unwrap_or_default();
+    Ok(Run {
+        h: Happened {
+            lines,
+            signals,
+            balance,
+            last_fence,
+            scale_us,
+        },
+        deliveries,
+        late_restart,
+    })
+}
+
+type Proc = (Child, std::sync::mpsc::Receiver<String>);
+
+fn spawn(mut cmd: std::process::Command) -> std::io::Result<Proc> {
+    let mut child = cmd.spawn()?;
+    let out = child.stdout.take().ok_or_else(|| fail("no stdout"))?;
+    let (tx, rx) = std::sync::mpsc::channel();
+    std::thread::spawn(move || {
+        for line in BufReader::new(out).lines().map_while(Result::ok) {
+            if tx.send(line).is_err() {
+                break;
+            }
+        }
+    });
+    Ok((child, rx))
+}
+
+type Conducted = (Vec<Vec<String>>, Vec<(usize, Signal, u64)>, Option<String>);
+
+fn conduct(
+    s: &Scenario,
+    r: &Redlock,
+    procs: &mut [Proc],
+    (start, scale_us): (&AtomicU64, u64),
+    clocks: Vec<(
+        Arc<crate::shim::ClockFile>,
+        fencing_playground::sim::clock::Clock,
+    )>,
+    servers: Vec<RedisServer>,
+    epochs: &[Arc<AtomicU64>],
+) -> std::io::Result<Conducted> {
+    for (k, p) in procs.iter().enumerate() {
+        match p.1.recv_timeout(std::time::Duration::from_secs(10)) {
+            Ok(l) if l == "ready" => {}
+            other => return Err(fail(format!("client {k} did not start: {other:?}"))),
+        }
+    }
+    crate::servers::prioritise_this_thread();
+    let t0 = mono_us() + 30_000;
+    let end_ms = s.horizon_ms() + s.lock.ttl_ms;
+    start.store(t0, Ordering::SeqCst);
+    let _clock_driver =
+        (!clocks.is_empty()).then(|| crate::shim::Driver::start(clocks, t0, scale_us, end_ms));
+    let instances = instance_thread(r, servers, epochs.to_vec(), t0, scale_us);
+    for p in procs.iter_mut() {
+        let stdin = p.0.stdin.as_mut().ok_or_else(|| fail("no stdin"))?;
+        writeln!(stdin, "{t0}")?;
+        stdin.flush()?;
+    }
+    let mut signals = Vec::new();
+    for (at_ms, k, sig) in schedule(s) {
+        sleep_until_us(t0 + at_ms * scale_us);
+        let number = match sig {
+            Signal::Stop => libc::SIGSTOP,
+            Signal::Cont => libc::SIGCONT,
+            Signal::Kill => libc::SIGKILL,
+        };
+        let sent = mono_us().saturating_sub(t0);
+        signal(procs[k].0.id(), number);
+        signals.push((k, sig, sent));
+    }
+    let end = t0 + end_ms * scale_us + 5_000_000;
+    for (k, p) in procs.iter_mut().enumerate() {
+        loop {
+            if p.0.try_wait()?.is_some() {
+                break;
+            }
+            if mono_us() > end {
+                return Err(fail(format!("client {k} did not finish")));
+            }
+            std::thread::sleep(std::time::Duration::from_millis(2));
+        }
+    }
+    let (late, _servers) = instances
+        .join()
+        .map_err(|_| fail("the instances' thread panicked"))??;
+    let lines = procs.iter().map(|p| p.1.try_iter().collect()).collect();
+    Ok((lines, signals, late))
+}
+
+/// Kills and restarts the instances on the scenario's schedule, in a thread of its own so a
+/// restart's wait does not hold back a client's signal. Returns the first restart that was not
+/// answering by its instant.
+fn instance_thread(
+    r: &Redlock,
+    mut servers: Vec<RedisServer>,
+    epochs: Vec<Arc<AtomicU64>>,
+    t0: u64,
+    scale_us: u64,
+) -> std::thread::JoinHandle<std::io::Result<(Option<String>, Vec<RedisServer>)>> {
+    // (real µs, instance, Some(keys kept) = kill, None = restart)
+    let mut plan: Vec<(u64, usize, Option<bool>)> = Vec::new();
+    for (i, inst) in r.instances.iter().enumerate() {
+        for (at, back, kept) in outages(&inst.events) {
+            let kill = t0 + at * scale_us;
+            plan.push((kill, i, Some(kept)));
+            let restart = (t0 + back.saturating_mul(scale_us)).saturating_sub(RESTART_LEAD_US);
+            plan.push((restart.max(kill), i, None));
+        }
+    }
+    plan.sort_by_key(|x| (x.0, x.1, x.2.is_none()));
+    let names: Vec<String> = r.instances.iter().map(|i| i.name.clone()).collect();
+    let backs: Vec<Vec<u64>> = r
+        .instances
+        .iter()
+        .map(|i| outages(&i.events).into_iter().map(|o| o.1).collect())
+        .collect();
+    std::thread::spawn(move || {
+        crate::servers::prioritise_this_thread();
+        let mut late = None;
+        let mut restarted = vec![0usize; servers.len()];
+        for (at, i, what) in plan {
+            sleep_until_us(at);
+            match what {
+                Some(kept) => {
+                    if kept {
+                        servers[i].kill();
+                    } else {
+                        servers[i].crash_losing_keys()?;
+                    }
+                    epochs[i].fetch_add(1, Ordering::SeqCst);
+                }
+                None => {
+                    servers[i].up()?;
+                    load_scripts(&mut Redis::connect(servers[i].port)?)?;
+                    let back = backs[i].get(restarted[i]).copied().unwrap_or(0);
+                    restarted[i] += 1;
+                    let due = t0 + back.saturating_mul(scale_us);
+                    let now = mono_us();
+                    if now > due && late.is_none() {
+                        late = Some(format!(
+                            "{}'s restart answered {:.1} real ms after its instant",
+                            names[i],
+                            (now - due) as f64 / 1000.0
+                        ));
+                    }
+                }
+            }
+        }
+        // The servers live until the run is over.
+        Ok((late, servers))
+    })
+}

@@ -36,9 +36,10 @@ pub fn notes(s: &Scenario) -> String {
     let mut notes = Vec::new();
     if has(|e| matches!(e, InstanceEvent::Crash { .. })) {
         notes.push(
-            "instance crash: SIGKILL of its redis-server, restarted on the same port \
-             (append-only file, fsync always, where it keeps its keys); while it is down the \
-             lab's proxy in front of it answers nothing, as a crashed host",
+            "instance crash: SIGKILL of its redis-server; where it keeps its keys (append-only \
+             file, fsync always) a new process on its files, else an empty redis-server started \
+             before the run, as the restart would come up; while it is down the lab's proxy \
+             in front of it answers nothing, as a crashed host",
         );
     }
     if has(|e| matches!(e, InstanceEvent::Partition { .. })) {
@@ -106,7 +107,7 @@ pub fn check_redlock(
         if std::env::var_os("FENCING_LAB_SHOW_LINES").is_some() {
             show(s, t, &plan, &run);
         }
-        result.worst_late_ms = crate::redlock_history::worst_offset_ms(s, t, &plan, &run.h);
+        result.worst_late_ms = crate::redlock_history::worst_offset_ms(s, t, &plan, &run);
         let (outcome, again) = outcome_of(crate::redlock_history::judge(s, t, &plan, &run));
         result.outcome = outcome;
         if !again {
@@ -129,7 +130,7 @@ pub fn check_redlock(
 fn show(s: &Scenario, t: &Trace, plan: &[commands::Command], run: &crate::redlock_run::Run) {
     let model = crate::redlock_model::model_facts(s, t, plan);
     let ops = crate::redlock_history::ops(&run.h).unwrap_or_default();
-    let lab = crate::redlock_history::lab_facts(s, &run.h, &ops);
+    let lab = crate::redlock_history::lab_facts(s, run, &ops);
     for (side, facts) in [("model", &model), ("lab", &lab)] {
         for (k, list) in facts.iter().enumerate() {
             for f in list {

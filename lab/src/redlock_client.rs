@@ -101,7 +101,11 @@ pub fn run(setup: Setup) -> Result<(), String> {
     let mut conns: Vec<Conn> = setup.ports.iter().map(|p| Conn::new(*p)).collect();
     // One round trip on each connection before the run, as a pool would have made.
     for c in &mut conns {
-        c.send(&redis::cmd("PING").get_packed_command(), Tag::Ping);
+        c.send(
+            &redis::cmd("PING").get_packed_command(),
+            Tag::Ping,
+            mono_us() + 5_000_000,
+        );
         let until = mono_us() + 5_000_000;
         while c.waiting() && mono_us() < until {
             wait_readable(&c.fd().into_iter().collect::<Vec<_>>(), until);
@@ -310,16 +314,19 @@ impl Client {
         let mut answers: Vec<Option<redis::Value>> = vec![None; n];
         // An instance that cannot even be dialled answers nothing: the client waits its
         // timeout all the same (it cannot tell a dead host from a slow one).
+        // Replies already in (an earlier unlock's) are read first, so that a connection whose
+        // unlock never got an answer is known before it is used again.
+        self.read_until(0, None);
         if self.r.parallel {
             let deadline = mono_us() + timeout;
             for i in 0..n {
-                self.conns[i].send(&packed, Tag::Round(id));
+                self.conns[i].send(&packed, Tag::Round(id), deadline);
             }
             self.read_until_round(id, deadline, &mut answers, None);
         } else {
             for i in 0..n {
                 let deadline = mono_us() + timeout;
-                self.conns[i].send(&packed, Tag::Round(id));
+                self.conns[i].send(&packed, Tag::Round(id), deadline);
                 self.read_until_round(id, deadline, &mut answers, Some(i));
             }
         }
@@ -401,8 +408,9 @@ impl Client {
             .arg(&self.s.key)
             .arg(&value)
             .get_packed_command();
+        let due = mono_us() + self.r.timeout_ms * self.scale;
         for c in &mut self.conns {
-            c.send(&unlock, Tag::Unlock);
+            c.send(&unlock, Tag::Unlock, due);
         }
         say(&self.out, format!("op unlock {event} {t1} {t1} undo"));
         if attempt <= self.r.retries {
@@ -516,8 +524,10 @@ impl Client {
             (ReleaseKind::TokenChecked, None) => None,
         };
         if let Some(p) = packed {
+            self.read_until(0, None);
+            let due = mono_us() + self.r.timeout_ms * self.scale;
             for c in &mut self.conns {
-                c.send(&p, Tag::Unlock);
+                c.send(&p, Tag::Unlock, due);
             }
         }
         say(&self.out, format!("op release {event} {t} {t}"));

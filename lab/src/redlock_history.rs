@@ -9,6 +9,7 @@
 use crate::history::{Judgement, Op};
 use crate::independent::{Happened, Signal};
 use crate::redlock_model::{fact, model_facts, model_grant_of, round_text, token_text, Fact};
+use crate::redlock_proxy::Delivery;
 use crate::redlock_run::Run;
 use fencing_playground::sim::commands::Command;
 use fencing_playground::sim::trace::Trace;
@@ -40,16 +41,45 @@ pub fn ops(h: &Happened) -> Result<Vec<Op>, String> {
     crate::history::ops(&only_ops)
 }
 
-fn lab_fact(s: &Scenario, op: &Op, scale_us: u64) -> Option<Fact> {
-    let ms = |us: u64| us as f64 / scale_us as f64;
+/// A round's answers with each "none" told apart by what the proxy did with the request: the
+/// network dropped it (a partition or the instance down: "cut") or no reply was in by the time
+/// the client looked ("timeout"). The client itself cannot tell them apart.
+fn answer_words(op: &Op, answers: &str, deliveries: &[Delivery]) -> String {
+    answers
+        .split(',')
+        .enumerate()
+        .map(|(i, w)| match w {
+            "none" => {
+                let cut = deliveries.iter().any(|d| {
+                    d.client == op.client
+                        && d.instance == i
+                        && d.cut
+                        && !d.reply
+                        && (op.from_us..op.to_us).contains(&d.sent_us)
+                });
+                if cut {
+                    "cut"
+                } else {
+                    "timeout"
+                }
+            }
+            other => other,
+        })
+        .collect::<Vec<_>>()
+        .join(",")
+}
+
+fn lab_fact(s: &Scenario, op: &Op, run: &Run) -> Option<Fact> {
+    let ms = |us: u64| us as f64 / run.h.scale_us as f64;
     let r: Vec<&str> = op.result.iter().map(String::as_str).collect();
     let text = match (op.kind.as_str(), r.as_slice()) {
         ("round", [what, attempt, answers, _votes, validity, result]) => {
+            let answers = answer_words(op, answers, &run.deliveries);
             return Some(Fact {
                 at_ms: ms(op.to_us),
-                text: round_text(what, attempt, answers, result),
+                text: round_text(what, attempt, &answers, result),
                 validity: validity.parse().ok(),
-            })
+            });
         }
         ("unlock", _) => "unlock every instance".into(),
         ("release", _) => "release".into(),
@@ -68,10 +98,10 @@ fn lab_fact(s: &Scenario, op: &Op, scale_us: u64) -> Option<Fact> {
 }
 
 /// The lab's facts per client, in time order.
-pub fn lab_facts(s: &Scenario, h: &Happened, ops: &[Op]) -> Vec<Vec<Fact>> {
-    let mut out = vec![Vec::new(); h.lines.len()];
+pub fn lab_facts(s: &Scenario, run: &Run, ops: &[Op]) -> Vec<Vec<Fact>> {
+    let mut out = vec![Vec::new(); run.h.lines.len()];
     for op in ops {
-        if let Some(f) = lab_fact(s, op, h.scale_us) {
+        if let Some(f) = lab_fact(s, op, run) {
             out[op.client].push(f);
         }
     }
@@ -107,17 +137,28 @@ fn schedule_kept(t: &Trace, run: &Run, ops: &[Op]) -> Option<Judgement> {
         return Some(Judgement::Late(w.clone()));
     }
     for d in &run.deliveries {
+        let what = if d.reply {
+            format!(
+                "{}'s reply to {}",
+                t.instance_name(d.instance),
+                t.client_name(d.client)
+            )
+        } else {
+            format!(
+                "{}'s request to {}",
+                t.client_name(d.client),
+                t.instance_name(d.instance)
+            )
+        };
         match d.at_us {
             Some(at) if at > d.due_us + tol => {
                 return Some(Judgement::Late(format!(
-                    "{}'s request reached {} at {:.2} ms, due at {:.2} ms",
-                    t.client_name(d.client),
-                    t.instance_name(d.instance),
+                    "{what} got there at {:.2} ms, due at {:.2} ms",
                     ms(at),
                     ms(d.due_us)
                 )))
             }
-            None if !d.cut => {
+            None if !d.cut && !d.reply => {
                 return Some(Judgement::Late(format!(
                     "{}'s request at {:.2} ms found {} not answering",
                     t.client_name(d.client),
@@ -131,7 +172,7 @@ fn schedule_kept(t: &Trace, run: &Run, ops: &[Op]) -> Option<Judgement> {
     let mut got: Vec<&crate::redlock_proxy::Delivery> = run
         .deliveries
         .iter()
-        .filter(|d| d.at_us.is_some())
+        .filter(|d| d.at_us.is_some() && !d.reply)
         .collect();
     got.sort_by_key(|d| d.at_us);
     for (n, a) in got.iter().enumerate() {
@@ -217,7 +258,7 @@ pub fn judge(s: &Scenario, t: &Trace, plan: &[Command], run: &Run) -> Judgement 
         return j;
     }
     let model = streams(model_facts(s, t, plan));
-    let lab = streams(lab_facts(s, h, &ops));
+    let lab = streams(lab_facts(s, run, &ops));
     for ((c, m), (_, l)) in model.iter().zip(&lab) {
         let name = t.client_name(*c);
         for k in 0..m.len().max(l.len()) {
@@ -314,11 +355,11 @@ fn lab_grant_of(t: &Trace, ops: &[Op], value: Option<u64>) -> String {
 }
 
 /// The largest distance, in real ms, between a fact of the lab and the model's same fact.
-pub fn worst_offset_ms(s: &Scenario, t: &Trace, plan: &[Command], h: &Happened) -> f64 {
-    let Ok(ops) = ops(h) else { return 0.0 };
+pub fn worst_offset_ms(s: &Scenario, t: &Trace, plan: &[Command], run: &Run) -> f64 {
+    let Ok(ops) = ops(&run.h) else { return 0.0 };
     let model = model_facts(s, t, plan);
-    let lab = lab_facts(s, h, &ops);
-    let real_ms = h.scale_us as f64 / 1000.0;
+    let lab = lab_facts(s, run, &ops);
+    let real_ms = run.h.scale_us as f64 / 1000.0;
     model
         .iter()
         .zip(&lab)
@@ -343,13 +384,14 @@ pub fn compared(s: &Scenario, t: &Trace, plan: &[Command]) -> String {
         .last_fence
         .map_or_else(|| "none".to_string(), |f| f.to_string());
     format!(
-        "rounds {} ({} got the lock); answers granted {}, refused {}, none {}; unlocks {}; \
-         debits accepted {}, rejected {}, duplicate {}; balance {}, last fence {last}",
+        "rounds {} ({} got the lock); answers granted {}, refused {}, cut off {}, timed out \
+         {}; unlocks {}; debits accepted {}, rejected {}, duplicate {}; balance {}, last fence {last}",
         rounds.len(),
         rounds.iter().filter(|f| f.text.ends_with("→ ok")).count(),
         answers("granted"),
         answers("refused"),
-        answers("none"),
+        answers("cut"),
+        answers("timeout"),
         count("unlock every instance") + count("release"),
         count("debit accepted"),
         count("debit rejected"),

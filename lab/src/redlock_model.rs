@@ -1,6 +1,7 @@
 //! What the model says a Redlock run's clients did, in the words the lab's clients print:
 //! each round (acquisition or extension) with every instance's answer as the client saw it
-//! (granted, refused, or none by the time it looked: timed out, cut off or down), its verdict
+//! (granted, refused, cut off by a partition or the instance down, or timed out: no reply in
+//! by the time it looked), its verdict
 //! and the validity it computed; each unlock, release and debit. Also what the lab cannot
 //! reproduce at any scale: two things the model puts in the same millisecond whose order
 //! decides the run, and a client event the model runs in the middle of that client's own
@@ -99,15 +100,17 @@ pub fn answers(s: &Scenario, t: &Trace, plan: &[Command], rec: usize) -> Vec<(St
                 }
                 _ => None,
             });
+            // Dropped on the way (a partition, the instance down) or not in by the time the
+            // client looked.
             let word = match &reply {
+                Some((RedisReply::Cut | RedisReply::Down, _)) => "cut",
                 Some((reply, at)) if *at <= reads[i].1 => match reply {
                     RedisReply::Ok => "granted",
                     RedisReply::Int(1) => "granted",
                     RedisReply::Int(_) if !extend => "granted",
-                    RedisReply::Nil | RedisReply::Int(_) => "refused",
-                    _ => "none",
+                    _ => "refused",
                 },
-                _ => "none",
+                _ => "timeout",
             };
             let at = reply.as_ref().map_or(u64::MAX, |r| r.1);
             (word.to_string(), at)
@@ -260,7 +263,10 @@ pub fn tie(s: &Scenario, t: &Trace, plan: &[Command]) -> Option<String> {
         {
             let timed_out = sent.is_some_and(|x| read.saturating_sub(x) >= r.timeout_ms)
                 || (r.parallel && a.end_ms - a.start_ms >= r.timeout_ms);
-            if word_at.0 != "none" && word_at.1 == *read && (timed_out || wakes(*read)) {
+            if matches!(word_at.0.as_str(), "granted" | "refused")
+                && word_at.1 == *read
+                && (timed_out || wakes(*read))
+            {
                 return Some(format!(
                     "too close to call at any scale: {name}'s reply from {} reaches it at {read} \
                      ms, the instant it stops waiting for it",

@@ -13,7 +13,7 @@
 use crate::clock::{mono_us, sleep_until_us};
 use std::io::{Read, Write};
 use std::net::{Shutdown, TcpListener, TcpStream};
-use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::atomic::{AtomicU16, AtomicU64, Ordering};
 use std::sync::mpsc::{channel, Receiver, Sender};
 use std::sync::{Arc, Mutex};
 
@@ -30,6 +30,8 @@ pub struct Delivery {
     pub at_us: Option<u64>,
     /// Dropped because the scenario cut the two off (partition or instance down).
     pub cut: bool,
+    /// A reply on its way back to the client (sent: when the server wrote it).
+    pub reply: bool,
 }
 
 /// What one link shares with the conductor.
@@ -37,7 +39,9 @@ pub struct Delivery {
 pub struct Link {
     pub client: usize,
     pub instance: usize,
-    pub server_port: u16,
+    /// The instance's `redis-server` now: a restart that loses the keys may be another
+    /// process on another port.
+    pub server_port: Arc<AtomicU16>,
     /// One-way latency, real µs.
     pub latency_us: u64,
     /// When the two cannot talk, real µs since the start, half-open.
@@ -70,6 +74,9 @@ pub fn start(link: Link) -> std::io::Result<u16> {
     let listener = TcpListener::bind(("127.0.0.1", 0))?;
     let port = listener.local_addr()?.port();
     std::thread::spawn(move || {
+        // The lab's priority, once: every connection's threads, spawned from this one, inherit
+        // it (a `renice` per connection would hold up its first packet).
+        crate::servers::prioritise_this_thread();
         for conn in listener.incoming() {
             let Ok(client) = conn else { return };
             let link = link.clone();
@@ -89,8 +96,8 @@ fn serve(link: Link, client: TcpStream) {
     };
     let (up_tx, up_rx) = channel::<Chunk>();
     let (down_tx, down_rx) = channel::<Chunk>();
-    let lat = link.latency_us;
-    std::thread::spawn(move || deliver_down(to_client, down_rx, lat));
+    let back = link.clone();
+    std::thread::spawn(move || deliver_down(to_client, down_rx, &back));
     std::thread::spawn(move || read_into(from_client, up_tx));
     deliver_up(&link, up_rx, down_tx);
     let _ = client.shutdown(Shutdown::Both);
@@ -112,19 +119,39 @@ fn read_into(mut from: TcpStream, tx: Sender<Chunk>) {
 }
 
 /// Replies reach the client one latency after the server wrote them.
-fn deliver_down(mut to: TcpStream, rx: Receiver<Chunk>, lat: u64) {
-    crate::servers::prioritise_this_thread();
+fn deliver_down(mut to: TcpStream, rx: Receiver<Chunk>, link: &Link) {
     for (at, bytes) in rx {
-        sleep_until_us(at + lat);
-        if to.write_all(&bytes).is_err() {
+        let due = at + link.latency_us;
+        sleep_until_us(due);
+        let ok = to.write_all(&bytes).is_ok();
+        let d = Delivery {
+            client: link.client,
+            instance: link.instance,
+            sent_us: link.rel(at),
+            due_us: link.rel(due),
+            at_us: ok.then(|| link.rel(mono_us())),
+            cut: false,
+            reply: true,
+        };
+        log(link, at, d);
+        if !ok {
             return;
+        }
+    }
+}
+
+/// Keeps what passed during the run (the clients' warm-up before it is not the run's).
+fn log(link: &Link, sent: u64, d: Delivery) {
+    let started = link.start.load(Ordering::SeqCst);
+    if started != 0 && sent >= started {
+        if let Ok(mut log) = link.log.lock() {
+            log.push(d);
         }
     }
 }
 
 /// Requests reach the server one latency after they left, unless cut off.
 fn deliver_up(link: &Link, rx: Receiver<Chunk>, down: Sender<Chunk>) {
-    crate::servers::prioritise_this_thread();
     let mut server: Option<(TcpStream, u64)> = None;
     for (sent, bytes) in rx {
         let due = sent + link.latency_us;
@@ -135,6 +162,7 @@ fn deliver_up(link: &Link, rx: Receiver<Chunk>, down: Sender<Chunk>) {
             due_us: link.rel(due),
             at_us: None,
             cut: false,
+            reply: false,
         };
         if link.cut_at(sent) || link.cut_at(due) {
             d.cut = true;
@@ -146,7 +174,8 @@ fn deliver_up(link: &Link, rx: Receiver<Chunk>, down: Sender<Chunk>) {
             }
             for _ in 0..2 {
                 if server.is_none() {
-                    server = dial(link.server_port, &down).map(|s| (s, epoch));
+                    server =
+                        dial(link.server_port.load(Ordering::SeqCst), &down).map(|s| (s, epoch));
                 }
                 match server.as_mut().map(|(s, _)| s.write_all(&bytes)) {
                     Some(Ok(())) => {
@@ -157,13 +186,7 @@ fn deliver_up(link: &Link, rx: Receiver<Chunk>, down: Sender<Chunk>) {
                 }
             }
         }
-        // What passes before the run (the clients' warm-up) is not the run's.
-        let started = link.start.load(Ordering::SeqCst);
-        if started != 0 && sent >= started {
-            if let Ok(mut log) = link.log.lock() {
-                log.push(d);
-            }
-        }
+        log(link, sent, d);
     }
     if let Some((s, _)) = server {
         let _ = s.shutdown(Shutdown::Write);
@@ -212,7 +235,7 @@ mod tests {
         let link = Link {
             client: 0,
             instance: 0,
-            server_port: echo(),
+            server_port: Arc::new(AtomicU16::new(echo())),
             latency_us: 30_000,
             cut_us: vec![(100_000, 300_000)],
             start: start.clone(),
@@ -237,8 +260,25 @@ mod tests {
         c.write_all(b"c").expect("write");
         c.read_exact(&mut b).expect("echo after the cut");
         assert_eq!(&b, b"c");
-        let cut: Vec<bool> = log.lock().expect("log").iter().map(|d| d.cut).collect();
-        assert_eq!(cut, vec![false, true, false]);
+        // The proxy logs a reply just after writing it.
+        std::thread::sleep(std::time::Duration::from_millis(50));
+        let cut: Vec<(bool, bool)> = log
+            .lock()
+            .expect("log")
+            .iter()
+            .map(|d| (d.reply, d.cut))
+            .collect();
+        // Each chunk that got through has its echo logged after it.
+        assert_eq!(
+            cut,
+            vec![
+                (false, false),
+                (true, false),
+                (false, true),
+                (false, false),
+                (true, false)
+            ]
+        );
     }
 
     fn start_proxy(link: Link) -> u16 {

@@ -4,9 +4,12 @@
 //! instance's latency and drops what the scenario cuts (a partition, the instance down). The
 //! faults are real and in real time: a client's pause is `SIGSTOP`/`SIGCONT`, its crash
 //! `SIGKILL`; an instance's crash is `SIGKILL` of its `redis-server` (with an append-only file,
-//! `appendfsync always`, where the crash keeps its keys) and its restart a new process on the
-//! same port, started early enough to answer at the model's instant while the proxies keep
-//! it unreachable until then; a moved instance clock is the lab's clock shim. The conductor
+//! `appendfsync always`, where the crash keeps its keys) and its restart a new process: on
+//! the same port, started early enough to answer at the model's instant, where it reloads its
+//! keys; where the crash loses them, an empty `redis-server` started before the run (as the
+//! restart would come up), to which the proxies turn at the crash. The proxies keep the
+//! instance unreachable until the model's restart instant. A moved instance clock is the lab's
+//! clock shim. The conductor
 //! decides nothing a client decides: it reads what the clients printed and the final balance.
 
 use crate::clock::{mono_us, signal, sleep_until_us};
@@ -19,7 +22,7 @@ use fencing_playground::sim::scenario::{InstanceEvent, Redlock};
 use fencing_playground::sim::Scenario;
 use std::io::{BufRead, BufReader, Write};
 use std::process::{Child, Stdio};
-use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::atomic::{AtomicU16, AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
 
 /// What the table says about how the lab does a Redlock scenario's instance faults.
@@ -136,6 +139,7 @@ pub fn replay(s: &Scenario, pg: &Postgres, scale: u64) -> std::io::Result<Run> {
     let moved = crate::check::moved_clocks(s);
     let mut clocks = Vec::new();
     let mut servers = Vec::new();
+    let mut spares: Vec<Vec<RedisServer>> = Vec::new();
     for (i, inst) in r.instances.iter().enumerate() {
         let keeps = inst.events.iter().any(|e| {
             matches!(
@@ -154,10 +158,28 @@ pub fn replay(s: &Scenario, pg: &Postgres, scale: u64) -> std::io::Result<Run> {
             }
             None => None,
         };
-        let server = RedisServer::start_clocked(&dir.0.join(format!("r{i}")), keeps, clock)?;
+        let server =
+            RedisServer::start_clocked(&dir.0.join(format!("r{i}")), keeps, clock.clone())?;
         prepare_instance(server.port, s, &r)?;
         servers.push(server);
+        // One empty server for each restart that loses the keys: scripts loaded, no fence
+        // counter, as a restarted server holds.
+        let mut mine = Vec::new();
+        for (n, _) in outages(&inst.events).iter().filter(|o| !o.2).enumerate() {
+            let dir = dir.0.join(format!("r{i}-restart{n}"));
+            let spare = RedisServer::start_clocked(&dir, keeps, clock.clone())?;
+            let mut c = Redis::connect(spare.port)?;
+            c.call(&["FLUSHALL".to_string()])?;
+            load_scripts(&mut c)?;
+            mine.push(spare);
+        }
+        mine.reverse();
+        spares.push(mine);
     }
+    let server_ports: Vec<Arc<AtomicU16>> = servers
+        .iter()
+        .map(|x| Arc::new(AtomicU16::new(x.port)))
+        .collect();
     crate::independent::prepare_storage(s, pg.port)?;
     let file = dir.0.join("scenario.json");
     std::fs::write(&file, s.to_json())?;
@@ -174,7 +196,7 @@ pub fn replay(s: &Scenario, pg: &Postgres, scale: u64) -> std::io::Result<Run> {
             let link = Link {
                 client: k,
                 instance: i,
-                server_port: servers[i].port,
+                server_port: server_ports[i].clone(),
                 latency_us: inst.latency_ms * scale_us,
                 cut_us: cut_windows(s, &r, k, i)
                     .into_iter()
@@ -209,15 +231,13 @@ pub fn replay(s: &Scenario, pg: &Postgres, scale: u64) -> std::io::Result<Run> {
             .stderr(Stdio::inherit());
         procs.push(spawn(cmd)?);
     }
-    let result = conduct(
-        s,
-        &r,
-        &mut procs,
-        (&start, scale_us),
-        clocks,
+    let instances = Instances {
         servers,
-        &epochs,
-    );
+        spares,
+        ports: server_ports,
+        epochs,
+    };
+    let result = conduct(s, &r, &mut procs, (&start, scale_us), clocks, instances);
     for p in &mut procs {
         let _ = p.0.kill();
         let _ = p.0.wait();
@@ -265,8 +285,7 @@ fn conduct(
         Arc<crate::shim::ClockFile>,
         fencing_playground::sim::clock::Clock,
     )>,
-    servers: Vec<RedisServer>,
-    epochs: &[Arc<AtomicU64>],
+    instances: Instances,
 ) -> std::io::Result<Conducted> {
     for (k, p) in procs.iter().enumerate() {
         match p.1.recv_timeout(std::time::Duration::from_secs(10)) {
@@ -280,7 +299,7 @@ fn conduct(
     start.store(t0, Ordering::SeqCst);
     let _clock_driver =
         (!clocks.is_empty()).then(|| crate::shim::Driver::start(clocks, t0, scale_us, end_ms));
-    let instances = instance_thread(r, servers, epochs.to_vec(), t0, scale_us);
+    let instances = instance_thread(r, instances, t0, scale_us);
     for p in procs.iter_mut() {
         let stdin = p.0.stdin.as_mut().ok_or_else(|| fail("no stdin"))?;
         writeln!(stdin, "{t0}")?;
@@ -310,73 +329,122 @@ fn conduct(
             std::thread::sleep(std::time::Duration::from_millis(2));
         }
     }
-    let (late, _servers) = instances
+    let (late, _instances) = instances
         .join()
         .map_err(|_| fail("the instances' thread panicked"))??;
     let lines = procs.iter().map(|p| p.1.try_iter().collect()).collect();
     Ok((lines, signals, late))
 }
 
+/// The instances' servers and what the proxies read of them.
+struct Instances {
+    servers: Vec<RedisServer>,
+    /// Per instance, the empty servers its restarts that lose the keys turn to, next last.
+    spares: Vec<Vec<RedisServer>>,
+    ports: Vec<Arc<AtomicU16>>,
+    epochs: Vec<Arc<AtomicU64>>,
+}
+
+/// What the instances' thread does at an instant.
+#[derive(Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
+enum Step {
+    /// Kill the server; its keys are kept on disk for the restart.
+    KillKeeping,
+    /// Kill the server and turn the proxies to an empty one.
+    KillLosing,
+    /// Start the killed server again on its files.
+    Restart,
+}
+
 /// Kills and restarts the instances on the scenario's schedule, in a thread of its own so a
-/// restart's wait does not hold back a client's signal. Returns the first restart that was not
-/// answering by its instant.
+/// restart's wait does not hold back a client's signal; the restarts due at one instant start
+/// side by side. Returns the first restart that was not answering by its instant.
 fn instance_thread(
     r: &Redlock,
-    mut servers: Vec<RedisServer>,
-    epochs: Vec<Arc<AtomicU64>>,
+    mut x: Instances,
     t0: u64,
     scale_us: u64,
-) -> std::thread::JoinHandle<std::io::Result<(Option<String>, Vec<RedisServer>)>> {
-    // (real µs, instance, Some(keys kept) = kill, None = restart)
-    let mut plan: Vec<(u64, usize, Option<bool>)> = Vec::new();
+) -> std::thread::JoinHandle<std::io::Result<(Option<String>, Instances)>> {
+    // (real µs, step, instance, the model's restart instant in real µs)
+    let mut plan: Vec<(u64, Step, usize, u64)> = Vec::new();
     for (i, inst) in r.instances.iter().enumerate() {
         for (at, back, kept) in outages(&inst.events) {
             let kill = t0 + at * scale_us;
-            plan.push((kill, i, Some(kept)));
-            let restart = (t0 + back.saturating_mul(scale_us)).saturating_sub(RESTART_LEAD_US);
-            plan.push((restart.max(kill), i, None));
+            let due = t0 + back.saturating_mul(scale_us);
+            if kept {
+                plan.push((kill, Step::KillKeeping, i, due));
+                let restart = due.saturating_sub(RESTART_LEAD_US).max(kill);
+                plan.push((restart, Step::Restart, i, due));
+            } else {
+                plan.push((kill, Step::KillLosing, i, due));
+            }
         }
     }
-    plan.sort_by_key(|x| (x.0, x.1, x.2.is_none()));
+    plan.sort();
     let names: Vec<String> = r.instances.iter().map(|i| i.name.clone()).collect();
-    let backs: Vec<Vec<u64>> = r
-        .instances
-        .iter()
-        .map(|i| outages(&i.events).into_iter().map(|o| o.1).collect())
-        .collect();
     std::thread::spawn(move || {
         crate::servers::prioritise_this_thread();
         let mut late = None;
-        let mut restarted = vec![0usize; servers.len()];
-        for (at, i, what) in plan {
+        let mut k = 0;
+        while k < plan.len() {
+            let at = plan[k].0;
+            let group: Vec<(u64, Step, usize, u64)> = plan[k..]
+                .iter()
+                .take_while(|p| p.0 == at)
+                .copied()
+                .collect();
+            k += group.len();
             sleep_until_us(at);
-            match what {
-                Some(kept) => {
-                    if kept {
-                        servers[i].kill();
-                    } else {
-                        servers[i].crash_losing_keys()?;
+            for &(_, step, i, _) in &group {
+                match step {
+                    Step::KillKeeping => x.servers[i].kill(),
+                    Step::KillLosing => {
+                        x.servers[i].kill();
+                        if let Some(spare) = x.spares[i].pop() {
+                            x.ports[i].store(spare.port, Ordering::SeqCst);
+                            x.servers[i] = spare;
+                        }
                     }
-                    epochs[i].fetch_add(1, Ordering::SeqCst);
+                    Step::Restart => continue,
                 }
-                None => {
-                    servers[i].up()?;
-                    load_scripts(&mut Redis::connect(servers[i].port)?)?;
-                    let back = backs[i].get(restarted[i]).copied().unwrap_or(0);
-                    restarted[i] += 1;
-                    let due = t0 + back.saturating_mul(scale_us);
-                    let now = mono_us();
-                    if now > due && late.is_none() {
-                        late = Some(format!(
-                            "{}'s restart answered {:.1} real ms after its instant",
-                            names[i],
-                            (now - due) as f64 / 1000.0
-                        ));
-                    }
-                }
+                x.epochs[i].fetch_add(1, Ordering::SeqCst);
+            }
+            let restarts: Vec<(usize, u64)> = group
+                .iter()
+                .filter(|p| p.1 == Step::Restart)
+                .map(|p| (p.2, p.3))
+                .collect();
+            let results: Vec<std::io::Result<()>> = std::thread::scope(|sc| {
+                let handles: Vec<_> = x
+                    .servers
+                    .iter_mut()
+                    .enumerate()
+                    .filter(|(i, _)| restarts.iter().any(|r| r.0 == *i))
+                    .map(|(_, server)| {
+                        sc.spawn(move || {
+                            server.up()?;
+                            load_scripts(&mut Redis::connect(server.port)?)
+                        })
+                    })
+                    .collect();
+                handles
+                    .into_iter()
+                    .map(|h| h.join().unwrap_or_else(|_| Err(fail("a restart panicked"))))
+                    .collect()
+            });
+            for r in results {
+                r?;
+            }
+            let now = mono_us();
+            if let Some(&(i, due)) = restarts.iter().find(|r| now > r.1) {
+                late.get_or_insert(format!(
+                    "{}'s restart answered {:.1} real ms after its instant",
+                    names[i],
+                    (now - due) as f64 / 1000.0
+                ));
             }
         }
         // The servers live until the run is over.
-        Ok((late, servers))
+        Ok((late, x))
     })
 }

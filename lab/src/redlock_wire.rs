@@ -3,8 +3,9 @@
 //! replies up to a deadline, and still read what reached its socket buffer while it was stopped.
 //! Commands are packed and replies parsed by the `redis` crate; this file only cuts the byte
 //! stream into whole replies and matches each to its request, oldest first. A connection whose
-//! request went unanswered by its deadline is closed (a late reply dies with it) and dialled
-//! again for the next request, as client libraries do after a timeout.
+//! request went unanswered by its deadline (a round's timeout, or an unlock's, which nobody
+//! waits for) is closed (a late reply dies with it) and dialled again for the next request, as
+//! client libraries do after a timeout.
 
 use std::collections::VecDeque;
 use std::io::{Read, Write};
@@ -26,7 +27,8 @@ pub struct Conn {
     port: u16,
     stream: Option<TcpStream>,
     buf: Vec<u8>,
-    pending: VecDeque<Tag>,
+    /// What each request still unanswered was for, and by when its reply is due.
+    pending: VecDeque<(Tag, u64)>,
 }
 
 /// A reply as the client reads it.
@@ -42,8 +44,15 @@ impl Conn {
         }
     }
 
-    /// Writes one packed command; false when the instance cannot be reached at all.
-    pub fn send(&mut self, packed: &[u8], tag: Tag) -> bool {
+    /// Writes one packed command whose reply is due by `due_us` (the monotonic clock); false
+    /// when the instance cannot be reached at all. A connection on which an earlier request is
+    /// past its due time unanswered is closed first and dialled again: its replies, if any
+    /// come, would be taken for this request's.
+    pub fn send(&mut self, packed: &[u8], tag: Tag, due_us: u64) -> bool {
+        let now = crate::clock::mono_us();
+        if self.pending.front().is_some_and(|p| p.1 < now) {
+            self.close();
+        }
         if self.stream.is_none() {
             let Ok(s) = TcpStream::connect(("127.0.0.1", self.port)) else {
                 return false;
@@ -59,7 +68,7 @@ impl Conn {
             .as_mut()
             .is_some_and(|s| write_all_nonblocking(s, packed));
         if ok {
-            self.pending.push_back(tag);
+            self.pending.push_back((tag, due_us));
         } else {
             self.close();
         }
@@ -107,7 +116,7 @@ impl Conn {
             let bytes: Vec<u8> = self.buf.drain(..n).collect();
             let reply = redis::parse_redis_value(&bytes).map_err(|e| e.to_string());
             match self.pending.pop_front() {
-                Some(tag) => out.push((tag, reply)),
+                Some((tag, _)) => out.push((tag, reply)),
                 None => break,
             }
         }

@@ -159,13 +159,16 @@ pub fn markdown(run: &Run) -> String {
          proxy of the lab's own that delays every packet by the instance's latency, both ways. \
          A partition is a real cut in that proxy: what the client sends while the two are cut \
          off is dropped (no network namespace is used). An instance crash is `SIGKILL` of its \
-         `redis-server` (with an append-only file and `appendfsync always` where the crash \
-         keeps its keys) and its restart a new process on the same port, started up to 300 \
-         real ms before the model's instant so that it answers then; while it is down its \
-         proxies answer nothing, as a crashed host, so clients wait out their timeout. A \
+         `redis-server`. Where the crash keeps its keys (an append-only file, `appendfsync \
+         always`) the restart is a new process on the same port and files, started up to 300 \
+         real ms before the model's instant so that it answers then; where it loses them, an \
+         empty `redis-server` started before the run (the scripts loaded, no fence counter), \
+         to which the proxies turn at the crash. While an instance is down its proxies answer \
+         nothing, as a crashed host, so clients wait out their timeout. A \
          client's pause is `SIGSTOP`/`SIGCONT`, its crash `SIGKILL`. Compared: each client's \
-         rounds with every instance's answer as the client saw it (granted, refused, or none \
-         by the time it looked: timed out, cut off or down, which a client cannot tell apart), \
+         rounds with every instance's answer as the client saw it (granted; refused; cut off, \
+         the request dropped for a partition or the instance down, which the lab reads from \
+         its proxy as the client cannot tell; or timed out, no reply in when it looked), \
          the verdict and the validity it computed (within the tolerance), each unlock after a \
          failed attempt and each release (their replies are not compared: no client waits for \
          them), each debit's token and verdict, then the final balance and last fence; every \

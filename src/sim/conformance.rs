@@ -106,17 +106,17 @@ pub const ROWS: &[Row] = &[
     Row {
         id: "redlock-happy",
         outcome: "match",
-        detail: "rounds 2 (1 got the lock); answers granted 5, refused 5, none 0; unlocks 1; debits accepted 1, rejected 0, duplicate 0; balance 90, last fence none",
+        detail: "rounds 2 (1 got the lock); answers granted 5, refused 5, cut off 0, timed out 0; unlocks 1; debits accepted 1, rejected 0, duplicate 0; balance 90, last fence none",
     },
     Row {
         id: "redlock-one-down",
         outcome: "match",
-        detail: "rounds 2 (1 got the lock); answers granted 4, refused 4, none 2; unlocks 1; debits accepted 1, rejected 0, duplicate 0; balance 90, last fence none; instance crash: SIGKILL of its redis-server, restarted on the same port (append-only file, fsync always, where it keeps its keys); while it is down the lab's proxy in front of it answers nothing, as a crashed host",
+        detail: "rounds 2 (1 got the lock); answers granted 4, refused 4, cut off 2, timed out 0; unlocks 1; debits accepted 1, rejected 0, duplicate 0; balance 90, last fence none; instance crash: SIGKILL of its redis-server; where it keeps its keys (append-only file, fsync always) a new process on its files, else an empty redis-server started before the run, as the restart would come up; while it is down the lab's proxy in front of it answers nothing, as a crashed host",
     },
     Row {
         id: "redlock-clock-jump",
         outcome: "match",
-        detail: "rounds 2 (2 got the lock); answers granted 6, refused 2, none 2; unlocks 0; debits accepted 2, rejected 0, duplicate 0; balance 80, last fence none; partition: a real cut in the lab's proxy between that client and that instance, which drops what the client sends while they are cut off (no netns); clock: a moved instance's redis-server runs with the lab's clock shim (LD_PRELOAD), its wall clock offset as the model's clock for it reads",
+        detail: "rounds 2 (2 got the lock); answers granted 6, refused 2, cut off 2, timed out 0; unlocks 0; debits accepted 2, rejected 0, duplicate 0; balance 80, last fence none; partition: a real cut in the lab's proxy between that client and that instance, which drops what the client sends while they are cut off (no netns); clock: a moved instance's redis-server runs with the lab's clock shim (LD_PRELOAD), its wall clock offset as the model's clock for it reads",
     },
     Row {
         id: "redlock-monotonic",
@@ -126,42 +126,42 @@ pub const ROWS: &[Row] = &[
     Row {
         id: "redlock-slew",
         outcome: "match",
-        detail: "rounds 2 (1 got the lock); answers granted 5, refused 3, none 2; unlocks 1; debits accepted 1, rejected 0, duplicate 0; balance 90, last fence none; partition: a real cut in the lab's proxy between that client and that instance, which drops what the client sends while they are cut off (no netns); clock: a moved instance's redis-server runs with the lab's clock shim (LD_PRELOAD), its wall clock offset as the model's clock for it reads",
+        detail: "rounds 2 (1 got the lock); answers granted 5, refused 3, cut off 2, timed out 0; unlocks 1; debits accepted 1, rejected 0, duplicate 0; balance 90, last fence none; partition: a real cut in the lab's proxy between that client and that instance, which drops what the client sends while they are cut off (no netns); clock: a moved instance's redis-server runs with the lab's clock shim (LD_PRELOAD), its wall clock offset as the model's clock for it reads",
     },
     Row {
         id: "redlock-restart",
         outcome: "match",
-        detail: "rounds 2 (2 got the lock); answers granted 6, refused 2, none 2; unlocks 0; debits accepted 2, rejected 0, duplicate 0; balance 80, last fence none; instance crash: SIGKILL of its redis-server, restarted on the same port (append-only file, fsync always, where it keeps its keys); while it is down the lab's proxy in front of it answers nothing, as a crashed host; partition: a real cut in the lab's proxy between that client and that instance, which drops what the client sends while they are cut off (no netns)",
+        detail: "rounds 2 (2 got the lock); answers granted 6, refused 2, cut off 2, timed out 0; unlocks 0; debits accepted 2, rejected 0, duplicate 0; balance 80, last fence none; instance crash: SIGKILL of its redis-server; where it keeps its keys (append-only file, fsync always) a new process on its files, else an empty redis-server started before the run, as the restart would come up; while it is down the lab's proxy in front of it answers nothing, as a crashed host; partition: a real cut in the lab's proxy between that client and that instance, which drops what the client sends while they are cut off (no netns)",
     },
     Row {
         id: "redlock-delayed-restart",
         outcome: "match",
-        detail: "rounds 2 (1 got the lock); answers granted 5, refused 2, none 3; unlocks 1; debits accepted 1, rejected 0, duplicate 0; balance 90, last fence none; instance crash: SIGKILL of its redis-server, restarted on the same port (append-only file, fsync always, where it keeps its keys); while it is down the lab's proxy in front of it answers nothing, as a crashed host; partition: a real cut in the lab's proxy between that client and that instance, which drops what the client sends while they are cut off (no netns)",
+        detail: "rounds 2 (1 got the lock); answers granted 5, refused 2, cut off 3, timed out 0; unlocks 1; debits accepted 1, rejected 0, duplicate 0; balance 90, last fence none; instance crash: SIGKILL of its redis-server; where it keeps its keys (append-only file, fsync always) a new process on its files, else an empty redis-server started before the run, as the restart would come up; while it is down the lab's proxy in front of it answers nothing, as a crashed host; partition: a real cut in the lab's proxy between that client and that instance, which drops what the client sends while they are cut off (no netns)",
     },
     Row {
         id: "redlock-gc-during-acquire",
         outcome: "match",
-        detail: "rounds 2 (1 got the lock); answers granted 10, refused 0, none 0; unlocks 1; debits accepted 1, rejected 0, duplicate 0; balance 90, last fence none",
+        detail: "rounds 2 (1 got the lock); answers granted 10, refused 0, cut off 0, timed out 0; unlocks 1; debits accepted 1, rejected 0, duplicate 0; balance 90, last fence none",
     },
     Row {
         id: "redlock-order-unfenced",
         outcome: "match",
-        detail: "rounds 2 (2 got the lock); answers granted 10, refused 0, none 0; unlocks 0; debits accepted 2, rejected 0, duplicate 0; balance 80, last fence none",
+        detail: "rounds 2 (2 got the lock); answers granted 10, refused 0, cut off 0, timed out 0; unlocks 0; debits accepted 2, rejected 0, duplicate 0; balance 80, last fence none",
     },
     Row {
         id: "redlock-order-fenced",
         outcome: "match",
-        detail: "rounds 2 (2 got the lock); answers granted 10, refused 0, none 0; unlocks 0; debits accepted 1, rejected 1, duplicate 0; balance 90, last fence 34",
+        detail: "rounds 2 (2 got the lock); answers granted 10, refused 0, cut off 0, timed out 0; unlocks 0; debits accepted 1, rejected 1, duplicate 0; balance 90, last fence 34",
     },
     Row {
         id: "redlock-cas",
         outcome: "match",
-        detail: "rounds 2 (2 got the lock); answers granted 10, refused 0, none 0; unlocks 0; debits accepted 3, rejected 1, duplicate 0; balance 90, last fence 26100",
+        detail: "rounds 2 (2 got the lock); answers granted 10, refused 0, cut off 0, timed out 0; unlocks 0; debits accepted 3, rejected 1, duplicate 0; balance 90, last fence 26100",
     },
     Row {
         id: "redlock-fence-backwards",
         outcome: "match",
-        detail: "rounds 2 (2 got the lock); answers granted 8, refused 0, none 2; unlocks 0; debits accepted 1, rejected 1, duplicate 0; balance 90, last fence 33; instance crash: SIGKILL of its redis-server, restarted on the same port (append-only file, fsync always, where it keeps its keys); while it is down the lab's proxy in front of it answers nothing, as a crashed host; partition: a real cut in the lab's proxy between that client and that instance, which drops what the client sends while they are cut off (no netns)",
+        detail: "rounds 2 (2 got the lock); answers granted 8, refused 0, cut off 2, timed out 0; unlocks 0; debits accepted 1, rejected 1, duplicate 0; balance 90, last fence 33; instance crash: SIGKILL of its redis-server; where it keeps its keys (append-only file, fsync always) a new process on its files, else an empty redis-server started before the run, as the restart would come up; while it is down the lab's proxy in front of it answers nothing, as a crashed host; partition: a real cut in the lab's proxy between that client and that instance, which drops what the client sends while they are cut off (no netns)",
     },
     Row {
         id: "etcd-pause-unfenced",

@@ -13,7 +13,7 @@
 use crate::clock::{mono_us, sleep_until_us};
 use std::io::{Read, Write};
 use std::net::{Shutdown, TcpListener, TcpStream};
-use std::sync::atomic::{AtomicU16, AtomicU64, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU16, AtomicU64, Ordering};
 use std::sync::mpsc::{channel, Receiver, Sender};
 use std::sync::{Arc, Mutex};
 
@@ -69,21 +69,41 @@ impl Link {
     }
 }
 
-/// Starts the proxy for `link`; returns the port the client connects to.
-pub fn start(link: Link) -> std::io::Result<u16> {
+/// A running proxy: the port its client connects to. Dropping it stops it taking connections
+/// (those it has end with their client).
+pub struct Proxy {
+    pub port: u16,
+    stop: Arc<AtomicBool>,
+}
+
+impl Drop for Proxy {
+    fn drop(&mut self) {
+        self.stop.store(true, Ordering::SeqCst);
+        // Wakes the accepting thread, which then sees the flag.
+        let _ = TcpStream::connect(("127.0.0.1", self.port));
+    }
+}
+
+/// Starts the proxy for `link`.
+pub fn start(link: Link) -> std::io::Result<Proxy> {
     let listener = TcpListener::bind(("127.0.0.1", 0))?;
     let port = listener.local_addr()?.port();
+    let stop = Arc::new(AtomicBool::new(false));
+    let stopped = stop.clone();
     std::thread::spawn(move || {
         // The lab's priority, once: every connection's threads, spawned from this one, inherit
         // it (a `renice` per connection would hold up its first packet).
         crate::servers::prioritise_this_thread();
         for conn in listener.incoming() {
+            if stopped.load(Ordering::SeqCst) {
+                return;
+            }
             let Ok(client) = conn else { return };
             let link = link.clone();
             std::thread::spawn(move || serve(link, client));
         }
     });
-    Ok(port)
+    Ok(Proxy { port, stop })
 }
 
 type Chunk = (u64, Vec<u8>);
@@ -242,8 +262,8 @@ mod tests {
             epoch: Arc::new(AtomicU64::new(0)),
             log: log.clone(),
         };
-        let port = start_proxy(link);
-        let mut c = TcpStream::connect(("127.0.0.1", port)).expect("connect");
+        let proxy = start_proxy(link);
+        let mut c = TcpStream::connect(("127.0.0.1", proxy.port)).expect("connect");
         c.set_read_timeout(Some(std::time::Duration::from_millis(150)))
             .expect("timeout");
         let t0 = mono_us();
@@ -281,7 +301,7 @@ mod tests {
         );
     }
 
-    fn start_proxy(link: Link) -> u16 {
+    fn start_proxy(link: Link) -> Proxy {
         start(link).expect("proxy")
     }
 }

@@ -190,6 +190,8 @@ pub fn replay(s: &Scenario, pg: &Postgres, scale: u64) -> std::io::Result<Run> {
     let log = Arc::new(Mutex::new(Vec::new()));
     let exe = crate::independent::client_program()?;
     let mut procs = Vec::new();
+    // Stopped when the run is over.
+    let mut proxies = Vec::new();
     for (k, c) in s.clients.iter().enumerate() {
         let mut ports = Vec::new();
         for (i, inst) in r.instances.iter().enumerate() {
@@ -206,7 +208,9 @@ pub fn replay(s: &Scenario, pg: &Postgres, scale: u64) -> std::io::Result<Run> {
                 epoch: epochs[i].clone(),
                 log: log.clone(),
             };
-            ports.push(crate::redlock_proxy::start(link)?.to_string());
+            let proxy = crate::redlock_proxy::start(link)?;
+            ports.push(proxy.port.to_string());
+            proxies.push(proxy);
         }
         let mut pg_ports = Vec::new();
         for (i, e) in c.events.iter().enumerate() {

@@ -227,6 +227,55 @@ fn schedule_kept(t: &Trace, run: &Run, ops: &[Op]) -> Option<Judgement> {
     None
 }
 
+/// A stop or a kill that lands while a client's debit transaction is still running. Where the
+/// model's debit is also still on its way then (a delayed write), it is a limit of real
+/// processes: the model's message arrives on its own, a transaction's later statements wait for
+/// the stopped process or die with the killed one. Where the model's debit had arrived before
+/// that instant, the transaction only ran slow on a busy machine: the run is late.
+fn write_cut_short(t: &Trace, h: &Happened, ops: &[Op]) -> Option<Judgement> {
+    let tol = h.scale_us as f64 * TOLERANCE_MS;
+    for &(c, sig, at) in h.signals.iter().filter(|x| x.1 != Signal::Cont) {
+        for send in ops
+            .iter()
+            .filter(|o| o.client == c && o.kind == "send" && o.from_us <= at)
+        {
+            let done = ops.iter().any(|o| {
+                o.client == c && o.kind == "store" && o.event == send.event && o.to_us < at
+            });
+            if done {
+                continue;
+            }
+            let arrived = t
+                .writes
+                .iter()
+                .find(|w| {
+                    w.client == c && w.event.map(|e| e.to_string()) == Some(send.event.clone())
+                })
+                .map(|w| w.arrived_ms as f64 * h.scale_us as f64);
+            let name = t.client_name(c);
+            if arrived.is_some_and(|a| a + tol < at as f64) {
+                return Some(Judgement::Late(format!(
+                    "{name}'s debit transaction was still running at its {sig:?} signal, where \
+                     the model's debit had arrived before: the machine was slow"
+                )));
+            }
+            return Some(Judgement::Limit(if sig == Signal::Kill {
+                format!(
+                    "{name} is killed while its debit is in the network: the model delivers \
+                     it, a real process's connection dies with it"
+                )
+            } else {
+                format!(
+                    "{name} is paused while its debit is on its way: the model delivers the \
+                     debit as one message, a real transaction's later statements wait for the \
+                     stopped process"
+                )
+            }));
+        }
+    }
+    None
+}
+
 /// Compares what happened with the model's trace and commands.
 pub fn judge(s: &Scenario, t: &Trace, plan: &[Command], run: &Run) -> Judgement {
     let h = &run.h;
@@ -234,25 +283,8 @@ pub fn judge(s: &Scenario, t: &Trace, plan: &[Command], run: &Run) -> Judgement 
         Ok(o) => o,
         Err(e) => return Judgement::Broken(e),
     };
-    for &(c, sig, at) in &h.signals {
-        let sent = ops
-            .iter()
-            .filter(|o| o.client == c && o.kind == "send" && o.from_us <= at)
-            .count();
-        let stored = ops
-            .iter()
-            .filter(|o| o.client == c && o.kind == "store")
-            .count();
-        if sig == Signal::Kill && sent > stored {
-            return Judgement::Limit(format!(
-                "{} is killed while its debit is in the network: the model delivers it, a real \
-                 process's connection dies with it",
-                t.client_name(c)
-            ));
-        }
-    }
-    if let Some(why) = crate::history::frozen_write(t, h, &ops) {
-        return Judgement::Limit(why);
+    if let Some(j) = write_cut_short(t, h, &ops) {
+        return j;
     }
     if let Some(j) = schedule_kept(t, run, &ops) {
         return j;

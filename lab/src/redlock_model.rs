@@ -8,7 +8,7 @@
 //! round, where a real client's lock call returns first.
 
 use crate::independent::{schedule, Signal};
-use fencing_playground::sim::commands::{Act, Command, RedisReply, Who};
+use fencing_playground::sim::commands::{Act, Command, RedisCmd, RedisReply, Who};
 use fencing_playground::sim::trace::{Acquisition, DebitVerdict, Failure, Outcome, Purpose, Trace};
 use fencing_playground::sim::{Event, FenceRule, Scenario};
 
@@ -218,17 +218,32 @@ pub fn tie(s: &Scenario, t: &Trace, plan: &[Command]) -> Option<String> {
     if let Some(w) = crate::history::model_tie(s, t) {
         return Some(format!("too close to call at any scale: {w}"));
     }
-    // Two clients' requests reaching one instance in the same millisecond.
-    let arrivals: Vec<(usize, u64, usize)> = plan
+    // Two clients' requests reaching one instance in the same millisecond, one of which
+    // changes the key there (their order then decides what the other is answered).
+    let arrivals: Vec<(usize, u64, usize, bool)> = plan
         .iter()
         .filter_map(|c| match (&c.act, c.who) {
             (
                 Act::Redis {
-                    instance, reply, ..
+                    instance,
+                    cmd,
+                    reply,
+                    ..
                 },
                 Who::Client(k),
             ) if !matches!(reply, RedisReply::Cut | RedisReply::Down) => {
-                Some((*instance, c.at_ms, k))
+                let changes = matches!(
+                    (cmd, reply),
+                    (RedisCmd::SetNx { .. }, RedisReply::Ok)
+                        | (RedisCmd::AcquireFenced { .. }, RedisReply::Int(_))
+                        | (
+                            RedisCmd::Extend { .. }
+                                | RedisCmd::ReleaseChecked { .. }
+                                | RedisCmd::Del { .. },
+                            RedisReply::Int(1)
+                        )
+                );
+                Some((*instance, c.at_ms, k, changes))
             }
             _ => None,
         })
@@ -236,7 +251,7 @@ pub fn tie(s: &Scenario, t: &Trace, plan: &[Command]) -> Option<String> {
     for (n, a) in arrivals.iter().enumerate() {
         if let Some(b) = arrivals[n + 1..]
             .iter()
-            .find(|b| b.0 == a.0 && b.1 == a.1 && b.2 != a.2)
+            .find(|b| b.0 == a.0 && b.1 == a.1 && b.2 != a.2 && (a.3 || b.3))
         {
             return Some(format!(
                 "too close to call at any scale: at {} ms {}'s and {}'s requests reach {} in the \
@@ -423,6 +438,16 @@ mod tests {
             }
         }
         assert!(rounds > 40, "{rounds} rounds");
+    }
+
+    /// Two clients asking at once: the instance's first answer decides the second's.
+    #[test]
+    fn two_requests_at_one_instance_in_one_millisecond_are_a_tie_when_one_changes_the_key() {
+        let mut s = fencing_playground::sim::presets::preset("redlock-happy").expect("preset");
+        s.clients[1].events = vec![Event::Acquire { at_ms: 0 }];
+        let t = run(&s);
+        let why = tie(&s, &t, &commands(&s, &t)).unwrap_or_default();
+        assert!(why.contains("reach R1 in the same millisecond"), "{why}");
     }
 
     #[test]

@@ -282,9 +282,8 @@ pub fn narrate(trace: &Trace) -> Vec<String> {
             Outcome::Queued { revision, behind } => Some(format!(
                 "At {t} ms {who} asked etcd for the lock: its key got create revision {revision}, and it waits until {behind}'s key (a lower revision) is deleted."
             )),
-            Outcome::GrantedExpired { fence, expired_ms } => Some(format!(
-                "At {t} ms etcd 3.4 told {who} it holds the lock{}, although {who}'s lease expired at {expired_ms} ms while it waited and its key is gone: nothing stops the next waiter from getting the lock too (etcd-io/etcd#11456, fixed in 3.5).",
-                fence.map_or(String::new(), |r| format!(" (revision {r})"))
+            Outcome::GrantedExpired { expired_ms } => Some(format!(
+                "At {t} ms etcd 3.4 told {who} it holds the lock, although {who}'s lease expired at {expired_ms} ms while it waited and its key is gone, so {who} has no fence: nothing stops the next waiter from getting the lock too (etcd-io/etcd#11456, fixed in 3.5)."
             )),
             Outcome::SessionExpired { by_lock: true } => Some(format!(
                 "At {t} ms etcd answered {who}'s lock call with \"session expired\": its lease ran out while it waited (3.5 checks the waiter's own key)."

@@ -188,9 +188,9 @@ pub enum Outcome {
         behind: String,
     },
     /// etcd 3.4: the lock call told a waiter it holds the lock although its lease expired
-    /// while it waited and its key is gone (etcd-io/etcd#11456).
+    /// while it waited and its key is gone (etcd-io/etcd#11456). The answer names the key, and
+    /// the key's create revision (the fence) can no longer be read: the client holds no fence.
     GrantedExpired {
-        fence: Option<u64>,
         expired_ms: u64,
     },
     /// etcd: the session's lease is gone. `by_lock`: the lock call answered "session expired"

@@ -102,9 +102,8 @@ pub fn describe(outcome: &Outcome, trace: &Trace) -> String {
             format!("key put at revision {revision}; waits for {behind}'s key to go")
         }
         #[cfg(not(feature = "first-stage"))]
-        Outcome::GrantedExpired { fence, expired_ms } => format!(
-            "told it holds the lock{} though its lease expired at {expired_ms} ms and its key is gone (etcd 3.4)",
-            fence.map_or(String::new(), |r| format!(", revision {r}"))
+        Outcome::GrantedExpired { expired_ms } => format!(
+            "told it holds the lock though its lease expired at {expired_ms} ms and its key is gone: no fence (etcd 3.4)"
         ),
         #[cfg(not(feature = "first-stage"))]
         Outcome::SessionExpired { by_lock: true } => {

@@ -321,7 +321,9 @@ impl EtcdService {
                     WaitAnswer::Granted
                 }
                 (None, EtcdVersion::V34) => {
-                    let fence = self.fencing.then_some(revision);
+                    // The lock call answers with the key's name only; a client that reads its
+                    // create revision to fence with finds the key gone: it holds no fence.
+                    let fence = None;
                     let expired_ms = self
                         .out
                         .sessions
@@ -334,7 +336,7 @@ impl EtcdService {
                         t,
                         client,
                         Some(waiter.event),
-                        Outcome::GrantedExpired { fence, expired_ms },
+                        Outcome::GrantedExpired { expired_ms },
                     );
                     WaitAnswer::GrantedExpired
                 }

@@ -470,6 +470,55 @@ fn show(f: Option<&ZkFact>) -> String {
 }
 
 /// Compares a ZooKeeper run with the model's trace.
+/// A disconnection the client library reported and recovered from (SUSPENDED, then
+/// RECONNECTED) where the model's client has none, and no wake of the client's process explains
+/// it: its pings went unanswered for 9/20 of the session timeout while it ran, which on this
+/// machine means a busy one (a stalled server or client thread), not a disagreement. Such a run
+/// did not keep its schedule: it is rerun at a larger scale, where the session timeout is longer
+/// (a lone SUSPENDED, or one after a wake, is judged as before).
+fn recovered_disconnection(
+    t: &Trace,
+    h: &Happened,
+    model: &[Vec<String>],
+    lab: &[Vec<(u64, String)>],
+) -> Option<String> {
+    for (c, (m, l)) in model.iter().zip(lab).enumerate() {
+        let words: Vec<&str> = l.iter().map(|x| x.1.as_str()).collect();
+        if m.iter().map(String::as_str).eq(words.iter().copied()) {
+            continue;
+        }
+        let mut kept: Vec<&str> = Vec::new();
+        let mut extra_at = None;
+        let mut k = 0;
+        while k < l.len() {
+            let pair = l[k].1 == "SUSPENDED" && l.get(k + 1).is_some_and(|x| x.1 == "RECONNECTED");
+            // Only a pair the model does not have at this point counts as extra.
+            if pair && m.get(kept.len()).map(String::as_str) != Some("SUSPENDED") {
+                extra_at.get_or_insert(l[k].0);
+                k += 2;
+            } else {
+                kept.push(l[k].1.as_str());
+                k += 1;
+            }
+        }
+        let Some(at) = extra_at else { continue };
+        let after_wake = h
+            .signals
+            .iter()
+            .any(|x| x.0 == c && x.1 == Signal::Cont && at >= x.2 && at - x.2 < 5 * h.scale_us);
+        if !after_wake && m.iter().map(String::as_str).eq(kept.iter().copied()) {
+            return Some(format!(
+                "{}'s client library reported SUSPENDED then RECONNECTED at {:.1} ms while its \
+                 process ran (pings unanswered on a busy machine), which the model's client \
+                 does not: the run missed its schedule",
+                t.client_name(c),
+                at as f64 / h.scale_us as f64
+            ));
+        }
+    }
+    None
+}
+
 pub fn judge(s: &Scenario, t: &Trace, z: &ZkHappened) -> Judgement {
     let h = &z.h;
     if let Some(e) = h.lines.iter().flatten().find(|l| l.starts_with("error ")) {
@@ -501,6 +550,9 @@ pub fn judge(s: &Scenario, t: &Trace, z: &ZkHappened) -> Judgement {
         return Judgement::TooClose(why);
     }
     let (model, model_notices) = model_facts(s, t);
+    if let Some(why) = recovered_disconnection(t, h, &model_notices, &r.notices) {
+        return Judgement::Late(why);
+    }
     let lab = lab_facts(s, z, &r);
     // A debit's verdict comes back on a thread of its own while the client goes on with its
     // agenda: the verdicts are compared as a sequence of their own, every other fact in order.
@@ -713,6 +765,25 @@ mod tests {
             Judgement::Differs(d) => assert!(d.contains("czxid 35"), "{d}"),
             other => panic!("{other:?}"),
         }
+    }
+
+    #[test]
+    fn a_disconnection_recovered_from_while_running_is_a_missed_schedule() {
+        let s = preset("zk-pause-czxid").expect("preset");
+        let t = run(&s);
+        let us = |ms: f64| (ms * 20_000.0) as u64;
+        let mut z = happened(50.02);
+        z.h.lines[1].push(format!("zk state {} 0x2 disconnected SUSPENDED", us(30.0)));
+        z.h.lines[1].push(format!("zk state {} 0x2 connected RECONNECTED", us(30.5)));
+        match judge(&s, &t, &z) {
+            Judgement::Late(w) => assert!(w.contains("missed its schedule"), "{w}"),
+            other => panic!("{other:?}"),
+        }
+        // The same pair just after A's own wake is not explained by the load.
+        let mut z = happened(50.02);
+        z.h.lines[0].push(format!("zk state {} 0x1 disconnected SUSPENDED", us(62.01)));
+        z.h.lines[0].push(format!("zk state {} 0x1 connected RECONNECTED", us(62.05)));
+        assert!(!matches!(judge(&s, &t, &z), Judgement::Late(_)));
     }
 
     #[test]

@@ -164,7 +164,7 @@ fn a_revision_fence_refuses_the_34_waiter_whichever_writes_last() {
         let t = run(&s);
         let got = lines(&t);
         let want = format!("B@{at}: rejected missing_token: the write carried no fence");
-        assert!(got.iter().any(|l| *l == want), "{want}\n{}", got.join("\n"));
+        assert!(got.contains(&want), "{want}\n{}", got.join("\n"));
         assert_eq!(t.final_balance, 90, "{}", got.join("\n"));
     }
 }

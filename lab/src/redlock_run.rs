@@ -336,8 +336,31 @@ fn conduct(
     let (late, _instances) = instances
         .join()
         .map_err(|_| fail("the instances' thread panicked"))??;
-    let lines = procs.iter().map(|p| p.1.try_iter().collect()).collect();
+    let mut lines = Vec::new();
+    for (k, p) in procs.iter().enumerate() {
+        lines.push(drain(&p.1, mono_us() + 10_000_000).ok_or_else(|| {
+            fail(format!(
+                "client {k}'s output did not end after its process had ended"
+            ))
+        })?);
+    }
     Ok((lines, signals, late))
+}
+
+/// Every line a client printed, to the end of its output: its process having ended does not
+/// mean the thread reading its pipe has passed on every line yet (on a busy machine the last
+/// ones, often a debit's verdict, were still in the pipe, and the judge saw the client do
+/// nothing there). `None` when the output has not ended by `until_us`.
+fn drain(rx: &std::sync::mpsc::Receiver<String>, until_us: u64) -> Option<Vec<String>> {
+    let mut out = Vec::new();
+    loop {
+        let left = until_us.saturating_sub(mono_us());
+        match rx.recv_timeout(std::time::Duration::from_micros(left)) {
+            Ok(l) => out.push(l),
+            Err(std::sync::mpsc::RecvTimeoutError::Disconnected) => return Some(out),
+            Err(std::sync::mpsc::RecvTimeoutError::Timeout) => return None,
+        }
+    }
 }
 
 /// The instances' servers and what the proxies read of them.
@@ -451,4 +474,29 @@ fn instance_thread(
         // The servers live until the run is over.
         Ok((late, x))
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_client_s_lines_are_read_to_the_end_of_its_output() {
+        // The reader passes the last lines on some time after the process has ended.
+        let (tx, rx) = std::sync::mpsc::channel();
+        tx.send("op round 0 0 10 acquire 1 granted 1 50.000 ok".to_string())
+            .expect("send");
+        let late = std::thread::spawn(move || {
+            std::thread::sleep(std::time::Duration::from_millis(50));
+            tx.send("op store 3 1 2 rejected".to_string())
+                .expect("send");
+        });
+        let lines = drain(&rx, mono_us() + 5_000_000).expect("the output ends");
+        late.join().expect("the reader");
+        assert_eq!(lines.len(), 2, "{lines:?}");
+        assert_eq!(lines[1], "op store 3 1 2 rejected");
+        // An output that does not end is no history.
+        let (_tx, rx) = std::sync::mpsc::channel::<String>();
+        assert_eq!(drain(&rx, mono_us() + 20_000), None);
+    }
 }

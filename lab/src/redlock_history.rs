@@ -291,7 +291,76 @@ pub fn judge(s: &Scenario, t: &Trace, plan: &[Command], run: &Run) -> Judgement 
     }
     let model = streams(model_facts(s, t, plan));
     let lab = streams(lab_facts(s, run, &ops));
-    for ((c, m), (_, l)) in model.iter().zip(&lab) {
+    let signals = signal_times(s, h);
+    if let Some(j) = compare(t, &model, &lab, &signals) {
+        return j;
+    }
+    final_state(s, t, h, &ops)
+}
+
+/// Each signal the conductor sent: (the model's instant, the real one, in simulated ms, what).
+fn signal_times(s: &Scenario, h: &Happened) -> Vec<(f64, f64, String)> {
+    let ms = |us: u64| us as f64 / h.scale_us as f64;
+    crate::independent::schedule(s)
+        .into_iter()
+        .zip(&h.signals)
+        .map(|((due, k, sig), &(_, _, sent))| {
+            let name = s.clients.get(k).map_or("?", |c| c.name.as_str());
+            (due as f64, ms(sent), format!("{name}'s {sig:?} signal"))
+        })
+        .collect()
+}
+
+/// The model's facts against the lab's, stream by stream (`streams`), then their instants and
+/// validities; `None` when they agree. `signals`: what the conductor did to the processes, as
+/// `signal_times` gives it.
+///
+/// A difference of text is a mismatch only where the run had kept its schedule up to it. A lab
+/// fact well after the model's instant for it is a missed schedule; so is a difference (a fact
+/// missing, one too many, another word) that comes after any fact of any client, or any signal,
+/// that was already off the model's instant by more than the tolerance: what the clients did
+/// from there on answers another schedule than the model's (a watchdog turn pushed past the
+/// horizon, a retry drawn from a late instant, a round that met another client's late key).
+/// Such a run could not have matched anyway (the instants are compared below with the same
+/// tolerance); at a larger scale, where it keeps its schedule, the same difference is a
+/// mismatch.
+fn compare(
+    t: &Trace,
+    model: &[(usize, Vec<Fact>)],
+    lab: &[(usize, Vec<Fact>)],
+    signals: &[(f64, f64, String)],
+) -> Option<Judgement> {
+    let off = |a: &Fact, b: &Fact| {
+        let validity_off = match (a.validity, b.validity) {
+            (Some(x), Some(y)) => (x - y).abs() > TOLERANCE_MS,
+            _ => false,
+        };
+        (a.at_ms - b.at_ms).abs() > TOLERANCE_MS || validity_off
+    };
+    // The first fact or signal off its instant before `until` (simulated ms), if any.
+    let off_before = |until: f64| -> Option<String> {
+        for ((c, m), (_, l)) in model.iter().zip(lab) {
+            for (a, b) in m.iter().zip(l).take_while(|(a, b)| a.text == b.text) {
+                if a.at_ms.min(b.at_ms) <= until && off(a, b) {
+                    return Some(format!(
+                        "{}'s `{}` at {:.2} ms (validity {:?}), the model's at {} ms (validity \
+                         {:?})",
+                        t.client_name(*c),
+                        b.text,
+                        b.at_ms,
+                        b.validity,
+                        a.at_ms,
+                        a.validity
+                    ));
+                }
+            }
+        }
+        signals
+            .iter()
+            .find(|(due, sent, _)| *due <= until && sent - due > TOLERANCE_MS)
+            .map(|(due, sent, what)| format!("{what} at {sent:.2} ms, due at {due} ms"))
+    };
+    for ((c, m), (_, l)) in model.iter().zip(lab) {
         let name = t.client_name(*c);
         for k in 0..m.len().max(l.len()) {
             let (a, b) = (m.get(k), l.get(k));
@@ -300,11 +369,11 @@ pub fn judge(s: &Scenario, t: &Trace, plan: &[Command], run: &Run) -> Judgement 
             }
             if let (Some(a), Some(b)) = (a, b) {
                 if b.at_ms - a.at_ms > LATE_AT_A_DIFFERENCE_MS {
-                    return Judgement::Late(format!(
+                    return Some(Judgement::Late(format!(
                         "{name}'s `{}` happened at {:.2} ms, where the model has `{}` at {} ms: \
                          the run missed its schedule",
                         b.text, b.at_ms, a.text, a.at_ms
-                    ));
+                    )));
                 }
             }
             let show = |f: Option<&Fact>| {
@@ -312,21 +381,30 @@ pub fn judge(s: &Scenario, t: &Trace, plan: &[Command], run: &Run) -> Judgement 
                     format!("{} at {:.1} ms", f.text, f.at_ms)
                 })
             };
-            return Judgement::Differs(format!(
+            let at = match (a, b) {
+                (Some(a), Some(b)) => a.at_ms.min(b.at_ms),
+                (Some(f), None) | (None, Some(f)) => f.at_ms,
+                (None, None) => f64::INFINITY,
+            };
+            if let Some(why) = off_before(at) {
+                return Some(Judgement::Late(format!(
+                    "{name}: the model says `{}`, the servers and clients did `{}`, after {why} \
+                     (tolerance {TOLERANCE_MS} ms): the run had missed its schedule",
+                    show(a),
+                    show(b)
+                )));
+            }
+            return Some(Judgement::Differs(format!(
                 "{name}: the model says `{}`, the servers and clients did `{}`",
                 show(a),
                 show(b)
-            ));
+            )));
         }
     }
-    for ((c, m), (_, l)) in model.iter().zip(&lab) {
+    for ((c, m), (_, l)) in model.iter().zip(lab) {
         for (a, b) in m.iter().zip(l) {
-            let validity_off = match (a.validity, b.validity) {
-                (Some(x), Some(y)) => (x - y).abs() > TOLERANCE_MS,
-                _ => false,
-            };
-            if (a.at_ms - b.at_ms).abs() > TOLERANCE_MS || validity_off {
-                return Judgement::Late(format!(
+            if off(a, b) {
+                return Some(Judgement::Late(format!(
                     "{}'s `{}` happened at {:.2} ms (validity {:?}), the model's at {} ms \
                      (validity {:?}; tolerance {TOLERANCE_MS} ms)",
                     t.client_name(*c),
@@ -335,11 +413,11 @@ pub fn judge(s: &Scenario, t: &Trace, plan: &[Command], run: &Run) -> Judgement 
                     b.validity,
                     a.at_ms,
                     a.validity
-                ));
+                )));
             }
         }
     }
-    final_state(s, t, h, &ops)
+    None
 }
 
 fn final_state(s: &Scenario, t: &Trace, h: &Happened, ops: &[Op]) -> Judgement {
@@ -430,4 +508,145 @@ pub fn compared(s: &Scenario, t: &Trace, plan: &[Command]) -> String {
         count("debit duplicate"),
         t.final_balance
     )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use fencing_playground::sim::presets::preset;
+    use fencing_playground::sim::run;
+
+    const A_ROUND: &str = "acquire 1: granted,granted,granted,cut,cut → ok";
+    const B_ROUND: &str = "acquire 1: refused,refused,granted,granted,granted → ok";
+
+    /// redlock-restart's two clients, as the model has them (A's round at 0, its debit sent at
+    /// 40 and accepted; B's round at 30, its debit at 45) and as a lab run told them, with
+    /// `lab` moving fact `(client, index in its facts)` by some ms or dropping it (`None`).
+    fn facts(lab: &[((usize, usize), Option<f64>)]) -> (Vec<Vec<Fact>>, Vec<Vec<Fact>>) {
+        let round = |at: f64, text: &str, validity: f64| Fact {
+            at_ms: at,
+            text: text.into(),
+            validity: Some(validity),
+        };
+        let model = vec![
+            vec![
+                round(0.0, A_ROUND, 56.4),
+                fact(40.0, "debit sent with fence 33".into()),
+                fact(40.0, "debit accepted, balance 90".into()),
+            ],
+            vec![
+                round(30.0, B_ROUND, 56.4),
+                fact(45.0, "debit sent with fence 34".into()),
+                fact(45.0, "debit accepted, balance 80".into()),
+            ],
+        ];
+        let mut out = model.clone();
+        for (c, list) in out.iter_mut().enumerate() {
+            let mut k = 0;
+            list.retain_mut(|f| {
+                let edit = lab.iter().find(|e| e.0 == (c, k));
+                k += 1;
+                match edit {
+                    Some((_, None)) => false,
+                    Some((_, Some(d))) => {
+                        f.at_ms += d;
+                        if let Some(v) = f.validity.as_mut() {
+                            *v -= d.min(0.3);
+                        }
+                        true
+                    }
+                    None => true,
+                }
+            });
+        }
+        (model, out)
+    }
+
+    fn word(j: Option<Judgement>) -> &'static str {
+        match j {
+            None => "same",
+            Some(Judgement::Late(_)) => "late",
+            Some(Judgement::Differs(_)) => "mismatch",
+            Some(_) => "other",
+        }
+    }
+
+    #[test]
+    fn a_difference_after_the_run_left_its_schedule_is_late_and_one_on_schedule_a_mismatch() {
+        let s = preset("redlock-restart").expect("preset");
+        let t = run(&s);
+        let on_time = vec![(0.0, 0.0, "A's Stop signal".to_string())];
+        let stop_late = vec![(20.0, 20.9, "A's Stop signal".to_string())];
+        let stop_after = vec![(42.0, 42.9, "A's Stop signal".to_string())];
+        #[allow(clippy::type_complexity)]
+        let table: Vec<(&str, Vec<((usize, usize), Option<f64>)>, &Vec<_>, &str)> = vec![
+            ("on time, the same facts", vec![], &on_time, "same"),
+            (
+                "a fact 0.8 ms off, the same texts",
+                vec![((1, 0), Some(0.8))],
+                &on_time,
+                "late",
+            ),
+            (
+                "A's debit missing, all on time",
+                vec![((0, 1), None)],
+                &on_time,
+                "mismatch",
+            ),
+            (
+                "A's verdict missing, all on time",
+                vec![((0, 2), None)],
+                &on_time,
+                "mismatch",
+            ),
+            (
+                "A's debit missing, its round 0.3 ms off (within the tolerance)",
+                vec![((0, 0), Some(0.3)), ((0, 1), None)],
+                &on_time,
+                "mismatch",
+            ),
+            (
+                "A's debit missing after B's round 0.8 ms late",
+                vec![((1, 0), Some(0.8)), ((0, 1), None)],
+                &on_time,
+                "late",
+            ),
+            (
+                "A's debit missing after A's own round 0.8 ms late",
+                vec![((0, 0), Some(0.8)), ((0, 1), None)],
+                &on_time,
+                "late",
+            ),
+            (
+                "A's debit missing, B's debit late but after it",
+                vec![((1, 1), Some(0.8)), ((0, 1), None)],
+                &on_time,
+                "mismatch",
+            ),
+            (
+                "A's debit missing after a signal sent 0.9 ms late",
+                vec![((0, 1), None)],
+                &stop_late,
+                "late",
+            ),
+            (
+                "A's debit missing, a signal late after it",
+                vec![((0, 1), None)],
+                &stop_after,
+                "mismatch",
+            ),
+            (
+                "A's verdict missing after its debit 0.6 ms late",
+                vec![((0, 1), Some(0.6)), ((0, 2), None)],
+                &on_time,
+                "late",
+            ),
+        ];
+        for (what, edits, signals, want) in table {
+            let (model, lab) = facts(&edits);
+            let got = compare(&t, &streams(model), &streams(lab), signals);
+            let shown = format!("{got:?}");
+            assert_eq!(word(got), want, "{what}: {shown}");
+        }
+    }
 }

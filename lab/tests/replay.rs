@@ -30,6 +30,21 @@ fn check(pg: &Postgres, name: &str, s: &Scenario, expected: &str) {
     assert_eq!(outcome.word(), expected, "{name}: {outcome:?}");
 }
 
+/// A run judged directly, rerun at a larger scale while it missed its schedule (or two events
+/// came too close to order), as `check` does: at 20 real ms per simulated ms a busy machine
+/// misses it, and what such a run did is no answer either way.
+#[track_caller]
+fn on_schedule(what: &str, mut judged_at: impl FnMut(u64) -> Judgement) -> Judgement {
+    let mut last = None;
+    for scale in [SCALE, SCALE * 2, SCALE * 4, SCALE * 8] {
+        match judged_at(scale) {
+            j @ (Judgement::Late(_) | Judgement::TooClose(_)) => last = Some(j),
+            j => return j,
+        }
+    }
+    panic!("{what}: every try missed its schedule ({last:?}); the machine is too busy")
+}
+
 /// redlock-restart, but R3 keeps its keys on disk: B then reaches only R3's old key and fails.
 fn persistent_restart() -> Scenario {
     let mut s = preset("redlock-restart").expect("preset");
@@ -90,8 +105,11 @@ fn the_lab_agrees_with_the_model_and_says_where_it_does_not() {
             }
         }
     }
-    let happened = fencing_lab::redlock_run::replay(&s, &pg, SCALE).expect("a run");
-    match fencing_lab::redlock_history::judge(&s, &t, &plan, &happened) {
+    let judged = on_schedule("a Redlock model that grants B", |scale| {
+        let happened = fencing_lab::redlock_run::replay(&s, &pg, scale).expect("a run");
+        fencing_lab::redlock_history::judge(&s, &t, &plan, &happened)
+    });
+    match judged {
         Judgement::Differs(d) => assert!(
             d.contains("granted,granted,granted,granted,granted")
                 && d.contains("refused,refused,refused,refused,refused"),
@@ -111,8 +129,11 @@ fn the_lab_agrees_with_the_model_and_says_where_it_does_not() {
             }
         }
     }
-    let happened = fencing_lab::independent::replay(&s, &pg, SCALE).expect("a run");
-    match fencing_lab::history::judge(&s, &t, &happened) {
+    let judged = on_schedule("a single lock's trace with fence 35", |scale| {
+        let happened = fencing_lab::independent::replay(&s, &pg, scale).expect("a run");
+        fencing_lab::history::judge(&s, &t, &happened)
+    });
+    match judged {
         Judgement::Differs(d) => assert!(d.contains("fence 35") && d.contains("fence 34"), "{d}"),
         other => panic!("expected a difference, got {other:?}"),
     }

@@ -5,17 +5,17 @@
 //! selection, and the lanes' handles take the pointer only (the keyboard comes with the full
 //! page). Every number and word comes from the runs.
 
-use super::lanes::{client_lane, storage_lane};
 use super::Runs;
 use crate::sim::compare::summary;
-use crate::sim::words::{span_end_words, LEGEND};
-use crate::sim::{Event, Scenario, Trace};
-use crate::ui::lanes::geometry::{text_width_px, LaneKind, Layout, FOOT_PX, HEADER_PX};
+use crate::sim::words::LEGEND;
+use crate::sim::{Event, Scenario};
+use crate::ui::lanes::geometry::{LaneKind, Layout, FOOT_PX, HEADER_PX};
+use crate::ui::lanes::render::{self, node::El, View};
 use crate::ui::model::heading::{Heading, EDITED_CAPTION};
 use std::fmt::Write;
 
 /// The id prefix of the timeline's patterns.
-pub(super) const UID: &str = "fp1";
+const UID: &str = "fp1";
 
 /// Text made safe for markup.
 pub fn esc(s: &str) -> String {
@@ -136,6 +136,11 @@ pub fn hint(s: &Scenario, r: &Runs) -> String {
 
 /// The whole timeline: an SVG as wide as `l` says.
 pub fn timeline(l: &Layout, s: &Scenario, r: &Runs) -> String {
+    timeline_with(l, &lanes(l, s, r))
+}
+
+/// The whole timeline around `lanes`, drawn for `l`.
+pub fn timeline_with(l: &Layout, lanes: &El) -> String {
     let (w, h) = (l.width_px, l.height_px);
     let mut o = String::with_capacity(16 * 1024);
     let _ = write!(
@@ -144,14 +149,26 @@ pub fn timeline(l: &Layout, s: &Scenario, r: &Runs) -> String {
     );
     axis(&mut o, l);
     backdrop(&mut o, l);
-    lock_lane(&mut o, l, &r.trace);
-    for c in 0..s.clients.len() {
-        client_lane(&mut o, l, s, &r.trace, c);
-    }
-    storage_lane(&mut o, l, &r.trace, None);
-    storage_lane(&mut o, l, &r.ghost, Some(&r.contrast));
+    lanes.write(&mut o);
     o.push_str("</svg>");
     o
+}
+
+/// The lanes, from the one lane renderer the full page uses: the lock service, the clients,
+/// the storage and the comparison. The first stage takes the pointer only, not the keyboard.
+pub fn lanes(l: &Layout, s: &Scenario, r: &Runs) -> El {
+    render::lanes(&View {
+        scenario: s,
+        trace: &r.trace,
+        ghost: &r.ghost,
+        contrast: &r.contrast,
+        layout: l,
+        uid: UID,
+        selected: None,
+        handles: true,
+        keyboard: false,
+        lock_lane: true,
+    })
 }
 
 fn axis(o: &mut String, l: &Layout) {
@@ -202,68 +219,6 @@ fn backdrop(o: &mut String, l: &Layout) {
     o.push_str("</g>");
 }
 
-/// Two lines of a lane's name in the gutter.
-pub(super) fn lane_name(o: &mut String, top: i32, name: &str, sub: &str, name_x: i32) {
-    let _ = write!(
-        o,
-        r#"<text class="lane-name" x="{name_x}" y="{}">{}</text><text class="muted small" x="10" y="{}">{sub}</text>"#,
-        top + 28,
-        esc(name),
-        top + 44
-    );
-}
-
-fn lock_lane(o: &mut String, l: &Layout, t: &Trace) {
-    let Some(lane) = l.lane(LaneKind::Lock) else {
-        return;
-    };
-    let top = lane.top_px;
-    let (y, bar_h) = (top + 12, 24);
-    o.push_str(r#"<g class="fp-lane fp-lock-lane" data-testid="lane-lock">"#);
-    lane_name(o, top, "lock", "service", 10);
-    for (i, lease) in t.leases.iter().enumerate() {
-        let x0 = l.axis.x(lease.start_ms);
-        let x1 = l.axis.x(lease.end_ms).max(x0 + 2);
-        let who = t.client_name(lease.holder);
-        let mut label = match lease.fence {
-            Some(f) => format!("{who} · fence {f}"),
-            None => format!("{who} · no fence"),
-        };
-        if text_width_px(&label) + 10 > x1 - x0 {
-            label = who.to_string();
-        }
-        let _ = write!(
-            o,
-            r#"<g class="fp-lease fp-c{}" data-testid="lease-{i}"><rect x="{x0}" y="{y}" width="{}" height="{bar_h}" rx="4"/><text x="{}" y="{}">{}</text>"#,
-            lease.holder % 6,
-            x1 - x0,
-            x0 + 6,
-            y + 17,
-            esc(&label)
-        );
-        for &at in &lease.renewals_ms {
-            let x = l.axis.x(at);
-            let _ = write!(
-                o,
-                r#"<line class="renewal" x1="{x}" x2="{x}" y1="{}" y2="{}"/>"#,
-                y - 4,
-                y + bar_h + 4
-            );
-        }
-        let end = format!("{} at {} ms", span_end_words(&lease.end), lease.end_ms);
-        if text_width_px(&end) < x1 - x0 + 20 {
-            let _ = write!(
-                o,
-                r#"<text class="muted small" x="{x1}" y="{}" text-anchor="end">{end}</text>"#,
-                y + bar_h + 14
-            );
-        }
-        o.push_str("</g>");
-    }
-    o.push_str("</g>");
-}
-
-/// When an event actually ran: a step due during a pause runs when its client wakes.
 #[cfg(test)]
 mod tests {
     use super::*;

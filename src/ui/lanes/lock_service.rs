@@ -1,4 +1,4 @@
-//! The lock service's lanes: the single Redis lane as it always was, or, for Redlock, a lane
+//! The lock service's lanes but the single Redis one (drawn by the lane renderer): for Redlock, a lane
 //! per instance or one collapsed "lock service" lane, whichever the layout made room for, or
 //! the etcd cluster's lane, the PostgreSQL lane of an advisory lock, or the ZooKeeper lane.
 
@@ -6,7 +6,6 @@ use super::geometry::{LaneKind, Layout};
 use super::lane_advisory::AdvisoryLane;
 use super::lane_etcd::EtcdLane;
 use super::lane_instance::InstanceLane;
-use super::lane_lock::LockLane;
 use super::lane_service::ServiceLane;
 use super::lane_zk::ZkLane;
 use crate::sim::{Scenario, Trace};
@@ -37,8 +36,9 @@ pub fn LockService(props: &LockServiceProps) -> Html {
     if trace.is_zookeeper() {
         return html! { <ZkLane {trace} {layout} /> };
     }
+    // The single Redis lane is drawn with the client and storage lanes (`lanes_view.rs`).
     let Some(r) = &props.scenario.lock.redlock else {
-        return html! { <LockLane {trace} {layout} /> };
+        return html! {};
     };
     if layout.lane(LaneKind::Lock).is_some() {
         return html! { <ServiceLane {trace} {layout} /> };

@@ -11,8 +11,7 @@ use super::backdrop::backdrop;
 use super::dom;
 use super::found::FoundMarks;
 use super::geometry::{axis_end_ms, centre_ms, scroll_to_centre, Layout, Zoom, HEADER_PX};
-use super::lane_client::ClientLane;
-use super::lane_storage::StorageLane;
+use super::lanes_view::Lanes;
 use super::lock_service::LockService;
 use super::messages::Messages;
 use super::playhead::Playhead;
@@ -312,6 +311,11 @@ pub fn Timeline(props: &TimelineProps) -> Html {
 
     let uid = &props.uid;
     let (w, h) = (layout.width_px, layout.height_px);
+    let t = &props.trace;
+    let lock_lane = props.scenario.lock.redlock.is_none()
+        && !t.is_etcd()
+        && !t.is_advisory()
+        && !t.is_zookeeper();
     html! {
         <div class="fp-timeline-box" data-zoom={zoom.factor().to_string()}>
         <div class="fp-zoom" role="group" aria-label="Zoom the time axis">
@@ -350,14 +354,12 @@ pub fn Timeline(props: &TimelineProps) -> Html {
                 <LockService scenario={props.scenario.clone()} trace={props.trace.clone()} layout={layout.clone()}
                     playhead_ms={props.playhead_ms} selected={props.selection.instance()} readonly={props.readonly}
                     uid={uid.clone()} />
-                { for (0..props.scenario.clients.len()).map(|c| html! {
-                    <ClientLane key={c} client={c} scenario={props.scenario.clone()} trace={props.trace.clone()}
-                        layout={layout.clone()} readonly={props.readonly} uid={uid.clone()}
-                        selected={props.selection.event().filter(|r| r.client == c).map(|r| r.event)} />
-                }) }
+                // The single lock service's lane, the clients' and the storage's: the one lane
+                // renderer, patched in place frame after frame.
+                <Lanes scenario={props.scenario.clone()} trace={props.trace.clone()} ghost={props.ghost.clone()}
+                    contrast={props.contrast.clone()} layout={layout.clone()} uid={uid.clone()}
+                    selected={props.selection.event()} readonly={props.readonly} {lock_lane} />
                 <Attempts trace={props.trace.clone()} layout={layout.clone()} />
-                <StorageLane trace={props.trace.clone()} layout={layout.clone()} ghost={false} contrast={props.contrast.clone()} />
-                <StorageLane trace={props.ghost.clone()} layout={layout.clone()} ghost={true} contrast={props.contrast.clone()} />
                 if let Some(marks) = props.found.clone() {
                     <FoundMarks {marks} scenario={props.scenario.clone()} layout={layout.clone()} />
                 }

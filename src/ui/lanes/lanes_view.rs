@@ -1,0 +1,69 @@
+//! The full page's lanes as drawn by the one lane renderer (`render`): a thin component that
+//! gives it one `<g>` (a `NodeRef`) and, after each of its renders, has the patcher write only
+//! what changed since the last frame. Yew never looks inside that `<g>`: it keeps the controls,
+//! the inspectors and the rest of the timeline. The props compare the runs by identity, so the
+//! lanes are drawn again only when the run, the layout, the selection or the mode changes.
+
+use super::geometry::Layout;
+use super::patch::Painter;
+use super::render::{lanes, View};
+use crate::sim::compare::Contrast;
+use crate::sim::{Scenario, Trace};
+use crate::ui::model::selection::EventRef;
+use std::rc::Rc;
+use yew::prelude::*;
+
+#[derive(Properties, Clone)]
+pub struct LanesProps {
+    pub scenario: Rc<Scenario>,
+    pub trace: Rc<Trace>,
+    pub ghost: Rc<Trace>,
+    pub contrast: Rc<Contrast>,
+    pub layout: Rc<Layout>,
+    pub uid: AttrValue,
+    pub selected: Option<EventRef>,
+    pub readonly: bool,
+    /// Whether the single lock service's lane is drawn here (any other service draws its own).
+    pub lock_lane: bool,
+}
+
+impl PartialEq for LanesProps {
+    fn eq(&self, o: &Self) -> bool {
+        Rc::ptr_eq(&self.scenario, &o.scenario)
+            && Rc::ptr_eq(&self.trace, &o.trace)
+            && Rc::ptr_eq(&self.ghost, &o.ghost)
+            && Rc::ptr_eq(&self.contrast, &o.contrast)
+            && self.layout == o.layout
+            && self.uid == o.uid
+            && self.selected == o.selected
+            && self.readonly == o.readonly
+            && self.lock_lane == o.lock_lane
+    }
+}
+
+#[component]
+pub fn Lanes(props: &LanesProps) -> Html {
+    let node = use_node_ref();
+    let painter = use_mut_ref(Painter::default);
+    {
+        let (node, p) = (node.clone(), props.clone());
+        use_effect(move || {
+            if let Some(root) = node.cast::<web_sys::Element>() {
+                let drawing = lanes(&View {
+                    scenario: &p.scenario,
+                    trace: &p.trace,
+                    ghost: &p.ghost,
+                    contrast: &p.contrast,
+                    layout: &p.layout,
+                    uid: &p.uid,
+                    selected: p.selected,
+                    handles: !p.readonly,
+                    keyboard: true,
+                    lock_lane: p.lock_lane,
+                });
+                painter.borrow_mut().paint(&root, drawing);
+            }
+        });
+    }
+    html! { <g class="fp-lanes" ref={node} /> }
+}

@@ -10,7 +10,7 @@ use crate::sim::compare::summary;
 use crate::sim::words::LEGEND;
 use crate::sim::{Event, Scenario};
 use crate::ui::lanes::geometry::{LaneKind, Layout, FOOT_PX, HEADER_PX};
-use crate::ui::lanes::render::{self, node::El, View};
+use crate::ui::lanes::render::{self, node::El, LaneKey, View};
 use crate::ui::model::heading::{Heading, EDITED_CAPTION};
 use std::fmt::Write;
 
@@ -140,7 +140,7 @@ pub fn timeline(l: &Layout, s: &Scenario, r: &Runs) -> String {
 }
 
 /// The whole timeline around `lanes`, drawn for `l`.
-pub fn timeline_with(l: &Layout, lanes: &El) -> String {
+pub fn timeline_with(l: &Layout, lanes: &[(LaneKey, El)]) -> String {
     let (w, h) = (l.width_px, l.height_px);
     let mut o = String::with_capacity(16 * 1024);
     let _ = write!(
@@ -149,15 +149,16 @@ pub fn timeline_with(l: &Layout, lanes: &El) -> String {
     );
     axis(&mut o, l);
     backdrop(&mut o, l);
-    lanes.write(&mut o);
-    o.push_str("</svg>");
+    o.push_str(r#"<g class="fp-lanes">"#);
+    lanes.iter().for_each(|(_, e)| e.write(&mut o));
+    o.push_str("</g></svg>");
     o
 }
 
-/// The lanes, from the one lane renderer the full page uses: the lock service, the clients,
-/// the storage and the comparison. The first stage takes the pointer only, not the keyboard.
-pub fn lanes(l: &Layout, s: &Scenario, r: &Runs) -> El {
-    render::lanes(&View {
+/// What the lanes are drawn from: the full page's lane renderer, with the pointer only (the
+/// keyboard comes with the full page).
+pub fn view<'a>(l: &'a Layout, s: &'a Scenario, r: &'a Runs) -> View<'a> {
+    View {
         scenario: s,
         trace: &r.trace,
         ghost: &r.ghost,
@@ -168,7 +169,13 @@ pub fn lanes(l: &Layout, s: &Scenario, r: &Runs) -> El {
         handles: true,
         keyboard: false,
         lock_lane: true,
-    })
+    }
+}
+
+/// The lanes, from the one lane renderer the full page uses: the lock service, the clients,
+/// the storage and the comparison.
+pub fn lanes(l: &Layout, s: &Scenario, r: &Runs) -> Vec<(LaneKey, El)> {
+    render::drawn(&view(l, s, r))
 }
 
 fn axis(o: &mut String, l: &Layout) {

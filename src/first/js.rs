@@ -6,6 +6,7 @@ use super::{draw, First};
 use crate::ui::lanes::geometry::{svg_x, svg_y};
 use crate::ui::lanes::patch::Painter;
 use crate::ui::lanes::render::node::El;
+use crate::ui::lanes::render::LaneKey;
 use wasm_bindgen::prelude::*;
 
 /// A scenario, its runs and its drawing: the default one for a first visit, or a link's or a
@@ -14,7 +15,7 @@ use wasm_bindgen::prelude::*;
 pub struct FirstStage {
     f: First,
     /// The lanes as the last `timeline` wrote them, until `adopt` hands them to the painter.
-    written: Option<El>,
+    written: Option<Vec<(LaneKey, El)>>,
     painter: Painter,
 }
 
@@ -92,7 +93,7 @@ impl FirstStage {
     pub fn paint(&mut self, lanes: &web_sys::Element) {
         let f = &self.f;
         self.painter
-            .paint(lanes, draw::lanes(&f.layout, &f.scenario, &f.runs));
+            .paint(lanes, &draw::view(&f.layout, &f.scenario, &f.runs), None);
     }
 
     /// The timeline's box is now `width_px` wide; true if it must be drawn again.

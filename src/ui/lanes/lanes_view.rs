@@ -6,7 +6,7 @@
 
 use super::geometry::Layout;
 use super::patch::Painter;
-use super::render::{lanes, View};
+use super::render::View;
 use crate::sim::compare::Contrast;
 use crate::sim::{Scenario, Trace};
 use crate::ui::model::selection::EventRef;
@@ -41,27 +41,41 @@ impl PartialEq for LanesProps {
     }
 }
 
+impl LanesProps {
+    fn view(&self) -> View<'_> {
+        View {
+            scenario: &self.scenario,
+            trace: &self.trace,
+            ghost: &self.ghost,
+            contrast: &self.contrast,
+            layout: &self.layout,
+            uid: &self.uid,
+            selected: self.selected,
+            handles: !self.readonly,
+            keyboard: true,
+            lock_lane: self.lock_lane,
+        }
+    }
+}
+
 #[component]
 pub fn Lanes(props: &LanesProps) -> Html {
     let node = use_node_ref();
-    let painter = use_mut_ref(Painter::default);
+    // The painter, and the props of its last paint: a lane whose part of them did not change
+    // is not drawn again.
+    let painter = use_mut_ref(|| (Painter::default(), None::<LanesProps>));
     {
         let (node, p) = (node.clone(), props.clone());
         use_effect(move || {
             if let Some(root) = node.cast::<web_sys::Element>() {
-                let drawing = lanes(&View {
-                    scenario: &p.scenario,
-                    trace: &p.trace,
-                    ghost: &p.ghost,
-                    contrast: &p.contrast,
-                    layout: &p.layout,
-                    uid: &p.uid,
-                    selected: p.selected,
-                    handles: !p.readonly,
-                    keyboard: true,
-                    lock_lane: p.lock_lane,
-                });
-                painter.borrow_mut().paint(&root, drawing);
+                let mut state = painter.borrow_mut();
+                let (painter, last) = &mut *state;
+                painter.paint(
+                    &root,
+                    &p.view(),
+                    last.as_ref().map(LanesProps::view).as_ref(),
+                );
+                *last = Some(p);
             }
         });
     }

@@ -6,48 +6,65 @@
 //! drawing kept its shape, and an element moved within its list is focused again.
 
 use super::render::diff::{diff, Op};
-use super::render::node::{markup_of, El};
+use super::render::node::El;
+use super::render::{drawn, keys, lane, same, LaneKey, View};
 use wasm_bindgen::JsCast;
 use web_sys::{Element, Node};
 
-/// What was drawn, and where.
+/// The lanes drawn, and where.
 #[derive(Default)]
 pub struct Painter {
-    drawn: Option<(Element, El)>,
+    drawn: Option<(Element, Vec<(LaneKey, El)>)>,
 }
 
 impl Painter {
-    /// Draws `next` (its children) into `root`: only what changed, if `root` holds the last
-    /// drawing. Returns the number of writes made.
-    pub fn paint(&mut self, root: &Element, next: El) -> usize {
-        let same_root = self
-            .drawn
-            .as_ref()
-            .is_some_and(|(el, _)| el.is_same_node(Some(root)));
-        let writes = match self.drawn.take() {
-            Some((_, old)) if same_root => {
-                let ops = diff(&old, &next);
-                let focused = focused_in(root);
-                for op in &ops {
-                    apply(root, op);
-                }
-                if let Some(f) = focused {
-                    refocus(&f);
-                }
-                ops.len()
-            }
-            _ => {
-                root.set_inner_html(&markup_of(next.els()));
-                1
-            }
+    /// Draws `v`'s lanes into `root`. If `root` holds the last drawing, only the lanes that
+    /// may have changed since `prev` (every lane, without it) are drawn, and only what changed
+    /// in them is written. Returns the number of writes made.
+    pub fn paint(&mut self, root: &Element, v: &View, prev: Option<&View>) -> usize {
+        let keys = keys(v);
+        let kept = self.drawn.take().filter(|(el, old)| {
+            el.is_same_node(Some(root)) && old.iter().map(|(k, _)| *k).eq(keys.iter().copied())
+        });
+        let Some((el, mut old)) = kept else {
+            let lanes = drawn(v);
+            let mut markup = String::new();
+            lanes.iter().for_each(|(_, e)| e.write(&mut markup));
+            root.set_inner_html(&markup);
+            self.drawn = Some((root.clone(), lanes));
+            return 1;
         };
-        self.drawn = Some((root.clone(), next));
+        let mut writes = 0;
+        // Only a new order moves an element; the one the reader is on keeps the focus.
+        let mut focused = None;
+        for (i, (key, was)) in old.iter_mut().enumerate() {
+            if prev.is_some_and(|p| same(p, v, *key)) {
+                continue;
+            }
+            let (Some(now), Some(at)) = (lane(v, *key), root.children().item(i as u32)) else {
+                continue;
+            };
+            let mut cursor = Cursor::new(&at);
+            let ops = diff(was, &now);
+            if focused.is_none() && ops.iter().any(|o| matches!(o, Op::Order { .. })) {
+                focused = focused_in(root);
+            }
+            for op in ops {
+                apply(&mut cursor, &op);
+                writes += 1;
+            }
+            *was = now;
+        }
+        if let Some(f) = focused {
+            refocus(&f);
+        }
+        self.drawn = Some((el, old));
         writes
     }
 
-    /// `root` already holds `drawn` (written as markup with the rest of a drawing).
-    pub fn adopt(&mut self, root: &Element, drawn: El) {
-        self.drawn = Some((root.clone(), drawn));
+    /// `root` already holds `lanes` (written as markup with the rest of a drawing).
+    pub fn adopt(&mut self, root: &Element, lanes: Vec<(LaneKey, El)>) {
+        self.drawn = Some((root.clone(), lanes));
     }
 
     /// Forgets the drawing: the next paint writes everything.
@@ -56,16 +73,51 @@ impl Painter {
     }
 }
 
-/// The element at `path` under `root`.
-fn at(root: &Element, path: &[u16]) -> Option<Element> {
-    path.iter()
-        .try_fold(root.clone(), |e, &i| e.children().item(u32::from(i)))
+/// Finds the elements the writes address, walking down from the lane's element and keeping
+/// the way down: the writes come in document order, so most are a step or two from the last.
+struct Cursor {
+    path: Vec<u16>,
+    /// The element at each prefix of `path`; `els[0]` is the root.
+    els: Vec<Element>,
 }
 
-fn apply(root: &Element, op: &Op) {
+impl Cursor {
+    fn new(root: &Element) -> Cursor {
+        Cursor {
+            path: Vec::new(),
+            els: vec![root.clone()],
+        }
+    }
+
+    fn at(&mut self, path: &[u16]) -> Option<Element> {
+        let common = self
+            .path
+            .iter()
+            .zip(path)
+            .take_while(|(a, b)| a == b)
+            .count();
+        self.path.truncate(common);
+        self.els.truncate(common + 1);
+        for &i in &path[common..] {
+            let next = self.els.last()?.children().item(u32::from(i))?;
+            self.path.push(i);
+            self.els.push(next);
+        }
+        self.els.last().cloned()
+    }
+
+    /// The element at `path` was written again: what was found below it is gone.
+    fn forget(&mut self, path: &[u16]) {
+        let keep = path.len().min(self.path.len());
+        self.path.truncate(keep.saturating_sub(1));
+        self.els.truncate(self.path.len() + 1);
+    }
+}
+
+fn apply(cursor: &mut Cursor, op: &Op) {
     match op {
         Op::Attr { path, name, value } => {
-            if let Some(e) = at(root, path) {
+            if let Some(e) = cursor.at(path) {
                 let _ = match value {
                     Some(v) => e.set_attribute(name, v),
                     None => e.remove_attribute(name),
@@ -73,24 +125,27 @@ fn apply(root: &Element, op: &Op) {
             }
         }
         Op::Text { path, text } => {
-            if let Some(e) = at(root, path) {
+            if let Some(e) = cursor.at(path) {
                 e.set_text_content(Some(text));
             }
         }
         Op::Order { path, from } => {
-            if let Some(e) = at(root, path) {
+            if let Some(e) = cursor.at(path) {
                 order(&e, from);
             }
+            cursor.forget(path);
         }
         Op::Children { path, markup } => {
-            if let Some(e) = at(root, path) {
+            if let Some(e) = cursor.at(path) {
                 e.set_inner_html(markup);
             }
+            cursor.forget(path);
         }
         Op::Replace { path, markup } => {
-            if let Some(e) = at(root, path) {
+            if let Some(e) = cursor.at(path) {
                 e.set_outer_html(markup);
             }
+            cursor.forget(path);
         }
     }
 }

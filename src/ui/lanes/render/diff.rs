@@ -38,10 +38,8 @@ pub fn diff(old: &El, new: &El) -> Vec<Op> {
     ops
 }
 
+/// One pass over both trees: each attribute and text is compared once, not once per level.
 fn el(ops: &mut Vec<Op>, path: &mut Path, old: &El, new: &El) {
-    if old == new {
-        return;
-    }
     if old.tag != new.tag {
         ops.push(Op::Replace {
             path: path.clone(),

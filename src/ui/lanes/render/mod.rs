@@ -15,7 +15,7 @@ mod client;
 mod lock;
 mod storage;
 
-use super::geometry::Layout;
+use super::geometry::{LaneKind, Layout};
 use crate::sim::compare::Contrast;
 use crate::sim::{Scenario, Trace};
 use crate::ui::model::selection::EventRef;
@@ -43,25 +43,109 @@ pub struct View<'a> {
     pub lock_lane: bool,
 }
 
+/// One lane the renderer draws.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum LaneKey {
+    Lock,
+    Client(usize),
+    Storage,
+    Ghost,
+}
+
+/// The lanes the renderer draws for `v`, in drawing order (those the layout has room for).
+pub fn keys(v: &View) -> Vec<LaneKey> {
+    let has = |k: LaneKind| v.layout.lane(k).is_some();
+    let mut keys = Vec::new();
+    if v.lock_lane && has(LaneKind::Lock) {
+        keys.push(LaneKey::Lock);
+    }
+    keys.extend(
+        (0..v.scenario.clients.len())
+            .filter(|&c| has(LaneKind::Client(c)))
+            .map(LaneKey::Client),
+    );
+    keys.extend(
+        [
+            (LaneKind::Storage, LaneKey::Storage),
+            (LaneKind::Ghost, LaneKey::Ghost),
+        ]
+        .into_iter()
+        .filter(|(k, _)| has(*k))
+        .map(|(_, key)| key),
+    );
+    keys
+}
+
+/// One lane's drawing.
+pub fn lane(v: &View, key: LaneKey) -> Option<El> {
+    match key {
+        LaneKey::Lock => lock::lock_lane(v.layout, v.trace),
+        LaneKey::Client(c) => client::client_lane(v, c),
+        LaneKey::Storage => storage::storage_lane(v, false),
+        LaneKey::Ghost => storage::storage_lane(v, true),
+    }
+}
+
+/// Every lane of `v` with its key, in drawing order.
+pub fn drawn(v: &View) -> Vec<(LaneKey, El)> {
+    keys(v)
+        .into_iter()
+        .filter_map(|k| Some((k, lane(v, k)?)))
+        .collect()
+}
+
 /// The lanes, in drawing order, as the children of one `<g class="fp-lanes">`.
 pub fn lanes(v: &View) -> El {
-    let mut root = El::g().a("class", "fp-lanes");
-    if v.lock_lane {
-        if let Some(l) = lock::lock_lane(v.layout, v.trace) {
-            root.push(l);
+    El::g()
+        .a("class", "fp-lanes")
+        .children(drawn(v).into_iter().map(|(_, e)| e))
+}
+
+/// Whether lane `key` draws the same in `a` and in `b`: it reads nothing that differs (the
+/// parts of the scenario and the runs it draws, compared in place, the layout and the mode).
+/// Mid-drag most lanes are the same from frame to frame, and are neither drawn nor compared.
+pub fn same(a: &View, b: &View, key: LaneKey) -> bool {
+    let mode = (a.uid, a.handles, a.keyboard, a.lock_lane);
+    if a.layout != b.layout || mode != (b.uid, b.handles, b.keyboard, b.lock_lane) {
+        return false;
+    }
+    let (ta, tb) = (a.trace, b.trace);
+    let same_run = std::ptr::eq(ta, tb);
+    match key {
+        LaneKey::Lock => same_run || (ta.leases == tb.leases && ta.clients == tb.clients),
+        LaneKey::Client(c) => {
+            let on = |v: &View| v.selected.filter(|r| r.client == c).map(|r| r.event);
+            let mine = |s: &&crate::sim::trace::Step| s.client == c;
+            let held = |s: &&crate::sim::trace::BeliefSpan| s.client == c;
+            on(a) == on(b)
+                && a.scenario.clients.get(c) == b.scenario.clients.get(c)
+                && (same_run
+                    || (ta
+                        .steps
+                        .iter()
+                        .filter(mine)
+                        .eq(tb.steps.iter().filter(mine))
+                        && ta
+                            .beliefs
+                            .iter()
+                            .filter(held)
+                            .eq(tb.beliefs.iter().filter(held))))
+        }
+        LaneKey::Storage => same_run || same_storage(ta, tb),
+        LaneKey::Ghost => {
+            a.contrast == b.contrast
+                && (std::ptr::eq(a.ghost, b.ghost) || same_storage(a.ghost, b.ghost))
         }
     }
-    for c in 0..v.scenario.clients.len() {
-        if let Some(l) = client::client_lane(v, c) {
-            root.push(l);
-        }
-    }
-    for ghost in [false, true] {
-        if let Some(l) = storage::storage_lane(v, ghost) {
-            root.push(l);
-        }
-    }
-    root
+}
+
+/// The parts of a run a storage lane draws.
+fn same_storage(a: &Trace, b: &Trace) -> bool {
+    a.writes == b.writes
+        && a.balance == b.balance
+        && a.clients == b.clients
+        && a.final_balance == b.final_balance
+        && a.verdict.safe == b.verdict.safe
 }
 
 /// The hit rectangles, moved by `(dx, dy)` (a marker's are drawn inside its translation).

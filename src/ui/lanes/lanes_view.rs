@@ -11,6 +11,7 @@ use crate::sim::compare::Contrast;
 use crate::sim::{Scenario, Trace};
 use crate::ui::model::selection::EventRef;
 use std::rc::Rc;
+use wasm_bindgen::JsCast;
 use yew::prelude::*;
 
 #[derive(Properties, Clone)]
@@ -67,7 +68,8 @@ pub fn Lanes(props: &LanesProps) -> Html {
     {
         let (node, p) = (node.clone(), props.clone());
         use_effect(move || {
-            if let Some(root) = node.cast::<web_sys::Element>() {
+            // The node is the `<g>` below, an element: no type check across the boundary.
+            if let Some(root) = node.get().map(JsCast::unchecked_into::<web_sys::Element>) {
                 let mut state = painter.borrow_mut();
                 let (painter, last) = &mut *state;
                 painter.paint(

@@ -110,21 +110,22 @@ fn beliefs(v: &View, c: usize, name: &str, top: i32) -> El {
             g.push(text("small", x0 + 5, y + 11, held));
         }
         if let Some(xs) = x_stale {
-            let why = format!(
-                "{name} still believes it holds the lock, but its lease ended at {} ms",
-                b.stale_from_ms.unwrap_or(0)
-            );
-            g.push(
-                El::new("rect")
-                    .a("class", "stale")
-                    .a("x", xs)
-                    .a("y", y)
-                    .a("width", (x_end - xs).max(1))
-                    .a("height", BELIEF_H)
-                    .a("fill", format!("url(#{}-hatch-stale)", v.uid))
-                    .a("data-testid", format!("stale-{name}-{i}"))
-                    .child(El::new("title").text(why)),
-            );
+            let mut stale = El::new("rect")
+                .a("class", "stale")
+                .a("x", xs)
+                .a("y", y)
+                .a("width", (x_end - xs).max(1))
+                .a("height", BELIEF_H)
+                .a("fill", format!("url(#{}-hatch-stale)", v.uid))
+                .a("data-testid", format!("stale-{name}-{i}"));
+            if v.full() {
+                let why = format!(
+                    "{name} still believes it holds the lock, but its lease ended at {} ms",
+                    b.stale_from_ms.unwrap_or(0)
+                );
+                stale.push(El::new("title").text(why));
+            }
+            g.push(stale);
             let room = x_end - xs - 8;
             let words = [
                 "✗ still believes it holds the lock",
@@ -216,9 +217,9 @@ impl Lane<'_> {
             .a("data-testid", testid)
     }
 
-    fn keyboard(&self, g: El, role: &str, label: String) -> El {
-        if self.v.keyboard {
-            g.a("tabindex", 0).a("role", role).a("aria-label", label)
+    fn keyboard(&self, g: El, role: &str, label: impl FnOnce() -> String) -> El {
+        if self.v.full() {
+            g.a("tabindex", 0).a("role", role).a("aria-label", label())
         } else {
             g
         }
@@ -226,7 +227,7 @@ impl Lane<'_> {
 
     /// A handle's slider values: where it is on the axis.
     fn slider(&self, g: El, at_ms: u64) -> El {
-        if self.v.keyboard {
+        if self.v.full() {
             g.a("aria-valuemin", 0)
                 .a("aria-valuemax", self.v.layout.axis.end_ms)
                 .a("aria-valuenow", at_ms)
@@ -238,8 +239,10 @@ impl Lane<'_> {
 
     fn event(&self, i: usize, e: &Event, points: &[(usize, i32)]) -> El {
         let (l, t) = (self.v.layout, self.v.trace);
-        let step = badge_step(&t.steps, self.c, i);
-        let aria = aria_label(self.name, e, step.map(|s| s.text.as_str()));
+        let aria = || {
+            let step = badge_step(&t.steps, self.c, i);
+            aria_label(self.name, e, step.map(|s| s.text.as_str()))
+        };
         let x = l.axis.x(e.at_ms());
         match e {
             Event::Pause { cause, .. } => {
@@ -279,7 +282,8 @@ impl Lane<'_> {
                         let which = if part == Part::Start { "Start" } else { "End" };
                         let h =
                             self.part(i, "fp-handle", p, format!("pause-{}-{i}-{p}", self.name));
-                        let label = format!("{which} of {}'s {} pause", self.name, cause.label());
+                        let label =
+                            || format!("{which} of {}'s {} pause", self.name, cause.label());
                         let mut h = self.slider(self.keyboard(h, "slider", label), at);
                         hit_rects(&mut h, self.rects(i, part), (0, 0));
                         h.push(ring(hx - 6, y - 5, 12, PAUSE_H + 10, 3));
@@ -335,7 +339,7 @@ impl Lane<'_> {
                         "end",
                         format!("debit-{}-{i}-end", self.name),
                     );
-                    let label = format!("Arrival of {}'s debit", self.name);
+                    let label = || format!("Arrival of {}'s debit", self.name);
                     let mut h = self.slider(self.keyboard(h, "slider", label), e.end_ms());
                     hit_rects(&mut h, self.rects(i, Part::End), (0, 0));
                     h.push(ring(fx - 7, y + 3, 14, 14, 3));

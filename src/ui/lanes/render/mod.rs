@@ -43,6 +43,14 @@ pub struct View<'a> {
     pub lock_lane: bool,
 }
 
+impl View<'_> {
+    /// Whether the parts take the keyboard (with their names and values) and carry tooltips:
+    /// the full page. The first stage's build compiles none of it.
+    fn full(&self) -> bool {
+        self.keyboard && !cfg!(feature = "first-stage")
+    }
+}
+
 /// One lane the renderer draws.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum LaneKey {

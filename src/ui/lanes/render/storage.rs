@@ -71,7 +71,7 @@ pub(super) fn storage_lane(v: &View, ghost: bool) -> Option<El> {
     } else {
         g.push(balance(l, t, top, top + lane.height_px - 8));
     }
-    g.push(writes(l, t, top, ghost));
+    g.push(writes(v, t, top, ghost));
     Some(g)
 }
 
@@ -111,7 +111,8 @@ fn balance(l: &Layout, t: &Trace, top: i32, bottom: i32) -> El {
 }
 
 /// Each write's verdict: a glyph where it arrived and its words in one of two rows.
-fn writes(l: &Layout, t: &Trace, top: i32, ghost: bool) -> El {
+fn writes(v: &View, t: &Trace, top: i32, ghost: bool) -> El {
+    let l = v.layout;
     let prefix = if ghost { "ghost-" } else { "" };
     let g = usize::from(ghost);
     let writes: Vec<(i32, String, Mark, String)> = t
@@ -139,10 +140,11 @@ fn writes(l: &Layout, t: &Trace, top: i32, ghost: bool) -> El {
         l.axis.right_px + 8,
         LABEL_Y[g].len(),
     );
+    let full = v.full();
     El::g().children(placed.into_iter().map(|(k, lx, row)| {
         let (x, words, m, id) = &writes[k];
         let mut w = El::g().a("class", "fp-write").a("data-testid", id.clone());
-        if words.contains(ONE_WRITE_PER_GRANT) {
+        if full && words.contains(ONE_WRITE_PER_GRANT) {
             w.push(El::new("title").text(format!("Why: {STRICT_RULE_WHY}.")));
         }
         w.child(

@@ -1,7 +1,7 @@
 //! The full page's lanes as drawn by the one lane renderer (`render`): a thin component that
-//! gives it one `<g>` (a `NodeRef`) and, after each of its renders, has the patcher write only
-//! what changed since the last frame. Yew never looks inside that `<g>`: it keeps the controls,
-//! the inspectors and the rest of the timeline. The props compare the runs by identity, so the
+//! owns one `<g>` (given to Yew as a node reference) and, in each of its renders, has the
+//! patcher write only what changed since the last frame. Yew never looks inside that `<g>`: it
+//! keeps the controls, the inspectors and the rest of the timeline. The props compare the runs by identity, so the
 //! lanes are drawn again only when the run, the layout, the selection or the mode changes.
 
 use super::geometry::Layout;
@@ -11,7 +11,6 @@ use crate::sim::compare::Contrast;
 use crate::sim::{Scenario, Trace};
 use crate::ui::model::selection::EventRef;
 use std::rc::Rc;
-use wasm_bindgen::JsCast;
 use yew::prelude::*;
 
 #[derive(Properties, Clone)]
@@ -61,25 +60,37 @@ impl LanesProps {
 
 #[component]
 pub fn Lanes(props: &LanesProps) -> Html {
-    let node = use_node_ref();
+    // The lanes' own `<g>`, made once and handed to Yew as a node of ours (`VNode::VRef`): Yew
+    // places it and never looks inside.
+    let root = use_memo((), |_| lanes_root());
     // The painter, and the props of its last paint: a lane whose part of them did not change
     // is not drawn again.
     let painter = use_mut_ref(|| (Painter::default(), None::<LanesProps>));
+    let Some(root) = root.as_ref() else {
+        return html! {};
+    };
+    // Painted here, in the render, not in an effect: Yew may yield to the browser between a
+    // long render and its effects, and a frame must never show the rest of the page's new run
+    // beside the lanes of the old one.
     {
-        let (node, p) = (node.clone(), props.clone());
-        use_effect(move || {
-            // The node is the `<g>` below, an element: no type check across the boundary.
-            if let Some(root) = node.get().map(JsCast::unchecked_into::<web_sys::Element>) {
-                let mut state = painter.borrow_mut();
-                let (painter, last) = &mut *state;
-                painter.paint(
-                    &root,
-                    &p.view(),
-                    last.as_ref().map(LanesProps::view).as_ref(),
-                );
-                *last = Some(p);
-            }
-        });
+        let mut state = painter.borrow_mut();
+        let (painter, last) = &mut *state;
+        painter.paint(
+            root,
+            &props.view(),
+            last.as_ref().map(LanesProps::view).as_ref(),
+        );
+        *last = Some(props.clone());
     }
-    html! { <g class="fp-lanes" ref={node} /> }
+    Html::VRef(root.clone().into())
+}
+
+/// A `<g class="fp-lanes">` in the SVG namespace, for the lanes.
+fn lanes_root() -> Option<web_sys::Element> {
+    let doc = web_sys::window()?.document()?;
+    let g = doc
+        .create_element_ns(Some("http://www.w3.org/2000/svg"), "g")
+        .ok()?;
+    g.set_attribute("class", "fp-lanes").ok()?;
+    Some(g)
 }

@@ -9,7 +9,7 @@ use super::Runs;
 use crate::sim::compare::summary;
 use crate::sim::words::LEGEND;
 use crate::sim::{Event, Scenario};
-use crate::ui::lanes::geometry::{LaneKind, Layout, FOOT_PX, HEADER_PX};
+use crate::ui::lanes::geometry::Layout;
 use crate::ui::lanes::render::{self, node::El, LaneKey, View};
 use crate::ui::model::heading::{Heading, EDITED_CAPTION};
 use std::fmt::Write;
@@ -147,8 +147,8 @@ pub fn timeline_with(l: &Layout, lanes: &[(LaneKey, El)]) -> String {
         o,
         r#"<svg class="fp-timeline" data-testid="first-timeline" role="group" aria-label="Timeline: lock service, clients and storage over time" viewBox="0 0 {w} {h}" width="{w}" height="{h}"><defs><pattern id="{UID}-hatch-pause" patternUnits="userSpaceOnUse" width="7" height="7" patternTransform="rotate(45)"><line x1="0" y1="0" x2="0" y2="7" class="fp-hatch-pause"/></pattern><pattern id="{UID}-hatch-stale" patternUnits="userSpaceOnUse" width="6" height="6" patternTransform="rotate(-45)"><line x1="0" y1="0" x2="0" y2="6" class="fp-hatch-stale"/></pattern></defs>"#
     );
-    axis(&mut o, l);
-    backdrop(&mut o, l);
+    // The axis and the lanes' backgrounds, as the full page draws them (no playhead strip).
+    render::ground::ground(l, false).write(&mut o);
     o.push_str(r#"<g class="fp-lanes">"#);
     lanes.iter().for_each(|(_, e)| e.write(&mut o));
     o.push_str("</g></svg>");
@@ -176,54 +176,6 @@ pub fn view<'a>(l: &'a Layout, s: &'a Scenario, r: &'a Runs) -> View<'a> {
 /// the storage and the comparison.
 pub fn lanes(l: &Layout, s: &Scenario, r: &Runs) -> Vec<(LaneKey, El)> {
     render::drawn(&view(l, s, r))
-}
-
-fn axis(o: &mut String, l: &Layout) {
-    let bottom = l.height_px - FOOT_PX;
-    let ticks = l.axis.ticks();
-    o.push_str(r#"<g class="fp-axis"><g class="fp-grid">"#);
-    for &t in &ticks {
-        let x = l.axis.x(t);
-        let _ = write!(
-            o,
-            r#"<line x1="{x}" x2="{x}" y1="{}" y2="{bottom}" data-testid="grid-{t}"/>"#,
-            HEADER_PX - 4
-        );
-    }
-    o.push_str("</g>");
-    let last = ticks.last().copied();
-    for &t in &ticks {
-        let (label, anchor) = if Some(t) == last {
-            (format!("{t} ms"), "end")
-        } else {
-            (t.to_string(), "middle")
-        };
-        let _ = write!(
-            o,
-            r#"<text x="{}" y="14" text-anchor="{anchor}" data-testid="tick-{t}">{label}</text>"#,
-            l.axis.x(t)
-        );
-    }
-    o.push_str("</g>");
-}
-
-fn backdrop(o: &mut String, l: &Layout) {
-    let w = l.width_px;
-    o.push_str(r#"<g class="fp-backdrop" aria-hidden="true">"#);
-    for lane in &l.lanes {
-        let alt = match lane.kind {
-            LaneKind::Lock | LaneKind::Ghost => " alt",
-            LaneKind::Client(c) if c % 2 == 1 => " alt",
-            LaneKind::Instance(i) if i % 2 == 0 => " alt",
-            _ => "",
-        };
-        let (top, height) = (lane.top_px, lane.height_px);
-        let _ = write!(
-            o,
-            r#"<rect class="fp-lane-bg{alt}" x="0" y="{top}" width="{w}" height="{height}"/><line class="fp-lane-sep" x1="0" x2="{w}" y1="{top}" y2="{top}"/>"#
-        );
-    }
-    o.push_str("</g>");
 }
 
 #[cfg(test)]

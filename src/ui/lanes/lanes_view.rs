@@ -62,7 +62,7 @@ impl LanesProps {
 pub fn Lanes(props: &LanesProps) -> Html {
     // The lanes' own `<g>`, made once and handed to Yew as a node of ours (`VNode::VRef`): Yew
     // places it and never looks inside.
-    let root = use_memo((), |_| lanes_root());
+    let root = use_memo((), |_| svg_g("fp-lanes"));
     // The painter, and the props of its last paint: a lane whose part of them did not change
     // is not drawn again.
     let painter = use_mut_ref(|| (Painter::default(), None::<LanesProps>));
@@ -85,12 +85,12 @@ pub fn Lanes(props: &LanesProps) -> Html {
     Html::VRef(root.clone().into())
 }
 
-/// A `<g class="fp-lanes">` in the SVG namespace, for the lanes.
-fn lanes_root() -> Option<web_sys::Element> {
+/// A `<g>` of `class` in the SVG namespace, for a drawing of the renderer's.
+pub(super) fn svg_g(class: &str) -> Option<web_sys::Element> {
     let doc = web_sys::window()?.document()?;
     let g = doc
         .create_element_ns(Some("http://www.w3.org/2000/svg"), "g")
         .ok()?;
-    g.set_attribute("class", "fp-lanes").ok()?;
+    g.set_attribute("class", class).ok()?;
     Some(g)
 }

@@ -13,13 +13,11 @@ pub mod render;
 #[cfg(target_arch = "wasm32")]
 mod attempts;
 #[cfg(target_arch = "wasm32")]
-mod axis;
-#[cfg(target_arch = "wasm32")]
-mod backdrop;
-#[cfg(target_arch = "wasm32")]
 pub(super) mod dom;
 #[cfg(target_arch = "wasm32")]
 mod found;
+#[cfg(target_arch = "wasm32")]
+mod ground_view;
 #[cfg(target_arch = "wasm32")]
 mod lane_advisory;
 #[cfg(target_arch = "wasm32")]

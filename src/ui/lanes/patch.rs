@@ -73,6 +73,24 @@ impl Painter {
     }
 }
 
+/// Draws `next` (its attributes and children) into `root`, which holds `drawn` if given: then
+/// only what changed is written.
+pub fn repaint(root: &Element, drawn: Option<&El>, next: &El) {
+    match drawn {
+        Some(old) => {
+            let mut cursor = Cursor::new(root);
+            for op in diff(old, next) {
+                apply(&mut cursor, &op);
+            }
+        }
+        None => {
+            let mut markup = String::new();
+            next.els().iter().for_each(|e| e.write(&mut markup));
+            root.set_inner_html(&markup);
+        }
+    }
+}
+
 /// Finds the elements the writes address, walking down from the lane's element and keeping
 /// the way down: the writes come in document order, so most are a step or two from the last.
 struct Cursor {

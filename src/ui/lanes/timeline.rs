@@ -6,11 +6,10 @@
 //! empty part of the lanes); the zoom buttons sit in the corner above the lane names.
 
 use super::attempts::Attempts;
-use super::axis::Axis;
-use super::backdrop::backdrop;
 use super::dom;
 use super::found::FoundMarks;
 use super::geometry::{axis_end_ms, centre_ms, scroll_to_centre, Layout, Zoom, HEADER_PX};
+use super::ground_view::Ground;
 use super::lanes_view::Lanes;
 use super::lock_service::LockService;
 use super::messages::Messages;
@@ -344,11 +343,10 @@ pub fn Timeline(props: &TimelineProps) -> Html {
                         <path d="M0,0 L8,4 L0,8 z" class="fp-arrowhead" />
                     </marker>
                 </defs>
-                <Axis layout={layout.clone()} />
                 // Backgrounds first, then the lines that cross lanes (arrows, playhead), then the
                 // lanes: every label is drawn over the lines, on a halo of the background, so no
                 // line runs through text.
-                { backdrop(&layout) }
+                <Ground layout={layout.clone()} />
                 <Messages trace={props.trace.clone()} layout={layout.clone()} uid={uid.clone()} />
                 <Playhead layout={layout.clone()} at_ms={props.playhead_ms} />
                 <LockService scenario={props.scenario.clone()} trace={props.trace.clone()} layout={layout.clone()}

@@ -9,6 +9,7 @@
 //! components (`lock_service.rs`); their client and storage lanes are drawn here like any other.
 
 pub mod diff;
+pub mod ground;
 pub mod node;
 
 mod client;

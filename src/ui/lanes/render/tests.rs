@@ -316,3 +316,24 @@ fn read(markup: &str) -> El {
     normalise(&mut e);
     e
 }
+
+#[test]
+fn the_ground_has_every_tick_and_a_background_per_lane() {
+    let s = crate::sim::presets::default_scenario();
+    let r = runs(&s);
+    let l = layout(&s, &r);
+    let g = ground::ground(&l, true);
+    for t in l.axis.ticks() {
+        assert!(g.find(&format!("tick-{t}")).is_some() && g.find(&format!("grid-{t}")).is_some());
+    }
+    assert!(g.find("axis").is_some());
+    assert!(
+        ground::ground(&l, false).find("axis").is_none(),
+        "no strip without a playhead"
+    );
+    let mut backgrounds = 0;
+    g.walk(&mut |e| {
+        backgrounds += usize::from(e.get("class").is_some_and(|c| c.starts_with("fp-lane-bg")))
+    });
+    assert_eq!(backgrounds, l.lanes.len());
+}

@@ -21,11 +21,7 @@ mod ground_view;
 #[cfg(target_arch = "wasm32")]
 mod lane_advisory;
 #[cfg(target_arch = "wasm32")]
-mod lane_etcd;
-#[cfg(target_arch = "wasm32")]
 mod lane_instance;
-#[cfg(target_arch = "wasm32")]
-mod lane_service;
 #[cfg(target_arch = "wasm32")]
 mod lane_zk;
 #[cfg(target_arch = "wasm32")]

@@ -5,15 +5,19 @@
 //! `diff` finds changed (`patch.rs`): no virtual DOM per lane or event mid-drag. Plain Rust,
 //! tested natively: what a lane shows is asserted on the tree.
 //!
-//! Redlock's instances, etcd, the advisory lock and ZooKeeper keep their own lock lanes as Yew
-//! components (`lock_service.rs`); their client and storage lanes are drawn here like any other.
+//! The lock service's lane is drawn here for a single Redis, etcd and Redlock collapsed into one
+//! lane; Redlock's instance lanes (draggable instance events), the advisory lock's and
+//! ZooKeeper's keep their Yew components (`lock_service.rs`). Every service's client and storage
+//! lanes are drawn here.
 
 pub mod diff;
 pub mod ground;
 pub mod node;
 
 mod client;
+mod etcd;
 mod lock;
+mod service;
 mod storage;
 
 use super::geometry::{LaneKind, Layout};
@@ -39,8 +43,8 @@ pub struct View<'a> {
     /// Whether the events take the keyboard (focusable, with roles, names and values for a
     /// screen reader); the first stage takes the pointer only.
     pub keyboard: bool,
-    /// Whether the lock service's lane is drawn here: a single Redis; any other service draws
-    /// its own.
+    /// Whether the lock service's lane is drawn here: a single Redis, etcd, or Redlock collapsed
+    /// into one lane; Redlock's instance lanes, the advisory lock and ZooKeeper draw their own.
     pub lock_lane: bool,
 }
 
@@ -88,6 +92,12 @@ pub fn keys(v: &View) -> Vec<LaneKey> {
 /// One lane's drawing.
 pub fn lane(v: &View, key: LaneKey) -> Option<El> {
     match key {
+        LaneKey::Lock if v.trace.is_etcd() => etcd::etcd_lane(v.layout, v.trace),
+        // Redlock with one lane for the service (the layout's room decides); the first stage
+        // never draws Redlock, and its build leaves this lane out.
+        LaneKey::Lock if !cfg!(feature = "first-stage") && v.scenario.lock.redlock.is_some() => {
+            service::service_lane(v.layout, v.trace)
+        }
         LaneKey::Lock => lock::lock_lane(v.layout, v.trace),
         LaneKey::Client(c) => client::client_lane(v, c),
         LaneKey::Storage => storage::storage_lane(v, false),
@@ -121,7 +131,15 @@ pub fn same(a: &View, b: &View, key: LaneKey) -> bool {
     let (ta, tb) = (a.trace, b.trace);
     let same_run = std::ptr::eq(ta, tb);
     match key {
-        LaneKey::Lock => same_run || (ta.leases == tb.leases && ta.clients == tb.clients),
+        LaneKey::Lock => {
+            same_run
+                || (ta.leases == tb.leases
+                    && ta.clients == tb.clients
+                    && ta.etcd == tb.etcd
+                    && ta.majorities == tb.majorities
+                    && ta.instance_marks == tb.instance_marks
+                    && (ta.majority, ta.instances.len()) == (tb.majority, tb.instances.len()))
+        }
         LaneKey::Client(c) => {
             let on = |v: &View| v.selected.filter(|r| r.client == c).map(|r| r.event);
             let mine = |s: &&crate::sim::trace::Step| s.client == c;

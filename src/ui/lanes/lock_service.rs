@@ -1,9 +1,8 @@
-//! The lock service's lanes the lane renderer does not draw (it draws the single Redis, etcd and
-//! collapsed Redlock ones): Redlock's lane per instance, when the layout made room for them, the
-//! PostgreSQL lane of an advisory lock, or the ZooKeeper lane.
+//! The lock service's lanes the lane renderer does not draw (it draws the single Redis, etcd,
+//! advisory-lock and collapsed Redlock ones): Redlock's lane per instance, when the layout made
+//! room for them, or the ZooKeeper lane.
 
 use super::geometry::{LaneKind, Layout};
-use super::lane_advisory::AdvisoryLane;
 use super::lane_instance::InstanceLane;
 use super::lane_zk::ZkLane;
 use crate::sim::{Scenario, Trace};
@@ -25,9 +24,6 @@ pub struct LockServiceProps {
 #[component]
 pub fn LockService(props: &LockServiceProps) -> Html {
     let (trace, layout) = (props.trace.clone(), props.layout.clone());
-    if trace.is_advisory() {
-        return html! { <AdvisoryLane {trace} {layout} /> };
-    }
     if trace.is_zookeeper() {
         return html! { <ZkLane {trace} {layout} /> };
     }
@@ -36,7 +32,7 @@ pub fn LockService(props: &LockServiceProps) -> Html {
     let Some(r) = &props.scenario.lock.redlock else {
         return html! {};
     };
-    if trace.is_etcd() || layout.lane(LaneKind::Lock).is_some() {
+    if trace.is_etcd() || trace.is_advisory() || layout.lane(LaneKind::Lock).is_some() {
         return html! {};
     }
     let clients = Rc::new(props.trace.clients.clone());

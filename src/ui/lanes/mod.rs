@@ -19,8 +19,6 @@ mod found;
 #[cfg(target_arch = "wasm32")]
 mod ground_view;
 #[cfg(target_arch = "wasm32")]
-mod lane_advisory;
-#[cfg(target_arch = "wasm32")]
 mod lane_instance;
 #[cfg(target_arch = "wasm32")]
 mod lane_zk;

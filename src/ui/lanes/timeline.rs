@@ -311,9 +311,9 @@ pub fn Timeline(props: &TimelineProps) -> Html {
     let uid = &props.uid;
     let (w, h) = (layout.width_px, layout.height_px);
     let t = &props.trace;
-    // The renderer draws the single Redis, etcd and collapsed Redlock lanes; without room for
+    // The renderer draws every lock lane but ZooKeeper's and Redlock's per instance; without room for
     // one lane (Redlock's instances each get theirs) the layout has no lock lane at all.
-    let lock_lane = !t.is_advisory() && !t.is_zookeeper();
+    let lock_lane = !t.is_zookeeper();
     html! {
         <div class="fp-timeline-box" data-zoom={zoom.factor().to_string()}>
         <div class="fp-zoom" role="group" aria-label="Zoom the time axis">

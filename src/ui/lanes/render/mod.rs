@@ -5,15 +5,16 @@
 //! `diff` finds changed (`patch.rs`): no virtual DOM per lane or event mid-drag. Plain Rust,
 //! tested natively: what a lane shows is asserted on the tree.
 //!
-//! The lock service's lane is drawn here for a single Redis, etcd and Redlock collapsed into one
-//! lane; Redlock's instance lanes (draggable instance events), the advisory lock's and
-//! ZooKeeper's keep their Yew components (`lock_service.rs`). Every service's client and storage
+//! The lock service's lane is drawn here for a single Redis, etcd, the advisory lock and Redlock
+//! collapsed into one lane; Redlock's instance lanes (draggable instance events) and ZooKeeper's
+//! keep their Yew components (`lock_service.rs`). Every service's client and storage
 //! lanes are drawn here.
 
 pub mod diff;
 pub mod ground;
 pub mod node;
 
+mod advisory;
 mod client;
 mod etcd;
 mod lock;
@@ -43,8 +44,8 @@ pub struct View<'a> {
     /// Whether the events take the keyboard (focusable, with roles, names and values for a
     /// screen reader); the first stage takes the pointer only.
     pub keyboard: bool,
-    /// Whether the lock service's lane is drawn here: a single Redis, etcd, or Redlock collapsed
-    /// into one lane; Redlock's instance lanes, the advisory lock and ZooKeeper draw their own.
+    /// Whether the lock service's lane is drawn here: a single Redis, etcd, the advisory lock, or
+    /// Redlock collapsed into one lane; Redlock's instance lanes and ZooKeeper draw their own.
     pub lock_lane: bool,
 }
 
@@ -93,6 +94,7 @@ pub fn keys(v: &View) -> Vec<LaneKey> {
 pub fn lane(v: &View, key: LaneKey) -> Option<El> {
     match key {
         LaneKey::Lock if v.trace.is_etcd() => etcd::etcd_lane(v.layout, v.trace),
+        LaneKey::Lock if v.trace.is_advisory() => advisory::advisory_lane(v.layout, v.trace),
         // Redlock with one lane for the service (the layout's room decides); the first stage
         // never draws Redlock, and its build leaves this lane out.
         LaneKey::Lock if !cfg!(feature = "first-stage") && v.scenario.lock.redlock.is_some() => {
@@ -136,6 +138,7 @@ pub fn same(a: &View, b: &View, key: LaneKey) -> bool {
                 || (ta.leases == tb.leases
                     && ta.clients == tb.clients
                     && ta.etcd == tb.etcd
+                    && ta.advisory == tb.advisory
                     && ta.majorities == tb.majorities
                     && ta.instance_marks == tb.instance_marks
                     && (ta.majority, ta.instances.len()) == (tb.majority, tb.instances.len()))

@@ -23,8 +23,6 @@ pub struct LanesProps {
     pub uid: AttrValue,
     pub selected: Option<EventRef>,
     pub readonly: bool,
-    /// Whether the single lock service's lane is drawn here (any other service draws its own).
-    pub lock_lane: bool,
 }
 
 impl PartialEq for LanesProps {
@@ -37,7 +35,6 @@ impl PartialEq for LanesProps {
             && self.uid == o.uid
             && self.selected == o.selected
             && self.readonly == o.readonly
-            && self.lock_lane == o.lock_lane
     }
 }
 
@@ -53,7 +50,9 @@ impl LanesProps {
             selected: self.selected,
             handles: !self.readonly,
             keyboard: true,
-            lock_lane: self.lock_lane,
+            // Every lock lane but Redlock's per instance: without room for one lane (Redlock's
+            // instances each get theirs) the layout has no lock lane at all.
+            lock_lane: true,
         }
     }
 }

@@ -1,10 +1,8 @@
-//! The lock service's lanes the lane renderer does not draw (it draws the single Redis, etcd,
-//! advisory-lock and collapsed Redlock ones): Redlock's lane per instance, when the layout made
-//! room for them, or the ZooKeeper lane.
+//! The lock service's lanes the lane renderer does not draw (it draws every other one):
+//! Redlock's lane per instance, when the layout made room for them.
 
 use super::geometry::{LaneKind, Layout};
 use super::lane_instance::InstanceLane;
-use super::lane_zk::ZkLane;
 use crate::sim::{Scenario, Trace};
 use crate::ui::model::selection::InstanceRef;
 use std::rc::Rc;
@@ -24,15 +22,13 @@ pub struct LockServiceProps {
 #[component]
 pub fn LockService(props: &LockServiceProps) -> Html {
     let (trace, layout) = (props.trace.clone(), props.layout.clone());
-    if trace.is_zookeeper() {
-        return html! { <ZkLane {trace} {layout} /> };
-    }
     // The single Redis, etcd and collapsed Redlock lanes are drawn by the lane renderer, with
     // the client and storage lanes (`lanes_view.rs`).
     let Some(r) = &props.scenario.lock.redlock else {
         return html! {};
     };
-    if trace.is_etcd() || trace.is_advisory() || layout.lane(LaneKind::Lock).is_some() {
+    let own = trace.is_etcd() || trace.is_advisory() || trace.is_zookeeper();
+    if own || layout.lane(LaneKind::Lock).is_some() {
         return html! {};
     }
     let clients = Rc::new(props.trace.clients.clone());

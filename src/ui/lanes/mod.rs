@@ -21,8 +21,6 @@ mod ground_view;
 #[cfg(target_arch = "wasm32")]
 mod lane_instance;
 #[cfg(target_arch = "wasm32")]
-mod lane_zk;
-#[cfg(target_arch = "wasm32")]
 mod lanes_view;
 #[cfg(target_arch = "wasm32")]
 mod lock_service;

@@ -310,10 +310,6 @@ pub fn Timeline(props: &TimelineProps) -> Html {
 
     let uid = &props.uid;
     let (w, h) = (layout.width_px, layout.height_px);
-    let t = &props.trace;
-    // The renderer draws every lock lane but ZooKeeper's and Redlock's per instance; without room for
-    // one lane (Redlock's instances each get theirs) the layout has no lock lane at all.
-    let lock_lane = !t.is_zookeeper();
     html! {
         <div class="fp-timeline-box" data-zoom={zoom.factor().to_string()}>
         <div class="fp-zoom" role="group" aria-label="Zoom the time axis">
@@ -355,7 +351,7 @@ pub fn Timeline(props: &TimelineProps) -> Html {
                 // renderer, patched in place frame after frame.
                 <Lanes scenario={props.scenario.clone()} trace={props.trace.clone()} ghost={props.ghost.clone()}
                     contrast={props.contrast.clone()} layout={layout.clone()} uid={uid.clone()}
-                    selected={props.selection.event()} readonly={props.readonly} {lock_lane} />
+                    selected={props.selection.event()} readonly={props.readonly} />
                 <Attempts trace={props.trace.clone()} layout={layout.clone()} />
                 if let Some(marks) = props.found.clone() {
                     <FoundMarks {marks} scenario={props.scenario.clone()} layout={layout.clone()} />

@@ -5,9 +5,9 @@
 //! `diff` finds changed (`patch.rs`): no virtual DOM per lane or event mid-drag. Plain Rust,
 //! tested natively: what a lane shows is asserted on the tree.
 //!
-//! The lock service's lane is drawn here for a single Redis, etcd, the advisory lock and Redlock
-//! collapsed into one lane; Redlock's instance lanes (draggable instance events) and ZooKeeper's
-//! keep their Yew components (`lock_service.rs`). Every service's client and storage
+//! The lock service's lane is drawn here for every service (a single Redis, etcd, the advisory
+//! lock, ZooKeeper, Redlock collapsed into one lane) but Redlock's lanes per instance, whose
+//! events are dragged and focused: they keep their Yew components (`lock_service.rs`). Every service's client and storage
 //! lanes are drawn here.
 
 pub mod diff;
@@ -20,6 +20,7 @@ mod etcd;
 mod lock;
 mod service;
 mod storage;
+mod zk;
 
 use super::geometry::{LaneKind, Layout};
 use crate::sim::compare::Contrast;
@@ -44,8 +45,8 @@ pub struct View<'a> {
     /// Whether the events take the keyboard (focusable, with roles, names and values for a
     /// screen reader); the first stage takes the pointer only.
     pub keyboard: bool,
-    /// Whether the lock service's lane is drawn here: a single Redis, etcd, the advisory lock, or
-    /// Redlock collapsed into one lane; Redlock's instance lanes and ZooKeeper draw their own.
+    /// Whether the lock service's lane is drawn here: every service's, but Redlock's instance
+    /// lanes, which draw their own.
     pub lock_lane: bool,
 }
 
@@ -95,6 +96,7 @@ pub fn lane(v: &View, key: LaneKey) -> Option<El> {
     match key {
         LaneKey::Lock if v.trace.is_etcd() => etcd::etcd_lane(v.layout, v.trace),
         LaneKey::Lock if v.trace.is_advisory() => advisory::advisory_lane(v.layout, v.trace),
+        LaneKey::Lock if v.trace.is_zookeeper() => zk::zk_lane(v.layout, v.trace),
         // Redlock with one lane for the service (the layout's room decides); the first stage
         // never draws Redlock, and its build leaves this lane out.
         LaneKey::Lock if !cfg!(feature = "first-stage") && v.scenario.lock.redlock.is_some() => {
@@ -139,6 +141,7 @@ pub fn same(a: &View, b: &View, key: LaneKey) -> bool {
                     && ta.clients == tb.clients
                     && ta.etcd == tb.etcd
                     && ta.advisory == tb.advisory
+                    && ta.zookeeper == tb.zookeeper
                     && ta.majorities == tb.majorities
                     && ta.instance_marks == tb.instance_marks
                     && (ta.majority, ta.instances.len()) == (tb.majority, tb.instances.len()))

@@ -42,7 +42,7 @@ fn view<'a>(s: &'a Scenario, r: &'a Runs, layout: &'a Layout) -> View<'a> {
         selected: None,
         handles: true,
         keyboard: true,
-        lock_lane: !r.trace.is_zookeeper(),
+        lock_lane: true,
     }
 }
 
@@ -57,7 +57,7 @@ fn draw(s: &Scenario, r: &Runs, layout: &Layout, keyboard: bool) -> El {
         selected: None,
         handles: true,
         keyboard,
-        lock_lane: !r.trace.is_zookeeper(),
+        lock_lane: true,
     })
 }
 
@@ -96,8 +96,8 @@ fn every_preset_draws_its_events_writes_and_lanes() {
             }
         }
         assert!(d.find("lane-storage").is_some() && d.find("lane-ghost").is_some());
-        // The lock service's lane: etcd's, PostgreSQL's, Redlock's service lane or the single
-        // Redis lane; ZooKeeper draws its own.
+        // The lock service's lane: etcd's, PostgreSQL's, ZooKeeper's, Redlock's service lane or
+        // the single Redis lane.
         let own = r.trace.is_advisory() || r.trace.is_zookeeper();
         assert_eq!(d.find("lane-etcd").is_some(), r.trace.is_etcd(), "{}", p.id);
         assert_eq!(
@@ -253,6 +253,10 @@ fn apply(root: &mut El, op: &Op) {
 fn normalise(e: &mut El) {
     e.attrs.sort();
     e.key = None;
+    // An empty text is no text, in the DOM as in markup.
+    if e.kids == Kids::Text(String::new()) {
+        e.kids = Kids::None;
+    }
     if let Kids::Els(v) = &mut e.kids {
         if v.is_empty() {
             e.kids = Kids::None;

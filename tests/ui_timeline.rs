@@ -149,6 +149,28 @@ async fn dragging_the_pause_end_flips_the_debit_and_back() {
     assert_eq!(bar(), long_bar);
 }
 
+/// The lanes are patched in place: a drag rewrites attributes and texts, so the elements it
+/// does not restructure (the lanes, the dragged handle, another client's events) stay the very
+/// same nodes, as focus, pointer capture and a screen reader need.
+#[wasm_bindgen_test]
+async fn a_drag_patches_the_lanes_in_place() {
+    let root = mounted(fenced()).await;
+    let kept = [
+        "lane-A",
+        "pause-A-1-end",
+        "pause-A-1",
+        "lane-B",
+        "event-B-1",
+        "lane-storage",
+    ]
+    .map(|id| (id, get(&root, id)));
+    drag_to(&root, "pause-A-1-end", 40).await;
+    assert_eq!(pause_end_ms(&root), "40");
+    for (id, el) in &kept {
+        assert!(get(&root, id).is_same_node(Some(el)), "{id} was drawn anew");
+    }
+}
+
 #[wasm_bindgen_test]
 async fn dragging_an_event_onto_another_lane_moves_it_to_that_client() {
     let root = mounted(fenced()).await;

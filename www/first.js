@@ -2,7 +2,8 @@
 // The first stage of the page (src/first/): a first visit, or a visit by a link or with a saved
 // scenario that it can draw, downloads a small wasm that draws the scenario's verdict and
 // timeline and lets the reader drag its events, while the full playground loads behind it. Every verdict comes from the core; this file only puts the
-// markup the wasm writes on the page and hands it the pointer. `startFirst` resolves once the
+// markup the wasm writes on the page and hands it the pointer; mid-drag the wasm patches only
+// what changed in the lanes (the full page's lane renderer and patcher, src/ui/lanes/). `startFirst` resolves once the
 // stage can be dragged; `handOver()` waits until no drag is under way, stops listening, leaves
 // the reader's edit in the address (the full page reads its scenario from there) and removes
 // the stage, so the full page can be mounted in its place.
@@ -63,9 +64,20 @@ export async function startFirst(app, from = {}) {
     return null;
   }
   let shownVerdict = '';
-  /** @param {boolean} all the heading and the hint too, not only the timeline and verdict */
-  const draw = (all) => {
-    wrap.innerHTML = stage.timeline();
+  /** @type {Element | null} the lanes' group, which a drag's frames patch in place */
+  let lanes = null;
+  /**
+   * @param {boolean} all the heading and the hint too, not only the timeline and verdict
+   * @param {boolean} [lanesOnly] mid-drag: the axis keeps its length, only the lanes change
+   */
+  const draw = (all, lanesOnly = false) => {
+    if (lanesOnly && lanes?.isConnected) {
+      stage.paint(lanes);
+    } else {
+      wrap.innerHTML = stage.timeline();
+      lanes = wrap.querySelector('.fp-lanes');
+      if (lanes) stage.adopt(lanes);
+    }
     const v = stage.verdict();
     if (v !== shownVerdict) {
       banner.className = stage.verdictClass();
@@ -96,7 +108,7 @@ export async function startFirst(app, from = {}) {
     frame = 0;
     const p = pending;
     pending = null;
-    if (p && stage.dragging() && stage.follow(p.x, p.left, p.width)) draw(false);
+    if (p && stage.dragging() && stage.follow(p.x, p.left, p.width)) draw(false, true);
   };
   /** @param {PointerEvent} e */
   const onMove = (e) => {

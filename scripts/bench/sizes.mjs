@@ -32,9 +32,14 @@ export const GUARD_BYTES = Math.round(BUDGET_BYTES * 1.15);
  * in the storage and the comparison). Then the first stage also drew links and saved scenarios
  * of one Redis (issue 25: the scenario reader, its migrations and messages, and the presets, to
  * tell an edited preset from a scenario of the reader's own): 122 061 B (plus 2%), which before
- * fetched the whole page (about 352 KB with the unused first stage).
+ * fetched the whole page (about 352 KB with the unused first stage). Then the one lane renderer
+ * (issue 25, item 1: src/ui/lanes/render/, the full page's renderer, drawn as a tree of elements
+ * and patched by a diff instead of the first stage's own markup writer): 124 136 B before,
+ * 132 302 B after on 2026-12-05 (+8.2 KB: the renderer's tree +4.1 KB over the markup writer it
+ * replaces, the diff and the patcher that let a drag write only what changed +3.3 KB, their
+ * glue +0.3 KB), within the 150 KB budget; raised here deliberately, plus 2%.
  */
-export const CEILING_BYTES = 124_500;
+export const CEILING_BYTES = 134_900;
 /**
  * The full page's glue and wasm (FULL_PAGE): 274 914 B brotli measured on 2026-12-02, plus 2%.
  * A Redlock link or save, or one the first stage cannot draw, downloads them before it answers

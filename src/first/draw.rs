@@ -5,17 +5,17 @@
 //! selection, and the lanes' handles take the pointer only (the keyboard comes with the full
 //! page). Every number and word comes from the runs.
 
-use super::lanes::{client_lane, storage_lane};
 use super::Runs;
 use crate::sim::compare::summary;
-use crate::sim::words::{span_end_words, LEGEND};
-use crate::sim::{Event, Scenario, Trace};
-use crate::ui::lanes::geometry::{text_width_px, LaneKind, Layout, FOOT_PX, HEADER_PX};
+use crate::sim::words::LEGEND;
+use crate::sim::{Event, Scenario};
+use crate::ui::lanes::geometry::Layout;
+use crate::ui::lanes::render::{self, node::El, LaneKey, View};
 use crate::ui::model::heading::{Heading, EDITED_CAPTION};
 use std::fmt::Write;
 
 /// The id prefix of the timeline's patterns.
-pub(super) const UID: &str = "fp1";
+const UID: &str = "fp1";
 
 /// Text made safe for markup.
 pub fn esc(s: &str) -> String {
@@ -136,134 +136,48 @@ pub fn hint(s: &Scenario, r: &Runs) -> String {
 
 /// The whole timeline: an SVG as wide as `l` says.
 pub fn timeline(l: &Layout, s: &Scenario, r: &Runs) -> String {
+    timeline_with(l, &lanes(l, s, r))
+}
+
+/// The whole timeline around `lanes`, drawn for `l`.
+pub fn timeline_with(l: &Layout, lanes: &[(LaneKey, El)]) -> String {
     let (w, h) = (l.width_px, l.height_px);
     let mut o = String::with_capacity(16 * 1024);
     let _ = write!(
         o,
         r#"<svg class="fp-timeline" data-testid="first-timeline" role="group" aria-label="Timeline: lock service, clients and storage over time" viewBox="0 0 {w} {h}" width="{w}" height="{h}"><defs><pattern id="{UID}-hatch-pause" patternUnits="userSpaceOnUse" width="7" height="7" patternTransform="rotate(45)"><line x1="0" y1="0" x2="0" y2="7" class="fp-hatch-pause"/></pattern><pattern id="{UID}-hatch-stale" patternUnits="userSpaceOnUse" width="6" height="6" patternTransform="rotate(-45)"><line x1="0" y1="0" x2="0" y2="6" class="fp-hatch-stale"/></pattern></defs>"#
     );
-    axis(&mut o, l);
-    backdrop(&mut o, l);
-    lock_lane(&mut o, l, &r.trace);
-    for c in 0..s.clients.len() {
-        client_lane(&mut o, l, s, &r.trace, c);
-    }
-    storage_lane(&mut o, l, &r.trace, None);
-    storage_lane(&mut o, l, &r.ghost, Some(&r.contrast));
-    o.push_str("</svg>");
+    // The axis and the lanes' backgrounds, as the full page draws them (no playhead strip).
+    render::ground::ground(l, false).write(&mut o);
+    o.push_str(r#"<g class="fp-lanes">"#);
+    lanes.iter().for_each(|(_, e)| e.write(&mut o));
+    o.push_str("</g></svg>");
     o
 }
 
-fn axis(o: &mut String, l: &Layout) {
-    let bottom = l.height_px - FOOT_PX;
-    let ticks = l.axis.ticks();
-    o.push_str(r#"<g class="fp-axis"><g class="fp-grid">"#);
-    for &t in &ticks {
-        let x = l.axis.x(t);
-        let _ = write!(
-            o,
-            r#"<line x1="{x}" x2="{x}" y1="{}" y2="{bottom}" data-testid="grid-{t}"/>"#,
-            HEADER_PX - 4
-        );
+/// What the lanes are drawn from: the full page's lane renderer, with the pointer only (the
+/// keyboard comes with the full page).
+pub fn view<'a>(l: &'a Layout, s: &'a Scenario, r: &'a Runs) -> View<'a> {
+    View {
+        scenario: s,
+        trace: &r.trace,
+        ghost: &r.ghost,
+        contrast: &r.contrast,
+        layout: l,
+        uid: UID,
+        selected: None,
+        handles: true,
+        keyboard: false,
+        lock_lane: true,
     }
-    o.push_str("</g>");
-    let last = ticks.last().copied();
-    for &t in &ticks {
-        let (label, anchor) = if Some(t) == last {
-            (format!("{t} ms"), "end")
-        } else {
-            (t.to_string(), "middle")
-        };
-        let _ = write!(
-            o,
-            r#"<text x="{}" y="14" text-anchor="{anchor}" data-testid="tick-{t}">{label}</text>"#,
-            l.axis.x(t)
-        );
-    }
-    o.push_str("</g>");
 }
 
-fn backdrop(o: &mut String, l: &Layout) {
-    let w = l.width_px;
-    o.push_str(r#"<g class="fp-backdrop" aria-hidden="true">"#);
-    for lane in &l.lanes {
-        let alt = match lane.kind {
-            LaneKind::Lock | LaneKind::Ghost => " alt",
-            LaneKind::Client(c) if c % 2 == 1 => " alt",
-            LaneKind::Instance(i) if i % 2 == 0 => " alt",
-            _ => "",
-        };
-        let (top, height) = (lane.top_px, lane.height_px);
-        let _ = write!(
-            o,
-            r#"<rect class="fp-lane-bg{alt}" x="0" y="{top}" width="{w}" height="{height}"/><line class="fp-lane-sep" x1="0" x2="{w}" y1="{top}" y2="{top}"/>"#
-        );
-    }
-    o.push_str("</g>");
+/// The lanes, from the one lane renderer the full page uses: the lock service, the clients,
+/// the storage and the comparison.
+pub fn lanes(l: &Layout, s: &Scenario, r: &Runs) -> Vec<(LaneKey, El)> {
+    render::drawn(&view(l, s, r))
 }
 
-/// Two lines of a lane's name in the gutter.
-pub(super) fn lane_name(o: &mut String, top: i32, name: &str, sub: &str, name_x: i32) {
-    let _ = write!(
-        o,
-        r#"<text class="lane-name" x="{name_x}" y="{}">{}</text><text class="muted small" x="10" y="{}">{sub}</text>"#,
-        top + 28,
-        esc(name),
-        top + 44
-    );
-}
-
-fn lock_lane(o: &mut String, l: &Layout, t: &Trace) {
-    let Some(lane) = l.lane(LaneKind::Lock) else {
-        return;
-    };
-    let top = lane.top_px;
-    let (y, bar_h) = (top + 12, 24);
-    o.push_str(r#"<g class="fp-lane fp-lock-lane" data-testid="lane-lock">"#);
-    lane_name(o, top, "lock", "service", 10);
-    for (i, lease) in t.leases.iter().enumerate() {
-        let x0 = l.axis.x(lease.start_ms);
-        let x1 = l.axis.x(lease.end_ms).max(x0 + 2);
-        let who = t.client_name(lease.holder);
-        let mut label = match lease.fence {
-            Some(f) => format!("{who} · fence {f}"),
-            None => format!("{who} · no fence"),
-        };
-        if text_width_px(&label) + 10 > x1 - x0 {
-            label = who.to_string();
-        }
-        let _ = write!(
-            o,
-            r#"<g class="fp-lease fp-c{}" data-testid="lease-{i}"><rect x="{x0}" y="{y}" width="{}" height="{bar_h}" rx="4"/><text x="{}" y="{}">{}</text>"#,
-            lease.holder % 6,
-            x1 - x0,
-            x0 + 6,
-            y + 17,
-            esc(&label)
-        );
-        for &at in &lease.renewals_ms {
-            let x = l.axis.x(at);
-            let _ = write!(
-                o,
-                r#"<line class="renewal" x1="{x}" x2="{x}" y1="{}" y2="{}"/>"#,
-                y - 4,
-                y + bar_h + 4
-            );
-        }
-        let end = format!("{} at {} ms", span_end_words(&lease.end), lease.end_ms);
-        if text_width_px(&end) < x1 - x0 + 20 {
-            let _ = write!(
-                o,
-                r#"<text class="muted small" x="{x1}" y="{}" text-anchor="end">{end}</text>"#,
-                y + bar_h + 14
-            );
-        }
-        o.push_str("</g>");
-    }
-    o.push_str("</g>");
-}
-
-/// When an event actually ran: a step due during a pause runs when its client wakes.
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -4,6 +4,9 @@
 
 use super::{draw, First};
 use crate::ui::lanes::geometry::{svg_x, svg_y};
+use crate::ui::lanes::patch::Painter;
+use crate::ui::lanes::render::node::El;
+use crate::ui::lanes::render::LaneKey;
 use wasm_bindgen::prelude::*;
 
 /// A scenario, its runs and its drawing: the default one for a first visit, or a link's or a
@@ -11,6 +14,19 @@ use wasm_bindgen::prelude::*;
 #[wasm_bindgen]
 pub struct FirstStage {
     f: First,
+    /// The lanes as the last `timeline` wrote them, until `adopt` hands them to the painter.
+    written: Option<Vec<(LaneKey, El)>>,
+    painter: Painter,
+}
+
+impl FirstStage {
+    fn of(f: First) -> FirstStage {
+        FirstStage {
+            f,
+            written: None,
+            painter: Painter::default(),
+        }
+    }
 }
 
 #[wasm_bindgen]
@@ -18,9 +34,10 @@ impl FirstStage {
     /// The default scenario, laid out for a timeline `width_px` wide.
     #[wasm_bindgen(constructor)]
     pub fn new(width_px: u32) -> FirstStage {
-        FirstStage {
-            f: First::new(crate::sim::presets::default_scenario(), width_px),
-        }
+        FirstStage::of(First::new(
+            crate::sim::presets::default_scenario(),
+            width_px,
+        ))
     }
 
     /// The scenario of a share link (the page's hash), if the first stage can draw it: a single
@@ -28,13 +45,13 @@ impl FirstStage {
     /// which the full page opens and, if need be, explains.
     #[wasm_bindgen(js_name = fromLink)]
     pub fn from_link(hash: &str, width_px: u32) -> Option<FirstStage> {
-        First::from_link(hash, width_px).map(|f| FirstStage { f })
+        First::from_link(hash, width_px).map(FirstStage::of)
     }
 
     /// The autosaved scenario (its JSON), on the same terms as `fromLink`.
     #[wasm_bindgen(js_name = fromSaved)]
     pub fn from_saved(json: &str, width_px: u32) -> Option<FirstStage> {
-        First::from_saved(json, width_px).map(|f| FirstStage { f })
+        First::from_saved(json, width_px).map(FirstStage::of)
     }
 
     pub fn head(&self) -> String {
@@ -54,8 +71,29 @@ impl FirstStage {
         draw::verdict_class(&self.f.runs).to_string()
     }
 
-    pub fn timeline(&self) -> String {
-        draw::timeline(&self.f.layout, &self.f.scenario, &self.f.runs)
+    /// The whole timeline's markup; its lanes' `<g class="fp-lanes">` is then `adopt`ed.
+    pub fn timeline(&mut self) -> String {
+        let f = &self.f;
+        let lanes = draw::lanes(&f.layout, &f.scenario, &f.runs);
+        let markup = draw::timeline_with(&f.layout, &lanes);
+        self.written = Some(lanes);
+        markup
+    }
+
+    /// `lanes` holds the lanes the last `timeline` wrote: later frames patch them in place.
+    pub fn adopt(&mut self, lanes: &web_sys::Element) {
+        self.painter.reset();
+        if let Some(drawn) = self.written.take() {
+            self.painter.adopt(lanes, drawn);
+        }
+    }
+
+    /// Writes into `lanes` only what changed in them since the last frame (mid-drag the axis
+    /// keeps its length, so nothing else on the timeline moves).
+    pub fn paint(&mut self, lanes: &web_sys::Element) {
+        let f = &self.f;
+        self.painter
+            .paint(lanes, &draw::view(&f.layout, &f.scenario, &f.runs), None);
     }
 
     /// The timeline's box is now `width_px` wide; true if it must be drawn again.

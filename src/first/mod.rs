@@ -16,7 +16,6 @@
 pub mod draw;
 #[cfg(all(target_arch = "wasm32", feature = "first-stage"))]
 mod js;
-mod lanes;
 
 use crate::sim::compare::{counterfactual, Contrast};
 use crate::sim::engine::{Progress, Run, Words};

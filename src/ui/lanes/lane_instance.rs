@@ -5,10 +5,10 @@
 //! and its clock's offset at the playhead, read from the scenario's clock settings.
 
 use super::geometry::{colour_class, small_text_width_px, LaneKind, Layout};
+use super::hits::Rect;
 use super::hits::{
     instance_hits, rects_of, INSTANCE_EVENT_H as EVENT_H, INSTANCE_EVENT_Y as EVENT_Y,
 };
-use super::lane_event::hit_rects;
 use super::redlock_view::{clock_text, instance_event_labels};
 use crate::sim::scenario::{Instance, InstanceEvent};
 use crate::sim::sort::sort_by_key;
@@ -199,4 +199,17 @@ pub fn InstanceLane(props: &InstanceLaneProps) -> Html {
             { for events }
         </g>
     }
+}
+
+/// The hit rectangles, moved by `(dx, dy)` (a marker's are drawn inside its translation).
+fn hit_rects(rects: &[Rect], (dx, dy): (i32, i32)) -> Html {
+    rects
+        .iter()
+        .map(|r| {
+            html! {
+                <rect class="hit" x={(r.x - dx).to_string()} y={(r.y - dy).to_string()}
+                    width={r.w.to_string()} height={r.h.to_string()} />
+            }
+        })
+        .collect()
 }

@@ -1,14 +1,8 @@
-//! The lock service's lanes: the single Redis lane as it always was, or, for Redlock, a lane
-//! per instance or one collapsed "lock service" lane, whichever the layout made room for, or
-//! the etcd cluster's lane, the PostgreSQL lane of an advisory lock, or the ZooKeeper lane.
+//! The lock service's lanes the lane renderer does not draw (it draws every other one):
+//! Redlock's lane per instance, when the layout made room for them.
 
 use super::geometry::{LaneKind, Layout};
-use super::lane_advisory::AdvisoryLane;
-use super::lane_etcd::EtcdLane;
 use super::lane_instance::InstanceLane;
-use super::lane_lock::LockLane;
-use super::lane_service::ServiceLane;
-use super::lane_zk::ZkLane;
 use crate::sim::{Scenario, Trace};
 use crate::ui::model::selection::InstanceRef;
 use std::rc::Rc;
@@ -28,20 +22,14 @@ pub struct LockServiceProps {
 #[component]
 pub fn LockService(props: &LockServiceProps) -> Html {
     let (trace, layout) = (props.trace.clone(), props.layout.clone());
-    if trace.is_etcd() {
-        return html! { <EtcdLane {trace} {layout} /> };
-    }
-    if trace.is_advisory() {
-        return html! { <AdvisoryLane {trace} {layout} /> };
-    }
-    if trace.is_zookeeper() {
-        return html! { <ZkLane {trace} {layout} /> };
-    }
+    // The single Redis, etcd and collapsed Redlock lanes are drawn by the lane renderer, with
+    // the client and storage lanes (`lanes_view.rs`).
     let Some(r) = &props.scenario.lock.redlock else {
-        return html! { <LockLane {trace} {layout} /> };
+        return html! {};
     };
-    if layout.lane(LaneKind::Lock).is_some() {
-        return html! { <ServiceLane {trace} {layout} /> };
+    let own = trace.is_etcd() || trace.is_advisory() || trace.is_zookeeper();
+    if own || layout.lane(LaneKind::Lock).is_some() {
+        return html! {};
     }
     let clients = Rc::new(props.trace.clients.clone());
     html! {

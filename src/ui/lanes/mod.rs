@@ -8,39 +8,26 @@ pub mod describe;
 pub mod geometry;
 pub mod hits;
 pub mod redlock_view;
+pub mod render;
 
 #[cfg(target_arch = "wasm32")]
 mod attempts;
-#[cfg(target_arch = "wasm32")]
-mod axis;
-#[cfg(target_arch = "wasm32")]
-mod backdrop;
 #[cfg(target_arch = "wasm32")]
 pub(super) mod dom;
 #[cfg(target_arch = "wasm32")]
 mod found;
 #[cfg(target_arch = "wasm32")]
-mod lane_advisory;
-#[cfg(target_arch = "wasm32")]
-mod lane_client;
-#[cfg(target_arch = "wasm32")]
-mod lane_etcd;
-#[cfg(target_arch = "wasm32")]
-mod lane_event;
+mod ground_view;
 #[cfg(target_arch = "wasm32")]
 mod lane_instance;
 #[cfg(target_arch = "wasm32")]
-mod lane_lock;
-#[cfg(target_arch = "wasm32")]
-mod lane_service;
-#[cfg(target_arch = "wasm32")]
-mod lane_storage;
-#[cfg(target_arch = "wasm32")]
-mod lane_zk;
+mod lanes_view;
 #[cfg(target_arch = "wasm32")]
 mod lock_service;
 #[cfg(target_arch = "wasm32")]
 mod messages;
+#[cfg(target_arch = "wasm32")]
+pub mod patch;
 #[cfg(target_arch = "wasm32")]
 mod playhead;
 #[cfg(target_arch = "wasm32")]

@@ -6,13 +6,11 @@
 //! empty part of the lanes); the zoom buttons sit in the corner above the lane names.
 
 use super::attempts::Attempts;
-use super::axis::Axis;
-use super::backdrop::backdrop;
 use super::dom;
 use super::found::FoundMarks;
 use super::geometry::{axis_end_ms, centre_ms, scroll_to_centre, Layout, Zoom, HEADER_PX};
-use super::lane_client::ClientLane;
-use super::lane_storage::StorageLane;
+use super::ground_view::Ground;
+use super::lanes_view::Lanes;
 use super::lock_service::LockService;
 use super::messages::Messages;
 use super::playhead::Playhead;
@@ -340,24 +338,21 @@ pub fn Timeline(props: &TimelineProps) -> Html {
                         <path d="M0,0 L8,4 L0,8 z" class="fp-arrowhead" />
                     </marker>
                 </defs>
-                <Axis layout={layout.clone()} />
                 // Backgrounds first, then the lines that cross lanes (arrows, playhead), then the
                 // lanes: every label is drawn over the lines, on a halo of the background, so no
                 // line runs through text.
-                { backdrop(&layout) }
+                <Ground layout={layout.clone()} />
                 <Messages trace={props.trace.clone()} layout={layout.clone()} uid={uid.clone()} />
                 <Playhead layout={layout.clone()} at_ms={props.playhead_ms} />
                 <LockService scenario={props.scenario.clone()} trace={props.trace.clone()} layout={layout.clone()}
                     playhead_ms={props.playhead_ms} selected={props.selection.instance()} readonly={props.readonly}
                     uid={uid.clone()} />
-                { for (0..props.scenario.clients.len()).map(|c| html! {
-                    <ClientLane key={c} client={c} scenario={props.scenario.clone()} trace={props.trace.clone()}
-                        layout={layout.clone()} readonly={props.readonly} uid={uid.clone()}
-                        selected={props.selection.event().filter(|r| r.client == c).map(|r| r.event)} />
-                }) }
+                // The single lock service's lane, the clients' and the storage's: the one lane
+                // renderer, patched in place frame after frame.
+                <Lanes scenario={props.scenario.clone()} trace={props.trace.clone()} ghost={props.ghost.clone()}
+                    contrast={props.contrast.clone()} layout={layout.clone()} uid={uid.clone()}
+                    selected={props.selection.event()} readonly={props.readonly} />
                 <Attempts trace={props.trace.clone()} layout={layout.clone()} />
-                <StorageLane trace={props.trace.clone()} layout={layout.clone()} ghost={false} contrast={props.contrast.clone()} />
-                <StorageLane trace={props.ghost.clone()} layout={layout.clone()} ghost={true} contrast={props.contrast.clone()} />
                 if let Some(marks) = props.found.clone() {
                     <FoundMarks {marks} scenario={props.scenario.clone()} layout={layout.clone()} />
                 }

@@ -1,0 +1,219 @@
+//! What changed between two drawings, as the few writes that turn the DOM of the old one into
+//! the new one: an attribute set or removed, a leaf's text, a keyed list put in a new order, and
+//! only where the shape of a part changed, that part's markup written again. The patcher
+//! (`patch`, wasm32) applies them in order; this module is pure and tested natively. Unchanged
+//! elements keep their DOM node, so focus, pointer capture and a test's handle on an element
+//! survive a frame, as they did under Yew's diff.
+
+use super::node::{El, Kids};
+
+/// The place of an element: its index among its parent's element children, from the root.
+pub type Path = Vec<u16>;
+
+/// One write to the DOM.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Op {
+    /// Set (or with `None` remove) an attribute.
+    Attr {
+        path: Path,
+        name: &'static str,
+        value: Option<String>,
+    },
+    /// A leaf's text.
+    Text { path: Path, text: String },
+    /// The element's children, in a new order: the child now at `k` is the one that was at
+    /// `from[k]` (a permutation; applied before any write inside them).
+    Order { path: Path, from: Vec<u16> },
+    /// The element's children written again, as this markup.
+    Children { path: Path, markup: String },
+    /// The element written again, as this markup.
+    Replace { path: Path, markup: String },
+}
+
+/// The writes that turn `old` into `new`, both drawn at the same root.
+pub fn diff(old: &El, new: &El) -> Vec<Op> {
+    let mut ops = Vec::new();
+    let mut path = Vec::new();
+    el(&mut ops, &mut path, old, new);
+    ops
+}
+
+/// One pass over both trees: each attribute and text is compared once, not once per level.
+fn el(ops: &mut Vec<Op>, path: &mut Path, old: &El, new: &El) {
+    if old.tag != new.tag {
+        ops.push(Op::Replace {
+            path: path.clone(),
+            markup: new.markup(),
+        });
+        return;
+    }
+    attrs(ops, path, old, new);
+    match (&old.kids, &new.kids) {
+        (a, b) if a == b => {}
+        (_, Kids::Text(t)) => ops.push(Op::Text {
+            path: path.clone(),
+            text: t.clone(),
+        }),
+        (Kids::Els(a), Kids::Els(b)) => kids(ops, path, a, b),
+        (_, b) => ops.push(Op::Children {
+            path: path.clone(),
+            markup: match b {
+                Kids::Els(v) => super::node::markup_of(v),
+                _ => String::new(),
+            },
+        }),
+    }
+}
+
+fn attrs(ops: &mut Vec<Op>, path: &Path, old: &El, new: &El) {
+    if old.attrs == new.attrs {
+        return;
+    }
+    for (name, value) in &new.attrs {
+        if old.get(name) != Some(value.as_str()) {
+            ops.push(Op::Attr {
+                path: path.clone(),
+                name,
+                value: Some(value.clone()),
+            });
+        }
+    }
+    for (name, _) in &old.attrs {
+        if new.get(name).is_none() {
+            ops.push(Op::Attr {
+                path: path.clone(),
+                name,
+                value: None,
+            });
+        }
+    }
+}
+
+fn kids(ops: &mut Vec<Op>, path: &mut Path, a: &[El], b: &[El]) {
+    let keys = |v: &[El]| v.iter().map(|e| e.key).collect::<Vec<_>>();
+    let (ka, kb) = (keys(a), keys(b));
+    let old: Vec<&El> = if a.len() == b.len() && ka == kb {
+        a.iter().collect()
+    } else if let Some(from) = permutation(&ka, &kb) {
+        ops.push(Op::Order {
+            path: path.clone(),
+            from: from.iter().map(|&i| i as u16).collect(),
+        });
+        from.iter().map(|&i| &a[i]).collect()
+    } else {
+        ops.push(Op::Children {
+            path: path.clone(),
+            markup: super::node::markup_of(b),
+        });
+        return;
+    };
+    for (i, (o, n)) in old.into_iter().zip(b).enumerate() {
+        path.push(i as u16);
+        el(ops, path, o, n);
+        path.pop();
+    }
+}
+
+/// Where each of `b`'s keys was in `a`, if `b` is `a` in another order with every key given
+/// and none twice.
+fn permutation(a: &[Option<u32>], b: &[Option<u32>]) -> Option<Vec<usize>> {
+    if a.len() != b.len() {
+        return None;
+    }
+    let mut used = vec![false; a.len()];
+    b.iter()
+        .map(|k| {
+            let k = (*k)?;
+            let i = a.iter().position(|x| *x == Some(k))?;
+            (!std::mem::replace(&mut used[i], true)).then_some(i)
+        })
+        .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn lane(xs: &[(usize, i32)]) -> El {
+        El::g()
+            .a("class", "lane")
+            .child(El::new("text").text("A"))
+            .child(
+                El::g().children(
+                    xs.iter()
+                        .map(|&(k, x)| El::new("rect").a("x", x).a("width", 4).key(k)),
+                ),
+            )
+    }
+
+    #[test]
+    fn an_unchanged_drawing_writes_nothing() {
+        let a = lane(&[(0, 1), (1, 5)]);
+        assert_eq!(diff(&a, &a.clone()), vec![]);
+    }
+
+    #[test]
+    fn a_moved_element_writes_only_its_attribute() {
+        let ops = diff(&lane(&[(0, 1), (1, 5)]), &lane(&[(0, 1), (1, 7)]));
+        assert_eq!(
+            ops,
+            vec![Op::Attr {
+                path: vec![1, 1],
+                name: "x",
+                value: Some("7".into())
+            }]
+        );
+    }
+
+    #[test]
+    fn keyed_elements_that_swap_places_are_moved_not_redrawn() {
+        let ops = diff(&lane(&[(0, 1), (1, 5)]), &lane(&[(1, 5), (0, 6)]));
+        assert_eq!(
+            ops,
+            vec![
+                Op::Order {
+                    path: vec![1],
+                    from: vec![1, 0]
+                },
+                Op::Attr {
+                    path: vec![1, 1],
+                    name: "x",
+                    value: Some("6".into())
+                }
+            ]
+        );
+    }
+
+    #[test]
+    fn a_list_that_grows_is_written_again_and_text_and_attributes_follow() {
+        let ops = diff(&lane(&[(0, 1)]), &lane(&[(0, 1), (1, 5)]));
+        assert!(
+            matches!(&ops[..], [Op::Children { path, markup }] if path == &vec![1] && markup.contains("x=\"5\""))
+        );
+        let a = El::new("text").a("x", 1).a("y", 2).text("old");
+        let b = El::new("text").a("x", 1).a("dy", 3).text("new");
+        assert_eq!(
+            diff(&a, &b),
+            vec![
+                Op::Attr {
+                    path: vec![],
+                    name: "dy",
+                    value: Some("3".into())
+                },
+                Op::Attr {
+                    path: vec![],
+                    name: "y",
+                    value: None
+                },
+                Op::Text {
+                    path: vec![],
+                    text: "new".into()
+                }
+            ]
+        );
+        assert!(matches!(
+            &diff(&a, &El::new("rect"))[..],
+            [Op::Replace { .. }]
+        ));
+    }
+}

@@ -65,16 +65,20 @@ fn every_comparison_line_is_one_a_reader_can_act_on() {
                     "{}: {line}",
                     p.id
                 );
-                // Never a fence check against a service that mints no fence.
-                let missing = ghost.writes.iter().any(|w| {
-                    matches!(
-                        w.verdict,
-                        Some(DebitVerdict::Rejected {
-                            reason: Rejection::MissingToken,
-                            ..
-                        })
-                    )
-                });
+                // Never a fence check against a service that mints no fence. (A service that
+                // does may still leave one writer without a token, as etcd 3.4 leaves a waiter
+                // told it holds an expired lock: that refusal is the lesson, not a defect.)
+                let mints = ghost.writes.iter().any(|w| w.token.is_some());
+                let missing = !mints
+                    && ghost.writes.iter().any(|w| {
+                        matches!(
+                            w.verdict,
+                            Some(DebitVerdict::Rejected {
+                                reason: Rejection::MissingToken,
+                                ..
+                            })
+                        )
+                    });
                 assert!(
                     !missing,
                     "{}: the comparison refuses for want of a token: {line}",

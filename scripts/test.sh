@@ -83,10 +83,9 @@ cargo clippy --workspace --all-targets -- -D warnings
 # table that is not what the run writes all fail it); then a seeded batch of random scenarios;
 # then the mutation test: the lab built with a planted model bug must see the servers disagree.
 # Its budget is 4 minutes. Most of it is waiting (the servers run in real time, 20 ms per
-# simulated one), so it starts as soon as it is built and runs in the background beside the
-# wasm32 clippy, the native tests and the in-browser wasm tests (about 3 minutes that keep both
-# cores busy; the lab's timing thread and servers run at a higher priority). Its output is
-# shown, and its exit status checked, in a stage of its own after them.
+# simulated one), so it runs in the background beside the release build (niced) and the
+# command waits for it in the next stage (see there why not beside the other stages). Its output
+# is shown, and its exit status checked, in that stage.
 # The 4 minutes are measured, not enforced: a CI run beside the other stages took 84 s for the
 # presets and 83 s for the random batch, and a kill at 240 s failed it with nothing wrong. Its
 # time is printed against the budget (an overrun is a line to read, not a failure); the
@@ -115,25 +114,13 @@ build_log=$(mktemp)
 nice -n 10 bash scripts/build.sh >"$build_log" 2>&1 &
 build_pid=$!
 
-stage "clippy wasm32 (lib + tests, and the first stage's lib)"
-cargo clippy --lib --tests --target wasm32-unknown-unknown --features search-api -- -D warnings
-cargo clippy --lib --target wasm32-unknown-unknown --features first-stage -- -D warnings
-
-stage "cargo test (native)"
-cargo test
-
-# wasm-bindgen-test in headless Chromium, with Debian's chromedriver (wasm-pack must not download
-# one). The runner merges webdriver.json (crate root) into the capabilities: it pins --no-sandbox,
-# needed as root, and turns off Chromium's background network traffic.
-# The runner gives the whole browser session 20 s by default (WASM_BINDGEN_TEST_TIMEOUT), counted
-# from before the 70 MB debug wasm is compiled: on a quiet machine the suite takes 17.6 s in all
-# (tests 9.5 s), so beside the lab it ran out and failed with "webdriver POST .../execute/sync
-# timed out after 19 s" although no test was slow. That limit was a time assertion; this one is a
-# hang guard only (a stuck test still fails, after 5 minutes).
-stage "wasm-pack test (headless Chromium; the lab runs beside it)"
-WASM_BINDGEN_TEST_TIMEOUT=300 wasm-pack test --headless --chrome --chromedriver /usr/bin/chromedriver
-
-stage "lab: presets, saved cases, random batch, mutation test (budget 4 min, measured; started after clippy native)"
+# The lab waits here, beside the release build only (at nice 10, below the lab's clients and
+# servers at -10). Beside clippy wasm32, the native tests and the headless Chromium of
+# wasm-pack test (2026-12-05, with independent Redlock clients), every Redlock round came back
+# 0.4 to 1.1 simulated ms late at scales 20, 40 and 80 alike, four Redlock presets stayed late
+# and the presets step ran out of its 210 s: a red run with nothing wrong. Alone beside the
+# release build it costs the command about the lab's own time in wall time instead.
+stage "lab: presets, saved cases, random batch, mutation test (budget 4 min, measured; beside the release build only)"
 lab_status=0
 wait "$lab_pid" || lab_status=$?
 lab_pid=
@@ -154,7 +141,26 @@ if [ "$lab_took" != "?" ] && [ "$lab_took" -gt 240 ]; then
 else
   echo "[lab] passed in $lab_took s (budget 4 min)"
 fi
-summary+=("$(printf '%5ss %5s        %s' "$lab_took" "" "  (the lab's own wall time, in the background from after clippy native)")")
+summary+=("$(printf '%5ss %5s        %s' "$lab_took" "" "  (the lab's own wall time, beside the niced release build only)")")
+
+stage "clippy wasm32 (lib + tests, and the first stage's lib)"
+cargo clippy --lib --tests --target wasm32-unknown-unknown --features search-api -- -D warnings
+cargo clippy --lib --target wasm32-unknown-unknown --features first-stage -- -D warnings
+
+stage "cargo test (native)"
+cargo test
+
+# wasm-bindgen-test in headless Chromium, with Debian's chromedriver (wasm-pack must not download
+# one). The runner merges webdriver.json (crate root) into the capabilities: it pins --no-sandbox,
+# needed as root, and turns off Chromium's background network traffic.
+# The runner gives the whole browser session 20 s by default (WASM_BINDGEN_TEST_TIMEOUT), counted
+# from before the 70 MB debug wasm is compiled: on a quiet machine the suite takes 17.6 s in all
+# (tests 9.5 s), so beside the lab it ran out and failed with "webdriver POST .../execute/sync
+# timed out after 19 s" although no test was slow. That limit was a time assertion; this one is a
+# hang guard only (a stuck test still fails, after 5 minutes).
+stage "wasm-pack test (headless Chromium; the lab runs beside it)"
+WASM_BINDGEN_TEST_TIMEOUT=300 wasm-pack test --headless --chrome --chromedriver /usr/bin/chromedriver
+
 
 # Three release wasm builds in one target directory: the page's, the search workers' (feature
 # search-worker, the crate at opt-level 3) and the first stage's (feature first-stage); the

@@ -158,7 +158,7 @@ cargo test
 # (tests 9.5 s), so beside the lab it ran out and failed with "webdriver POST .../execute/sync
 # timed out after 19 s" although no test was slow. That limit was a time assertion; this one is a
 # hang guard only (a stuck test still fails, after 5 minutes).
-stage "wasm-pack test (headless Chromium; the lab runs beside it)"
+stage "wasm-pack test (headless Chromium)"
 WASM_BINDGEN_TEST_TIMEOUT=300 wasm-pack test --headless --chrome --chromedriver /usr/bin/chromedriver
 
 

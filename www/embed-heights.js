@@ -35,7 +35,7 @@ export const HEIGHTS = {
     'redlock-fence-backwards': { compact: 1128, full: 2301 },
     'etcd-pause-unfenced': { compact: 913, full: 1934 },
     'etcd-pause-fenced': { compact: 821, full: 1903 },
-    'etcd-34-expired-waiter': { compact: 1013, full: 2259 },
+    'etcd-34-expired-waiter': { compact: 1013, full: 2239 },
     'etcd-35-expired-waiter': { compact: 885, full: 2008 },
     'etcd-failover': { compact: 817, full: 1879 },
     'etcd-stalled-keepalives': { compact: 805, full: 1793 },

@@ -108,7 +108,7 @@ pub fn run(setup: Setup) -> Result<(), String> {
         );
         let until = mono_us() + 5_000_000;
         while c.waiting() && mono_us() < until {
-            wait_readable(&c.fd().into_iter().collect::<Vec<_>>(), until);
+            wait_readable(&c.fds(), until);
             c.read_ready();
         }
     }
@@ -272,12 +272,7 @@ impl Client {
                 return;
             }
             let next_debit = self.run_due_debits();
-            let fds: Vec<i32> = self
-                .conns
-                .iter()
-                .filter(|c| c.waiting())
-                .filter_map(Conn::fd)
-                .collect();
+            let fds: Vec<i32> = self.conns.iter().flat_map(Conn::fds).collect();
             wait_readable(&fds, next_debit.map_or(until_us, |d| d.min(until_us)));
         }
     }

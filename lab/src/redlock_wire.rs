@@ -4,8 +4,8 @@
 //! Commands are packed and replies parsed by the `redis` crate; this file only cuts the byte
 //! stream into whole replies and matches each to its request, oldest first. A connection whose
 //! request went unanswered by its deadline (a round's timeout, or an unlock's, which nobody
-//! waits for) is closed (a late reply dies with it) and dialled again for the next request, as
-//! client libraries do after a timeout.
+//! waits for) is closed (a late reply dies with it), as client libraries do after a timeout; a
+//! request never waits behind another on one connection (each instance has a small pool).
 
 use std::collections::VecDeque;
 use std::io::{Read, Write};
@@ -22,10 +22,18 @@ pub enum Tag {
     Ping,
 }
 
-/// One instance's connection.
+/// One instance's connections, a small pool: a request goes on a connection with nothing
+/// unanswered, or on a new one, never behind an earlier request still waiting (a reply there
+/// would be taken for the wrong request when the earlier one was lost on the way, as a cut
+/// drops it; a pooled client library does the same: a busy connection is not handed out).
 pub struct Conn {
     port: u16,
-    stream: Option<TcpStream>,
+    streams: Vec<Stream>,
+}
+
+/// One TCP connection of the pool.
+struct Stream {
+    stream: TcpStream,
     buf: Vec<u8>,
     /// What each request still unanswered was for, and by when its reply is due.
     pending: VecDeque<(Tag, u64)>,
@@ -38,80 +46,93 @@ impl Conn {
     pub fn new(port: u16) -> Conn {
         Conn {
             port,
-            stream: None,
-            buf: Vec::new(),
-            pending: VecDeque::new(),
+            streams: Vec::new(),
         }
     }
 
     /// Writes one packed command whose reply is due by `due_us` (the monotonic clock); false
     /// when the instance cannot be reached at all. A connection on which an earlier request is
-    /// past its due time unanswered is closed first and dialled again: its replies, if any
-    /// come, would be taken for this request's.
+    /// past its due time unanswered is closed first: its replies, if any come, are late. One
+    /// still waiting within its time stays open for its reply, and the command goes on an idle
+    /// connection, dialled if there is none.
     pub fn send(&mut self, packed: &[u8], tag: Tag, due_us: u64) -> bool {
         let now = crate::clock::mono_us();
-        if self.pending.front().is_some_and(|p| p.1 < now) {
-            self.close();
-        }
-        if self.stream.is_none() {
-            let Ok(s) = TcpStream::connect(("127.0.0.1", self.port)) else {
-                return false;
-            };
-            let _ = s.set_nodelay(true);
-            if s.set_nonblocking(true).is_err() {
-                return false;
+        self.streams
+            .retain(|s| s.pending.front().is_none_or(|p| p.1 >= now));
+        let idle = match self.streams.iter().position(|s| s.pending.is_empty()) {
+            Some(i) => i,
+            None => {
+                let Ok(s) = TcpStream::connect(("127.0.0.1", self.port)) else {
+                    return false;
+                };
+                let _ = s.set_nodelay(true);
+                if s.set_nonblocking(true).is_err() {
+                    return false;
+                }
+                self.streams.push(Stream {
+                    stream: s,
+                    buf: Vec::new(),
+                    pending: VecDeque::new(),
+                });
+                self.streams.len() - 1
             }
-            self.stream = Some(s);
-        }
-        let ok = self
-            .stream
-            .as_mut()
-            .is_some_and(|s| write_all_nonblocking(s, packed));
-        if ok {
-            self.pending.push_back((tag, due_us));
+        };
+        let s = &mut self.streams[idle];
+        if write_all_nonblocking(&mut s.stream, packed) {
+            s.pending.push_back((tag, due_us));
+            true
         } else {
-            self.close();
+            self.streams.remove(idle);
+            false
         }
-        ok
     }
 
-    /// Closes the connection: what it still waited for will not come.
+    /// Closes every connection: what they still waited for will not come.
     pub fn close(&mut self) {
-        self.stream = None;
-        self.buf.clear();
-        self.pending.clear();
+        self.streams.clear();
     }
 
     pub fn waiting(&self) -> bool {
-        !self.pending.is_empty()
+        self.streams.iter().any(|s| !s.pending.is_empty())
     }
 
-    pub fn fd(&self) -> Option<i32> {
-        self.stream.as_ref().map(|s| s.as_raw_fd())
+    /// The connections that wait for a reply.
+    pub fn fds(&self) -> Vec<i32> {
+        self.streams
+            .iter()
+            .filter(|s| !s.pending.is_empty())
+            .map(|s| s.stream.as_raw_fd())
+            .collect()
     }
 
-    /// Reads what is in the socket now and returns every whole reply with its request's tag.
+    /// Reads what is in the sockets now and returns every whole reply with its request's tag.
     pub fn read_ready(&mut self) -> Vec<(Tag, Reply)> {
+        let mut out = Vec::new();
+        self.streams.retain_mut(|s| s.read_ready(&mut out));
+        out
+    }
+}
+
+impl Stream {
+    /// Reads what is in the socket into `out`; false when the connection has ended.
+    fn read_ready(&mut self, out: &mut Vec<(Tag, Reply)>) -> bool {
         let mut chunk = [0u8; 4096];
         let mut eof = false;
-        if let Some(s) = self.stream.as_mut() {
-            loop {
-                match s.read(&mut chunk) {
-                    Ok(0) => {
-                        eof = true;
-                        break;
-                    }
-                    Ok(n) => self.buf.extend_from_slice(&chunk[..n]),
-                    Err(e) if e.kind() == std::io::ErrorKind::WouldBlock => break,
-                    Err(e) if e.kind() == std::io::ErrorKind::Interrupted => continue,
-                    Err(_) => {
-                        eof = true;
-                        break;
-                    }
+        loop {
+            match self.stream.read(&mut chunk) {
+                Ok(0) => {
+                    eof = true;
+                    break;
+                }
+                Ok(n) => self.buf.extend_from_slice(&chunk[..n]),
+                Err(e) if e.kind() == std::io::ErrorKind::WouldBlock => break,
+                Err(e) if e.kind() == std::io::ErrorKind::Interrupted => continue,
+                Err(_) => {
+                    eof = true;
+                    break;
                 }
             }
         }
-        let mut out = Vec::new();
         while let Some(n) = frame_len(&self.buf) {
             let bytes: Vec<u8> = self.buf.drain(..n).collect();
             let reply = redis::parse_redis_value(&bytes).map_err(|e| e.to_string());
@@ -120,10 +141,7 @@ impl Conn {
                 None => break,
             }
         }
-        if eof {
-            self.close();
-        }
-        out
+        !eof
     }
 }
 
@@ -209,7 +227,59 @@ pub fn wait_readable(fds: &[i32], until_us: u64) {
 
 #[cfg(test)]
 mod tests {
-    use super::frame_len;
+    use super::{frame_len, wait_readable, Conn, Tag};
+    use std::io::{Read, Write};
+    use std::net::TcpListener;
+    use std::sync::atomic::{AtomicUsize, Ordering};
+    use std::sync::Arc;
+
+    /// A request lost on the way (as the lab's proxy drops one sent while the instance is down)
+    /// must not take the reply of the next request: random-12-128, where R1's `SET` after its
+    /// restart was answered `OK` and the client read that as the lost unlock's reply. The stand-in
+    /// server swallows the first command it ever reads and answers each later one `+OK`.
+    #[test]
+    fn a_request_never_waits_behind_an_unanswered_one() {
+        let l = TcpListener::bind(("127.0.0.1", 0)).expect("bind");
+        let port = l.local_addr().expect("addr").port();
+        let seen = Arc::new(AtomicUsize::new(0));
+        std::thread::spawn(move || {
+            for s in l.incoming() {
+                let Ok(mut s) = s else { return };
+                let seen = seen.clone();
+                std::thread::spawn(move || {
+                    let mut b = [0u8; 256];
+                    while let Ok(n) = s.read(&mut b) {
+                        if n == 0 {
+                            return;
+                        }
+                        if seen.fetch_add(1, Ordering::SeqCst) > 0
+                            && s.write_all(b"+OK\r\n").is_err()
+                        {
+                            return;
+                        }
+                    }
+                });
+            }
+        });
+        let mut c = Conn::new(port);
+        let far = crate::clock::mono_us() + 60_000_000;
+        assert!(c.send(b"*1\r\n$4\r\nPING\r\n", Tag::Unlock, far));
+        // The server has read the first command before the second is sent.
+        std::thread::sleep(std::time::Duration::from_millis(50));
+        assert!(c.send(b"*1\r\n$4\r\nPING\r\n", Tag::Round(1), far));
+        let until = crate::clock::mono_us() + 5_000_000;
+        let mut got = Vec::new();
+        while got.is_empty() && crate::clock::mono_us() < until {
+            wait_readable(&c.fds(), until);
+            got = c.read_ready();
+        }
+        let tags: Vec<Tag> = got.iter().map(|(t, _)| *t).collect();
+        assert_eq!(tags, vec![Tag::Round(1)], "the reply went to the round");
+        assert!(
+            c.waiting(),
+            "the lost unlock still waits on its own connection"
+        );
+    }
 
     #[test]
     fn whole_replies_are_cut_from_the_stream() {

@@ -342,12 +342,34 @@ pub(crate) fn frozen_write(t: &Trace, h: &Happened, ops: &[Op]) -> Option<String
     None
 }
 
+/// A signal the conductor sent later than its instant by more than the tolerance (a
+/// conductor woken late on a loaded machine): the client ran on where the scenario has it
+/// stopped or dead, so nothing it did then answers the model.
+pub(crate) fn late_signal(s: &Scenario, h: &Happened) -> Option<String> {
+    let tol = h.scale_us * 4 / 10;
+    crate::independent::schedule(s)
+        .into_iter()
+        .zip(&h.signals)
+        .find(|((at_ms, _, _), &(_, _, sent))| sent > at_ms * h.scale_us + tol)
+        .map(|((at_ms, k, sig), &(_, _, sent))| {
+            format!(
+                "{}'s {sig:?} signal, due at {at_ms} ms, was sent at {:.2} ms: the run missed \
+                 its schedule",
+                s.clients.get(k).map_or("?", |c| c.name.as_str()),
+                sent as f64 / h.scale_us as f64
+            )
+        })
+}
+
 /// Compares what happened with the model's trace.
 pub fn judge(s: &Scenario, t: &Trace, h: &Happened) -> Judgement {
     let ops = match ops(h) {
         Ok(o) => o,
         Err(e) => return Judgement::Broken(e),
     };
+    if let Some(why) = late_signal(s, h) {
+        return Judgement::Late(why);
+    }
     // A write still in flight when its sender is killed dies with the process here, while the
     // model's packet is already in the network.
     for &(c, sig, at) in &h.signals {
@@ -701,6 +723,23 @@ mod tests {
         let mut h = happened(33, 31);
         h.signals.push((0, Signal::Stop, 45 * 20_000 + 200));
         assert!(matches!(judge(&s, &t, &h), Judgement::Limit(_)));
+    }
+
+    /// The long random run's case 19 of seed 13 on a loaded machine: B's stop went out long
+    /// after its instant, B ran on where the model has it stopped, and the difference was
+    /// called a mismatch.
+    #[test]
+    fn a_signal_sent_after_its_instant_is_a_missed_schedule() {
+        let s = preset("contract-4-fenced").expect("preset");
+        let t = run(&s);
+        let mut h = happened(33, 31);
+        h.signals[0].2 += 7_000;
+        assert_eq!(judge(&s, &t, &h), Judgement::Same, "within the tolerance");
+        h.signals[0].2 += 2_000;
+        match judge(&s, &t, &h) {
+            Judgement::Late(w) => assert!(w.contains("Stop signal, due at 1 ms"), "{w}"),
+            other => panic!("{other:?}"),
+        }
     }
 
     #[test]

@@ -737,7 +737,7 @@ fn run_random(a: &Args) -> Result<bool, String> {
     let reproducible = ran - skipped;
     if late * 3 > reproducible {
         println!(
-            "fails: {late} of {reproducible} reproducible cases were late, more than a third:              too little was compared"
+            "fails: {late} of {reproducible} reproducible cases were late, more than a third: too little was compared"
         );
     }
     Ok(mismatched == 0 && late * 3 <= reproducible)

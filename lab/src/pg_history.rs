@@ -210,6 +210,9 @@ pub fn judge(s: &Scenario, t: &Trace, h: &Happened) -> Judgement {
         Ok(o) => o,
         Err(err) => return Judgement::Broken(err),
     };
+    if let Some(why) = crate::history::late_signal(s, h) {
+        return Judgement::Late(why);
+    }
     for &(c, sig, at) in &h.signals {
         let sent = ops
             .iter()

@@ -528,6 +528,9 @@ pub fn judge(s: &Scenario, t: &Trace, z: &ZkHappened) -> Judgement {
         Ok(r) => r,
         Err(e) => return Judgement::Broken(e),
     };
+    if let Some(why) = crate::history::late_signal(s, h) {
+        return Judgement::Late(why);
+    }
     for &(c, sig, at) in &h.signals {
         let mine = |kind: &str| {
             r.ops

@@ -361,6 +361,31 @@ pub(crate) fn late_signal(s: &Scenario, h: &Happened) -> Option<String> {
         })
 }
 
+/// At the first difference (index `k`) of a client's facts: the fact, at the difference or
+/// before it, where the run had fallen behind the model's instant by more than `slack_ms` (a
+/// process or server woken late on a loaded machine). What the run did after falling behind
+/// is no answer to the model, so the difference is a missed schedule, tried again at a larger
+/// scale.
+pub(crate) fn behind_at_difference(
+    model: &[Fact],
+    lab: &[Fact],
+    k: usize,
+    slack_ms: f64,
+) -> Option<String> {
+    model
+        .iter()
+        .zip(lab)
+        .take(k + 1)
+        .find(|(a, b)| b.at_ms - a.at_ms > slack_ms)
+        .map(|(a, b)| {
+            format!(
+                "`{}` happened at {:.2} ms, where the model has `{}` at {} ms: the run missed \
+                 its schedule",
+                b.text, b.at_ms, a.text, a.at_ms
+            )
+        })
+}
+
 /// Compares what happened with the model's trace.
 pub fn judge(s: &Scenario, t: &Trace, h: &Happened) -> Judgement {
     let ops = match ops(h) {
@@ -402,17 +427,12 @@ pub fn judge(s: &Scenario, t: &Trace, h: &Happened) -> Judgement {
         for k in 0..m.len().max(l.len()) {
             let (a, b) = (m.get(k), l.get(k));
             if a.map(|f| &f.text) != b.map(|f| &f.text) {
-                // The lab's fact came well after the model's instant for it: the run did not keep
-                // the scenario's schedule (a process woken late on a loaded machine), so what
-                // it did is no answer to the model; it is tried again at a larger scale.
-                if let (Some(a), Some(b)) = (a, b) {
-                    if b.at_ms - a.at_ms > LATE_AT_A_DIFFERENCE_MS {
-                        return Judgement::Late(format!(
-                            "{name}'s `{}` happened at {:.2} ms, where the model has `{}` at {} \
-                             ms: the run missed its schedule",
-                            b.text, b.at_ms, a.text, a.at_ms
-                        ));
-                    }
+                // The lab had fallen well behind the model's instant at this fact or before
+                // it: the run did not keep the scenario's schedule (a process woken late on a
+                // loaded machine), so what it did is no answer to the model; it is tried again
+                // at a larger scale.
+                if let Some(why) = behind_at_difference(m, l, k, LATE_AT_A_DIFFERENCE_MS) {
+                    return Judgement::Late(format!("{name}'s {why}"));
                 }
                 let show = |f: Option<&Fact>| {
                     f.map_or("(nothing)".to_string(), |f| {

@@ -246,6 +246,11 @@ pub fn judge(s: &Scenario, t: &Trace, h: &Happened) -> Judgement {
         for k in 0..m.len().max(l.len()) {
             let (a, b) = (m.get(k), l.get(k));
             if a.map(|f| &f.text) != b.map(|f| &f.text) {
+                if let Some(why) =
+                    crate::history::behind_at_difference(m, l, k, TOLERANCE_MS + LATE_MS)
+                {
+                    return Judgement::Late(format!("{}'s {why}", t.client_name(c)));
+                }
                 let show = |f: Option<&Fact>| {
                     f.map_or("(nothing)".to_string(), |f| {
                         format!("{} at {:.1} ms", f.text, f.at_ms)

@@ -779,7 +779,15 @@ fn save_case(name: &str, s: &Scenario, r: &check::Result) -> Result<(), String> 
         s.caption,
         extra(r).trim_start_matches(": ")
     );
-    let path = dir.join(format!("{name}.json"));
+    // A case of the same name already saved (the same seed and number drawn again) is kept:
+    // it may be a fixed case the tests read. This one goes beside it with a suffix.
+    let path = (1..)
+        .map(|n| match n {
+            1 => dir.join(format!("{name}.json")),
+            n => dir.join(format!("{name}-{n}.json")),
+        })
+        .find(|p| !p.exists())
+        .unwrap_or_else(|| dir.join(format!("{name}.json")));
     std::fs::write(&path, s.to_json() + "\n")
         .map_err(|e| format!("cannot write {}: {e}", path.display()))?;
     println!("{:<28} saved as {}", "", path.display());

@@ -21,7 +21,7 @@ mod ground_view;
 #[cfg(target_arch = "wasm32")]
 mod lane_instance;
 #[cfg(target_arch = "wasm32")]
-mod lanes_view;
+pub(super) mod lanes_view;
 #[cfg(target_arch = "wasm32")]
 mod lock_service;
 #[cfg(target_arch = "wasm32")]

@@ -28,6 +28,7 @@ use super::model::apply::apply;
 use super::model::selection::ItemRef;
 use super::model::state::{Action, DragTarget, State};
 use super::runs::{start, Job};
+use crate::sim::Trace;
 use std::cell::{Cell, RefCell};
 use std::rc::Rc;
 use web_sys::Element;
@@ -169,8 +170,16 @@ impl Live {
         let (layout, uid) = (frame.layout.clone(), frame.uid.clone());
         self.0.lanes.borrow_mut().repaint(frame);
         let (t, g, c) = (&runs.trace, &runs.ghost, &runs.contrast);
-        paint_drawn(&self.0.messages, &arrows, messages(t, &layout, &uid));
-        paint_drawn(&self.0.banner, &verdict, banner(t, g, c));
+        // What the last frame drew from the same parts of its runs is not drawn again.
+        if last.trace.messages != t.messages {
+            paint_drawn(&self.0.messages, &arrows, messages(t, &layout, &uid));
+        }
+        let same_words = *last.contrast == **c
+            && words(&last.trace) == words(t)
+            && words(&last.ghost) == words(g);
+        if !same_words {
+            paint_drawn(&self.0.banner, &verdict, banner(t, g, c));
+        }
         let text = reading(t, next.playhead_ms);
         paint_drawn(&self.0.readout, &readout, reading_el(&text));
         let edited = next
@@ -210,6 +219,11 @@ impl Live {
             }
         }
     }
+}
+
+/// What the banner says of a run.
+fn words(t: &Trace) -> (&crate::sim::Verdict, i64, Option<u64>) {
+    (&t.verdict, t.final_balance, t.last_fence)
 }
 
 /// Whether this path takes the drag in `s`: a client event's, in an editable scenario without

@@ -17,6 +17,8 @@ pub(super) mod dom;
 #[cfg(target_arch = "wasm32")]
 mod found;
 #[cfg(target_arch = "wasm32")]
+mod frames;
+#[cfg(target_arch = "wasm32")]
 mod ground_view;
 #[cfg(target_arch = "wasm32")]
 mod lane_instance;

@@ -17,7 +17,9 @@
 // runs, the render and its microtasks; not style, layout or paint). One move per frame is the
 // worst case; faster pointers share a frame's work.
 // The verdict banner and the playhead's reading are live mid-drag too (issue 10), so their
-// renders are part of each frame's work; the narration and the commands catch up on the drop.
+// drawing is part of each frame's work; the narration and the commands catch up on the drop.
+// Since issue 25 a client event's move is applied by the live drag path (src/ui/live.rs): the
+// runs and the DOM writes of the lanes, arrows, banner and reading, with no Yew render.
 // Budgets, each the median of 5 runs' p95: 3.0 ms unthrottled (issue 10; the first target, issue
 // 3, was 1 ms), 8 ms under 4× CPU throttling (issue 14).
 // The machine's load average is printed with the figures: on a busy machine they are worse.

@@ -24,6 +24,7 @@ use super::inspect::narration::Narration;
 use super::inspect::readout::{reading, Readout};
 use super::lanes::dom;
 use super::lanes::timeline::Timeline;
+use super::live::{Live, CAPTION_LAGS};
 use super::model::apply::apply;
 use super::model::heading::{heading, Heading, EDITED_CAPTION};
 use super::model::keys::key_action;
@@ -64,18 +65,28 @@ pub fn App(props: &AppProps) -> Html {
         let initial = props.initial.clone();
         move || (*initial).clone()
     });
+    // Mid-drag the moves go to the live path (`live.rs`), not to Yew: every action Yew gets is
+    // preceded by the moves it has not seen, in order.
+    let live = (*use_memo((), |_| Live::default())).clone();
+    let root = use_node_ref();
+    live.sync(state.drag.is_some().then(|| (*state).clone()), &root);
     let dispatch = {
-        let d = state.dispatcher();
-        use_callback((), move |a: Action, _| d.dispatch(a))
+        let (d, live) = (state.dispatcher(), live.clone());
+        use_callback((), move |a: Action, _| {
+            live.flush(&d);
+            d.dispatch(a)
+        })
     };
     // Made once, so the components they go to compare equal from one render to the next.
     let on_pick = {
-        let d = state.dispatcher();
-        use_callback((), move |id: String, _| d.dispatch(Action::LoadPreset(id)))
+        let dispatch = dispatch.clone();
+        use_callback((), move |id: String, _| {
+            dispatch.emit(Action::LoadPreset(id))
+        })
     };
     let on_playhead = {
-        let d = state.dispatcher();
-        use_callback((), move |t: u64, _| d.dispatch(Action::SetPlayhead(t)))
+        let dispatch = dispatch.clone();
+        use_callback((), move |t: u64, _| dispatch.emit(Action::SetPlayhead(t)))
     };
     let scenario = Rc::new(state.scenario.clone());
     // The runs of this scenario, or, while a large one is computed in slices, the last pair of
@@ -127,7 +138,6 @@ pub fn App(props: &AppProps) -> Html {
         .clone()
         .unwrap_or_else(|| (shown.clone(), runs.clone()));
     let story_stale = !Rc::ptr_eq(&story_runs.trace, &runs.trace);
-    let root = use_node_ref();
     // The verdict, the playhead's reading and the narration follow the run live, mid-drag too.
     // So that a verdict that grows or shrinks cannot move the lanes under the pointer, the
     // verdict's slot keeps its height for the length of a drag (a longer verdict floats over
@@ -258,7 +268,7 @@ pub fn App(props: &AppProps) -> Html {
                     </span>
                 }
             </div>
-            { caption(&heading) }
+            { caption(&heading, state.drag.as_ref().is_some_and(|d| *d.before != state.scenario)) }
             if let Some(p) = state.problem.clone() {
                 <p class="fp-problem" role="alert"><span data-testid="problem">{ p }</span>
                     <button type="button" aria-label="Dismiss" data-testid="dismiss-problem"
@@ -271,7 +281,8 @@ pub fn App(props: &AppProps) -> Html {
                         { if first_run { "Computing the run…" } else { "Computing the run… the timeline still shows the previous one." } }
                     </div>
                 } else {
-                    <Banner trace={runs.trace.clone()} ghost={runs.ghost.clone()} contrast={runs.contrast.clone()} />
+                    <Banner trace={runs.trace.clone()} ghost={runs.ghost.clone()} contrast={runs.contrast.clone()}
+                        drawn={live.banner()} epoch={live.epoch()} />
                 }
             </div>
             // The selected client event's inspector takes the hint's line, one line high, so
@@ -281,12 +292,14 @@ pub fn App(props: &AppProps) -> Html {
                 let c = scenario.clients.get(r.client)?;
                 Some((r, c.name.clone(), c.events.get(r.event)?.clone()))
             }) {
-                <div class="fp-edit-line">
+                // Mid-drag on the live path its fields keep the drag's first values: dimmed, saying so.
+                <div class="fp-edit-line" data-lags="inspector">
                     <ClientInspector key={u8::from(state.notice.is_some())} {target} name={AttrValue::from(name)}
                         event={Rc::new(event)} on_change={dispatch.clone()} />
                     if let Some(n) = state.notice.clone() {
                         <span class="fp-notice" role="status" data-testid="notice">{ n }</span>
                     }
+                    <span class="fp-lag-note" data-lag-note="" data-testid="inspector-lags"></span>
                 </div>
             } else {
                 <Hint scenario={before.clone()} readonly={state.readonly} notice={hint_notice} on_action={dispatch.clone()} />
@@ -352,11 +365,11 @@ pub fn App(props: &AppProps) -> Html {
                 contrast={runs.contrast.clone()} selection={state.selection} playhead_ms={state.playhead_ms}
                 frozen_axis_ms={state.drag.as_ref().map(|d| d.axis_end_ms)}
                 dragging={state.drag.is_some()} readonly={state.readonly} tool={state.tool} width_px={state.width_px}
-                uid={uid} on_action={dispatch.clone()} instance_tool={state.instance_tool} collapsed={state.collapsed}
+                uid={uid} on_action={dispatch.clone()} live={live.clone()} epoch={live.epoch()} instance_tool={state.instance_tool} collapsed={state.collapsed}
                 found={state.found_here().filter(|_| Rc::ptr_eq(&shown, &scenario)).map(|f| Rc::new(f.marks.clone()))} />
             if !first_run {
                 <Readout text={reading(&runs.trace, state.playhead_ms)} end_ms={runs.trace.end_ms}
-                    at_ms={state.playhead_ms} on_move={on_playhead.clone()} />
+                    at_ms={state.playhead_ms} on_move={on_playhead.clone()} drawn={live.readout()} epoch={live.epoch()} />
             }
             // Under the timeline, so the story still fits the first screen; what it finds
             // opens on the timeline above.
@@ -383,12 +396,20 @@ pub fn App(props: &AppProps) -> Html {
 }
 
 /// The preset's caption, or, once the scenario is edited, a line that says so, with the
-/// preset's own words one click away.
-fn caption(h: &Heading) -> Html {
+/// preset's own words one click away. A drag's edit shows on the drop (the heading keeps the
+/// scenario the drag began with), so until then a preset's caption, which states its outcome,
+/// is covered by a note saying so: by this render on Yew's path (`lagging`), by `live.rs` on
+/// the live path (`data-lags`).
+fn caption(h: &Heading, lagging: bool) -> Html {
     match h {
-        Heading::AsWritten { caption, .. } => {
-            html! { <p class="fp-caption" data-testid="caption">{ caption.clone() }</p> }
-        }
+        Heading::AsWritten { caption, .. } => html! {
+            <p class="fp-caption" data-testid="caption" data-lags="caption" data-stale={lagging.then_some("")}>
+                { caption.clone() }
+                // Yew's note, and the live path's, which Yew keeps empty.
+                if lagging { <span class="fp-lag-note" data-testid="caption-lags">{ CAPTION_LAGS }</span> }
+                <span class="fp-lag-note" data-lag-note="" data-testid="caption-lags-live"></span>
+            </p>
+        },
         Heading::Edited { original, .. } => html! {
             <div class="fp-caption fp-edited" data-testid="caption">
                 <p data-testid="edited">{ EDITED_CAPTION }</p>

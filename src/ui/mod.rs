@@ -19,6 +19,8 @@ pub mod finder;
 #[cfg(target_arch = "wasm32")]
 mod inspect;
 #[cfg(target_arch = "wasm32")]
+mod live;
+#[cfg(target_arch = "wasm32")]
 mod runs;
 #[cfg(target_arch = "wasm32")]
 mod share;

@@ -182,6 +182,13 @@ const SOURCE: &str = concat!(
 .fp-edit-line { display: flex; flex-wrap: wrap; gap: 2px 12px; align-items: center; min-height: 28px; }
 .fp-edit-line input, .fp-edit-line select, .fp-edit-line button { padding: 0 6px; line-height: 1.3; }
 .fp-edit-line .fp-key-input { width: 8em; }
+/* What lags a drag (the inspector's fields, a preset's caption, see ui/live.rs): its note lies
+   over it, so nothing moves under the pointer; the caption is covered, the fields dimmed. */
+.fp-caption, .fp-edit-line { position: relative; }
+.fp-lag-note { position: absolute; top: 0; right: 0; padding: 0 6px; background: var(--bg); color: var(--fg); font-style: italic; }
+.fp-lag-note:empty { display: none; }
+.fp-caption .fp-lag-note { left: 0; bottom: 0; padding: 0; overflow: hidden; }
+.fp-edit-line[data-stale] > :not(.fp-lag-note) { opacity: .45; }
 .fp-msg.lost { stroke-dasharray: 2 3; stroke-opacity: .45; }
 .fp-readout { margin-top: 6px; display: grid; grid-template-columns: auto 1fr; gap: 4px 12px; align-items: center; }
 .fp-readout input[type=range] { width: 100%; }
@@ -194,7 +201,7 @@ const SOURCE: &str = concat!(
 .fp-commands { margin-top: 14px; min-width: 0; }
 .fp-commands h3 { font-size: 1rem; margin: 0 0 4px; display: flex; gap: 8px; align-items: center; }
 .fp-commands h3 button { font-size: 12px; }
-.fp-stale > :not(h3) { opacity: .45; }
+.fp-stale > :not(h3), [data-stale].fp-narration > :not(h3), [data-stale].fp-commands > :not(h3) { opacity: .45; }
 .fp-stale-note { font-weight: 400; color: var(--muted); }
 .fp-cmd-scroll { height: 320px; overflow: auto; border: 1px solid var(--line); border-radius: 4px; }
 .fp-cmd-table { border-collapse: collapse; width: 100%; font-size: 12px; }

@@ -97,6 +97,57 @@ test('mouse: shortening the GC pause below the TTL flips the verdicts, and back'
   assertClean(rec);
 });
 
+test('mouse: mid-drag the banner, lanes and reading follow the pointer without Yew; after the drop Yew agrees', async ({ rec }) => {
+  const { page } = rec;
+  await boot(rec);
+  await expectLongPause(page);
+  const caption = await text(page, 'caption');
+  const from = await centre(page, 'pause-A-1-end');
+  const toX = await xOf(page, 20);
+  await page.mouse.move(from.x, from.y);
+  await page.mouse.down();
+  for (let i = 1; i <= 12; i++) await page.mouse.move(from.x + ((toX - from.x) * i) / 12, from.y);
+  // Mid-drag, the button still down: the banner, the lanes and the reading show the new run.
+  await expectText(page, 'verdict', 'Balance 90');
+  await expectText(page, 'step-B-0', 'lock_held');
+  await expectText(page, 'step-A-2', 'accepted, balance 90');
+  const pauseEnd = Number(await page.locator(tid('pause-A-1-end')).getAttribute('aria-valuenow'));
+  assert.ok(Math.abs(pauseEnd - 20) <= 1, `mid-drag the pause ends at ${pauseEnd} ms`);
+  // What lags says so: the inspector's fields, the preset's caption (which states the preset's
+  // outcome), the narration and the commands.
+  await expectText(page, 'inspector-lags', 'updates when you let go');
+  await expectText(page, 'caption-lags-live', 'Edited by this drag');
+  await expectText(page, 'narration', 'updates when you let go');
+  const mid = {
+    verdict: await text(page, 'verdict'),
+    readout: await text(page, 'readout'),
+    lanes: await page.locator('.fp-lanes').innerHTML(),
+    arrows: await page.locator('g.fp-messages').innerHTML(),
+  };
+  await page.mouse.up();
+  // Yew has every move: the caption says the preset is edited, nothing is marked as lagging,
+  // and its render draws what the live path drew.
+  await expectText(page, 'edited', 'Edited');
+  assert.equal(await page.locator(tid('caption-lags-live')).count(), 0, 'the preset caption is gone');
+  assert.equal(await page.locator('[data-stale]').count(), 0, 'a part is still marked as lagging');
+  assert.equal(await page.locator(tid('stale-note')).count(), 0);
+  assert.equal(await text(page, 'verdict'), mid.verdict);
+  assert.equal(await text(page, 'readout'), mid.readout);
+  assert.equal(await page.locator('.fp-lanes').innerHTML(), mid.lanes);
+  assert.equal(await page.locator('g.fp-messages').innerHTML(), mid.arrows);
+  await expectEndNear(page, 20);
+  // Undo and redo go through Yew's state alone: the redone scenario is the one shown mid-drag.
+  await page.locator(tid('undo')).click();
+  await expectLongPause(page);
+  await expectText(page, 'caption', caption);
+  await page.locator(tid('redo')).click();
+  await expectShortPause(page, { watchdog: true });
+  assert.equal(await text(page, 'verdict'), mid.verdict);
+  assert.equal(await text(page, 'readout'), mid.readout);
+  await expectEndNear(page, 20);
+  assertClean(rec);
+});
+
 test('mouse: the default page as a newcomer finds it', async ({ rec }) => {
   const { page } = rec;
   await boot(rec);

@@ -233,7 +233,8 @@ pub fn Commands(props: &CommandsProps) -> Html {
         })
     };
     html! {
-        <section class={classes!("fp-commands", props.stale.then_some("fp-stale"))} data-testid="commands">
+        <section class={classes!("fp-commands", props.stale.then_some("fp-stale"))} data-testid="commands"
+            data-lags="commands">
             <h3>
                 if props.trace.is_zookeeper() {
                     <span data-testid="commands-service">{ "Commands: ZooKeeper in zkCli.sh, the storage in SQL" }</span>

@@ -36,7 +36,8 @@ pub fn Narration(props: &NarrationProps) -> Html {
         }
     });
     html! {
-        <section class={classes!("fp-narration", props.stale.then_some("fp-stale"))} data-testid="narration">
+        <section class={classes!("fp-narration", props.stale.then_some("fp-stale"))} data-testid="narration"
+            data-lags="narration">
             <h3>{ "What happened" }{ stale_note(props.stale) }</h3>
             <ol>{ for lines.iter().enumerate().map(|(i, l)| html! {
                 <li value={(i + 1).to_string()}>{ l.clone() }</li>
@@ -46,11 +47,16 @@ pub fn Narration(props: &NarrationProps) -> Html {
 }
 
 /// The words a lagging story carries in its heading (the heading's line is there anyway, so
-/// nothing moves).
+/// nothing moves): this render's, when it draws a run older than the timeline's, and the live
+/// drag path's (`ui/live.rs`, which fills the span Yew keeps empty while the lanes run ahead).
 pub(super) fn stale_note(stale: bool) -> Html {
-    if stale {
-        html! { <span class="fp-stale-note" data-testid="stale-note">{ " · updates when you let go" }</span> }
-    } else {
-        html! {}
-    }
+    html! { <>
+        if stale {
+            <span class="fp-stale-note" data-testid="stale-note">{ STORY_LAGS }</span>
+        }
+        <span class="fp-stale-note" data-lag-note="" data-testid="stale-note-live"></span>
+    </> }
 }
+
+/// The words of a lagging story.
+pub const STORY_LAGS: &str = " · updates when you let go";

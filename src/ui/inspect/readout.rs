@@ -1,8 +1,12 @@
 //! The playhead's reading under the timeline: who holds the lease, who believes it does, the
 //! balance and the last fence at that instant, plus a slider so the playhead moves by keyboard.
+//! The reading's paragraph is an element of its own handed to Yew as a node reference and
+//! shared (`Drawn`) with the live drag path (`ui/live.rs`), which writes it mid-drag.
 
 use crate::sim::Trace;
 use crate::ui::lanes::describe::{instant, instant_text};
+use crate::ui::lanes::patch::{paint_drawn, Drawn};
+use crate::ui::lanes::render::node::El;
 use wasm_bindgen::JsCast;
 use yew::prelude::*;
 
@@ -14,6 +18,9 @@ pub struct ReadoutProps {
     pub end_ms: u64,
     pub at_ms: u64,
     pub on_move: Callback<u64>,
+    pub drawn: Drawn,
+    /// The live drag path's count of frames: after one, the reading is written again.
+    pub epoch: u32,
 }
 
 /// What the readout says about `trace` at `at_ms`.
@@ -21,9 +28,23 @@ pub fn reading(trace: &Trace, at_ms: u64) -> AttrValue {
     instant_text(trace, &instant(trace, at_ms)).into()
 }
 
+/// The reading's paragraph.
+pub fn reading_el(text: &str) -> El {
+    El::new("p")
+        .a("class", "fp-readout-text")
+        .a("aria-live", "polite")
+        .a("data-testid", "readout")
+        .text(text)
+}
+
 #[component]
 pub fn Readout(props: &ReadoutProps) -> Html {
-    let text = props.text.clone();
+    let p = use_memo((), |_| {
+        web_sys::window()?.document()?.create_element("p").ok()
+    });
+    if let Some(p) = p.as_ref() {
+        paint_drawn(&props.drawn, p, reading_el(&props.text));
+    }
     let oninput = {
         let on_move = props.on_move.clone();
         Callback::from(move |e: InputEvent| {
@@ -39,7 +60,7 @@ pub fn Readout(props: &ReadoutProps) -> Html {
     };
     html! {
         <div class="fp-readout">
-            <p class="fp-readout-text" aria-live="polite" data-testid="readout">{ text }</p>
+            if let Some(p) = p.as_ref() { { Html::VRef(p.clone().into()) } }
             <span aria-hidden="true">{ "Playhead" }</span>
             <input type="range" min="0" max={props.end_ms.to_string()} value={props.at_ms.to_string()}
                 aria-label="Playhead time in ms" data-testid="playhead-slider" {oninput} />

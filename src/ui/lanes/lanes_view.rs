@@ -1,8 +1,11 @@
 //! The full page's lanes as drawn by the one lane renderer (`render`): a thin component that
 //! owns one `<g>` (given to Yew as a node reference) and, in each of its renders, has the
 //! patcher write only what changed since the last frame. Yew never looks inside that `<g>`: it
-//! keeps the controls, the inspectors and the rest of the timeline. The props compare the runs by identity, so the
-//! lanes are drawn again only when the run, the layout, the selection or the mode changes.
+//! keeps the controls, the inspectors and the rest of the timeline. The painter and its last
+//! frame are shared (`LanesPaint`) with the live drag path (`ui/live.rs`), which paints the
+//! same `<g>` mid-drag without a Yew render; whichever paints next diffs against what is on
+//! the page. The props compare the runs by identity, so the lanes are drawn again only when
+//! the run, the layout, the selection, the mode or the live path's count of frames changes.
 
 use super::geometry::Layout;
 use super::patch::Painter;
@@ -10,11 +13,14 @@ use super::render::View;
 use crate::sim::compare::Contrast;
 use crate::sim::{Scenario, Trace};
 use crate::ui::model::selection::EventRef;
+use std::cell::RefCell;
 use std::rc::Rc;
+use web_sys::Element;
 use yew::prelude::*;
 
-#[derive(Properties, Clone)]
-pub struct LanesProps {
+/// What one frame of the lanes is drawn from.
+#[derive(Clone)]
+pub struct Frame {
     pub scenario: Rc<Scenario>,
     pub trace: Rc<Trace>,
     pub ghost: Rc<Trace>,
@@ -25,7 +31,7 @@ pub struct LanesProps {
     pub readonly: bool,
 }
 
-impl PartialEq for LanesProps {
+impl PartialEq for Frame {
     fn eq(&self, o: &Self) -> bool {
         Rc::ptr_eq(&self.scenario, &o.scenario)
             && Rc::ptr_eq(&self.trace, &o.trace)
@@ -38,8 +44,8 @@ impl PartialEq for LanesProps {
     }
 }
 
-impl LanesProps {
-    fn view(&self) -> View<'_> {
+impl Frame {
+    pub fn view(&self) -> View<'_> {
         View {
             scenario: &self.scenario,
             trace: &self.trace,
@@ -57,30 +63,70 @@ impl LanesProps {
     }
 }
 
+/// The painter, the `<g>` it paints and the frame it painted last: a lane whose part of the
+/// frame did not change is not drawn again.
+#[derive(Default)]
+pub struct LanesPaint {
+    painter: Painter,
+    root: Option<Element>,
+    last: Option<Frame>,
+}
+
+impl LanesPaint {
+    /// Paints `next` into `root`, writing only what changed since the last frame.
+    pub fn paint(&mut self, root: &Element, next: Frame) {
+        self.painter.paint(
+            root,
+            &next.view(),
+            self.last.as_ref().map(Frame::view).as_ref(),
+        );
+        self.root = Some(root.clone());
+        self.last = Some(next);
+    }
+
+    /// The last frame painted, if its `<g>` is on the page.
+    pub fn last(&self) -> Option<&Frame> {
+        self.root.as_ref().filter(|r| r.is_connected())?;
+        self.last.as_ref()
+    }
+
+    /// Paints `next` into the `<g>` painted last (the live drag path).
+    pub fn repaint(&mut self, next: Frame) {
+        if let Some(root) = self.root.clone() {
+            self.paint(&root, next);
+        }
+    }
+}
+
+/// The painter, shared by the component and the live drag path.
+pub type SharedPaint = Rc<RefCell<LanesPaint>>;
+
+#[derive(Properties, Clone)]
+pub struct LanesProps {
+    pub frame: Frame,
+    pub paint: SharedPaint,
+    /// The live drag path's count of frames: after one, the lanes are painted again.
+    pub epoch: u32,
+}
+
+impl PartialEq for LanesProps {
+    fn eq(&self, o: &Self) -> bool {
+        self.frame == o.frame && Rc::ptr_eq(&self.paint, &o.paint) && self.epoch == o.epoch
+    }
+}
+
 #[component]
 pub fn Lanes(props: &LanesProps) -> Html {
     // The lanes' own `<g>`, made once and handed to Yew as a node of ours (`VNode::VRef`): Yew
     // places it and never looks inside.
     let root = use_memo((), |_| svg_g("fp-lanes"));
-    // The painter, and the props of its last paint: a lane whose part of them did not change
-    // is not drawn again.
-    let painter = use_mut_ref(|| (Painter::default(), None::<LanesProps>));
     let Some(root) = root.as_ref() else {
         return html! {};
     };
     // Painted here, in the render, not in an effect: Yew may yield to the browser between a
     // long render and its effects, and a frame must never show the rest of the page's new run
     // beside the lanes of the old one.
-    {
-        let mut state = painter.borrow_mut();
-        let (painter, last) = &mut *state;
-        painter.paint(
-            root,
-            &props.view(),
-            last.as_ref().map(LanesProps::view).as_ref(),
-        );
-        *last = Some(props.clone());
-    }
+    props.paint.borrow_mut().paint(root, props.frame.clone());
     Html::VRef(root.clone().into())
 }
 

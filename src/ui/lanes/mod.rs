@@ -17,11 +17,13 @@ pub(super) mod dom;
 #[cfg(target_arch = "wasm32")]
 mod found;
 #[cfg(target_arch = "wasm32")]
+mod frames;
+#[cfg(target_arch = "wasm32")]
 mod ground_view;
 #[cfg(target_arch = "wasm32")]
 mod lane_instance;
 #[cfg(target_arch = "wasm32")]
-mod lanes_view;
+pub(super) mod lanes_view;
 #[cfg(target_arch = "wasm32")]
 mod lock_service;
 #[cfg(target_arch = "wasm32")]

@@ -6,7 +6,7 @@
 //! drawing kept its shape, and an element moved within its list is focused again.
 
 use super::render::diff::{diff, Op};
-use super::render::node::El;
+use super::render::node::{El, Kids};
 use super::render::{drawn, keys, lane, same, LaneKey, View};
 use wasm_bindgen::JsCast;
 use web_sys::{Element, Node};
@@ -84,11 +84,40 @@ pub fn repaint(root: &Element, drawn: Option<&El>, next: &El) {
             }
         }
         None => {
-            let mut markup = String::new();
-            next.els().iter().for_each(|e| e.write(&mut markup));
-            root.set_inner_html(&markup);
+            for (name, value) in &next.attrs {
+                let _ = root.set_attribute(name, value);
+            }
+            match &next.kids {
+                Kids::Text(t) => root.set_text_content(Some(t)),
+                _ => {
+                    let mut markup = String::new();
+                    next.els().iter().for_each(|e| e.write(&mut markup));
+                    root.set_inner_html(&markup);
+                }
+            }
         }
     }
+}
+
+/// A drawing outside Yew's virtual DOM, shared by its component and the live drag path: the
+/// element it is in and the drawing that element holds.
+pub type Drawn = std::rc::Rc<std::cell::RefCell<Option<(Element, El)>>>;
+
+/// Draws `next` into `root` (the whole of it, unless `drawn` holds `root`'s last drawing) and
+/// keeps it as `root`'s drawing.
+pub fn paint_drawn(drawn: &Drawn, root: &Element, next: El) {
+    let mut d = drawn.borrow_mut();
+    let old = d.as_ref().filter(|(r, _)| r.is_same_node(Some(root)));
+    repaint(root, old.map(|(_, e)| e), &next);
+    *d = Some((root.clone(), next));
+}
+
+/// The element of the last drawing, if it is on the page.
+pub fn drawn_root(drawn: &Drawn) -> Option<Element> {
+    let d = drawn.borrow();
+    d.as_ref()
+        .map(|(r, _)| r.clone())
+        .filter(|r| r.is_connected())
 }
 
 /// Finds the elements the writes address, walking down from the lane's element and keeping

@@ -8,8 +8,10 @@
 use super::attempts::Attempts;
 use super::dom;
 use super::found::FoundMarks;
+use super::frames::{claim_touches, listen_moves, FrameLoop, MoveTo};
 use super::geometry::{axis_end_ms, centre_ms, scroll_to_centre, Layout, Zoom, HEADER_PX};
 use super::ground_view::Ground;
+use super::lanes_view::Frame;
 use super::lanes_view::Lanes;
 use super::lock_service::LockService;
 use super::messages::Messages;
@@ -18,6 +20,7 @@ use super::redlock_view::lock_view;
 use crate::sim::{Scenario, Trace};
 use crate::ui::controls::palette::TOOL_DRAG_TYPE;
 use crate::ui::controls::palette_instance::INSTANCE_TOOL_DRAG_TYPE;
+use crate::ui::live::Live;
 use crate::ui::model::selection::Selection;
 use crate::ui::model::state::{Action, DragTarget, InstanceAction};
 use crate::ui::model::tools::{InstanceTool, Tool};
@@ -54,6 +57,10 @@ pub struct TimelineProps {
     /// The faults a search injected into this scenario, marked "found by search".
     #[prop_or_default]
     pub found: Option<Rc<Vec<crate::ui::model::found::Mark>>>,
+    /// The live drag path, which takes a drag's moves when it can (`ui/live.rs`), and its
+    /// count of frames.
+    pub live: Live,
+    pub epoch: u32,
 }
 
 #[component]
@@ -174,15 +181,20 @@ pub fn Timeline(props: &TimelineProps) -> Html {
     // for the timeline's life (a move only asks for a frame with it) and applies the move with
     // the latest render's layout.
     let pending = use_mut_ref(|| None::<(i32, i32)>);
+    // A move goes to the live path, which writes its frame without a Yew render, or else to Yew.
     let move_to: MoveTo = {
         let (svg, layout, on_action) = (svg.clone(), layout.clone(), props.on_action.clone());
+        let live = props.live.clone();
         Rc::new(move |(x, y): (i32, i32)| {
             if let Some((pointer_ms, y)) = dom::pointer(&svg, &layout, x, y) {
-                on_action.emit(Action::DragMove {
+                let action = Action::DragMove {
                     pointer_ms,
                     client: layout.client_at(y),
                     instance: layout.instance_core_at(y),
-                });
+                };
+                if !live.follow(&action) {
+                    on_action.emit(action);
+                }
             }
         })
     };
@@ -191,17 +203,23 @@ pub fn Timeline(props: &TimelineProps) -> Html {
         use_memo((), move |_| FrameLoop::new(pending))
     };
     frames.latest.replace(Some(move_to.clone()));
-    let onpointermove = {
-        let (pending, frames) = (pending.clone(), frames.clone());
-        let dragging = props.dragging;
-        Callback::from(move |e: PointerEvent| {
-            if !dragging {
-                return;
+    frames.dragging.set(props.dragging);
+    // The moves are heard by a listener of our own on the SVG: a move mid-drag costs no pass
+    // through Yew's event delegation, only a note of the position and a frame asked for.
+    {
+        let (svg, frames) = (svg.clone(), frames.clone());
+        use_effect_with((), move |_| {
+            let listener = listen_moves(&svg, frames);
+            move || {
+                if let Some((el, f)) = listener {
+                    let _ = el.remove_event_listener_with_callback(
+                        "pointermove",
+                        f.as_ref().unchecked_ref(),
+                    );
+                }
             }
-            *pending.borrow_mut() = Some((e.client_x(), e.client_y()));
-            frames.request();
-        })
-    };
+        });
+    }
     let end_drag = {
         let on_action = props.on_action.clone();
         let dragging = props.dragging;
@@ -322,7 +340,7 @@ pub fn Timeline(props: &TimelineProps) -> Html {
             <svg class="fp-timeline" ref={svg} data-testid="timeline" role="group"
                 aria-label="Timeline: lock service, clients and storage over time"
                 viewBox={format!("0 0 {w} {h}")} width={w.to_string()} height={h.to_string()}
-                {onpointerdown} {onpointermove} onpointerup={end_drag.clone()}
+                {onpointerdown} onpointerup={end_drag.clone()}
                 onpointercancel={end_drag} {ondblclick} {onfocusin} {ondragover} {ondrop} tabindex="-1">
                 <defs>
                     <pattern id={format!("{uid}-hatch-pause")} patternUnits="userSpaceOnUse" width="7" height="7"
@@ -342,16 +360,18 @@ pub fn Timeline(props: &TimelineProps) -> Html {
                 // lanes: every label is drawn over the lines, on a halo of the background, so no
                 // line runs through text.
                 <Ground layout={layout.clone()} />
-                <Messages trace={props.trace.clone()} layout={layout.clone()} uid={uid.clone()} />
+                <Messages trace={props.trace.clone()} layout={layout.clone()} uid={uid.clone()}
+                    drawn={props.live.messages()} epoch={props.epoch} />
                 <Playhead layout={layout.clone()} at_ms={props.playhead_ms} />
                 <LockService scenario={props.scenario.clone()} trace={props.trace.clone()} layout={layout.clone()}
                     playhead_ms={props.playhead_ms} selected={props.selection.instance()} readonly={props.readonly}
                     uid={uid.clone()} />
                 // The single lock service's lane, the clients' and the storage's: the one lane
                 // renderer, patched in place frame after frame.
-                <Lanes scenario={props.scenario.clone()} trace={props.trace.clone()} ghost={props.ghost.clone()}
-                    contrast={props.contrast.clone()} layout={layout.clone()} uid={uid.clone()}
-                    selected={props.selection.event()} readonly={props.readonly} />
+                <Lanes frame={Frame { scenario: props.scenario.clone(), trace: props.trace.clone(),
+                    ghost: props.ghost.clone(), contrast: props.contrast.clone(), layout: layout.clone(),
+                    uid: uid.clone(), selected: props.selection.event(), readonly: props.readonly }}
+                    paint={props.live.lanes()} epoch={props.epoch} />
                 <Attempts trace={props.trace.clone()} layout={layout.clone()} />
                 if let Some(marks) = props.found.clone() {
                     <FoundMarks {marks} scenario={props.scenario.clone()} layout={layout.clone()} />
@@ -360,32 +380,6 @@ pub fn Timeline(props: &TimelineProps) -> Html {
         </div>
         </div>
     }
-}
-
-/// A touch listener and the element it listens on.
-type TouchClaim = (web_sys::Element, Closure<dyn FnMut(web_sys::Event)>);
-
-/// Listens for touches that start on something a finger drags (an event's part, unless the
-/// timeline is read-only, or the axis strip, where the playhead is grabbed) and cancels the
-/// browser's panning for them; the listener must live as long as the SVG.
-fn claim_touches(svg: &NodeRef, readonly: bool) -> Option<TouchClaim> {
-    let el = svg.cast::<web_sys::Element>()?;
-    let parts = if readonly {
-        ".fp-axis-hit"
-    } else {
-        "[data-ev], [data-iev], .fp-axis-hit"
-    };
-    let f = Closure::<dyn FnMut(web_sys::Event)>::new(move |e: web_sys::Event| {
-        let grabbed = dom::target_element(&e)
-            .and_then(|t| t.closest(parts).ok().flatten())
-            .is_some();
-        if grabbed && e.cancelable() {
-            e.prevent_default();
-        }
-    });
-    el.add_event_listener_with_callback("touchstart", f.as_ref().unchecked_ref())
-        .ok()?;
-    Some((el, f))
 }
 
 /// A resize observer and the callback it calls.
@@ -412,77 +406,4 @@ fn watch_width(wrap: &NodeRef, on_action: Callback<Action>) -> Option<WidthWatch
     let observer = web_sys::ResizeObserver::new(closure.as_ref().unchecked_ref()).ok()?;
     observer.observe(&el);
     Some((observer, closure))
-}
-
-/// What applies a pointer move: the pointer's position in the viewport.
-type MoveTo = Rc<dyn Fn((i32, i32))>;
-
-/// The frame callback that applies the latest pointer move, made once per timeline: asking for
-/// a frame costs no new JavaScript closure per move. At most one frame is requested at a time;
-/// a request still pending when the timeline goes away is cancelled, so the callback is never
-/// called after it is dropped.
-struct FrameLoop {
-    /// The latest pointer position not applied yet.
-    pending: Rc<std::cell::RefCell<Option<(i32, i32)>>>,
-    /// The move to apply with, from the latest render (its layout and its `on_action`).
-    latest: Rc<std::cell::RefCell<Option<MoveTo>>>,
-    /// The pending request's id, if a frame is requested.
-    requested: Rc<std::cell::Cell<Option<i32>>>,
-    on_frame: Closure<dyn FnMut()>,
-}
-
-impl FrameLoop {
-    fn new(pending: Rc<std::cell::RefCell<Option<(i32, i32)>>>) -> Self {
-        let latest: Rc<std::cell::RefCell<Option<MoveTo>>> = Rc::default();
-        let requested: Rc<std::cell::Cell<Option<i32>>> = Rc::default();
-        let on_frame = {
-            let (pending, latest, requested) = (pending.clone(), latest.clone(), requested.clone());
-            Closure::<dyn FnMut()>::new(move || {
-                requested.set(None);
-                apply_latest(&pending, &latest);
-            })
-        };
-        FrameLoop {
-            pending,
-            latest,
-            requested,
-            on_frame,
-        }
-    }
-
-    /// Asks for a frame unless one is already asked for; without a window, applies the move now.
-    fn request(&self) {
-        if self.requested.get().is_some() {
-            return;
-        }
-        let id = web_sys::window().and_then(|w| {
-            w.request_animation_frame(self.on_frame.as_ref().unchecked_ref())
-                .ok()
-        });
-        match id {
-            Some(id) => self.requested.set(Some(id)),
-            None => apply_latest(&self.pending, &self.latest),
-        }
-    }
-}
-
-/// Applies the latest pointer position, if any, with the latest render's move.
-fn apply_latest(
-    pending: &std::cell::RefCell<Option<(i32, i32)>>,
-    latest: &std::cell::RefCell<Option<MoveTo>>,
-) {
-    let point = pending.borrow_mut().take();
-    // Out of the cell before the call: the move renders, and a render replaces it.
-    let move_to = latest.borrow().clone();
-    if let (Some(p), Some(move_to)) = (point, move_to) {
-        move_to(p);
-    }
-}
-
-impl Drop for FrameLoop {
-    fn drop(&mut self) {
-        if let (Some(id), Some(w)) = (self.requested.take(), web_sys::window()) {
-            let _ = w.cancel_animation_frame(id);
-        }
-    }
 }

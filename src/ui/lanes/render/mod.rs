@@ -12,7 +12,9 @@
 
 pub mod diff;
 pub mod ground;
+pub mod messages;
 pub mod node;
+pub mod verdict;
 
 mod advisory;
 mod client;

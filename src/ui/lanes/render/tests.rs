@@ -347,3 +347,40 @@ fn the_ground_has_every_tick_and_a_background_per_lane() {
     });
     assert_eq!(backgrounds, l.lanes.len());
 }
+
+#[test]
+fn the_banner_and_the_arrows_say_what_each_preset_ran() {
+    for p in presets() {
+        let s = &p.scenario;
+        let r = runs(s);
+        let l = layout(s, &r);
+        let b = verdict::banner(&r.trace, &r.ghost, &r.contrast);
+        let word = b.find("verdict-word").map(El::text_content);
+        let want = if r.trace.verdict.safe {
+            "✓ Safe"
+        } else {
+            "✗ Unsafe"
+        };
+        assert_eq!(word.as_deref(), Some(want), "{}", p.id);
+        let all = b.text_content();
+        assert!(
+            all.contains(&format!("Balance {}", r.trace.final_balance)),
+            "{}",
+            p.id
+        );
+        let listed = b.find("violations").map_or(0, |u| u.els().len());
+        assert_eq!(listed, r.trace.verdict.violations.len(), "{}", p.id);
+        let summary = crate::sim::compare::summary(&r.contrast, &r.ghost);
+        let side = b.find("ghost-summary").map(El::text_content);
+        assert_eq!(side, Some(summary), "{}", p.id);
+        let legend = !r.trace.verdict.violations.is_empty() || !r.trace.verdict.liveness.is_empty();
+        assert_eq!(b.find("legend").is_some(), legend, "{}", p.id);
+        // One arrow per message (every client has a lane here); a lost one has no head.
+        let m = messages::messages(&r.trace, &l, "t1");
+        assert_eq!(m.els().len(), r.trace.messages.len(), "{}", p.id);
+        for (line, msg) in m.els().iter().zip(&r.trace.messages) {
+            assert_eq!(line.get("marker-end").is_none(), msg.lost, "{}", p.id);
+            assert!(same(&read(&line.markup()), line), "{}", p.id);
+        }
+    }
+}

@@ -310,3 +310,34 @@ test('mouse: Delete mid-drag removes the dragged pause and ends the drag; the mo
   await expectShortPause(page, { watchdog: true });
   assertClean(rec);
 });
+
+test('mouse: the timeline scrolled sideways mid-drag, the edge still lands under the pointer', async ({ rec }) => {
+  // The drag keeps the SVG's box from its first move (reading it every frame asks for layout);
+  // a scroll must make it read the box again, or the drop lands where the pointer was before it.
+  const { page } = rec;
+  await boot(rec);
+  const wrap = page.locator('.fp-timeline-wrap');
+  await page.locator(tid('zoom-in')).click();
+  await page.locator(tid('zoom-in')).click();
+  await page.waitForFunction(() => document.querySelector('.fp-timeline-box')?.getAttribute('data-zoom') === '4');
+  await page.locator(tid('pause-A-1-end')).scrollIntoViewIfNeeded();
+  const from = await centre(page, 'pause-A-1-end');
+  await page.mouse.move(from.x, from.y);
+  await page.mouse.down();
+  for (let i = 1; i <= 4; i++) await page.mouse.move(from.x - 4 * i, from.y);
+  const scrolled = await wrap.evaluate((el) => {
+    const was = el.scrollLeft;
+    el.scrollLeft = was - 120;
+    return was - el.scrollLeft;
+  });
+  assert.ok(scrolled >= 60, `the timeline scrolled only ${scrolled} px`);
+  const toX = await xOf(page, 38);
+  for (let i = 1; i <= 4; i++) await page.mouse.move(from.x - 16 + ((toX - from.x + 16) * i) / 4, from.y);
+  await page.mouse.up();
+  await page.waitForFunction(
+    () => document.querySelector('[data-testid="pause-A-1-end"]')?.getAttribute('aria-valuenow') === '38',
+    null,
+    { timeout: 5_000 },
+  ).catch(async () => assert.fail(`the edge is at ${await page.locator(tid('pause-A-1-end')).getAttribute('aria-valuenow')} ms, not under the pointer at 38 ms`));
+  assertClean(rec);
+});

@@ -24,12 +24,34 @@ pub fn next_uid() -> u32 {
     })
 }
 
-/// The pointer at `(client_x, client_y)` as an instant on the axis and a y in the SVG.
-pub fn pointer(svg: &NodeRef, layout: &Layout, client_x: i32, client_y: i32) -> Option<(u64, i32)> {
-    let el = svg.cast::<Element>()?;
-    let r = el.get_bounding_client_rect();
-    let x = svg_x(f64::from(client_x), r.left(), r.width(), layout.width_px);
-    let y = svg_y(f64::from(client_y), r.top(), r.height(), layout.height_px);
+/// The SVG's box in the viewport (left, top, width, height), kept for the length of a drag:
+/// reading it asks the browser for layout, a cost on every frame of a drag on a slow phone.
+/// Whoever keeps one empties it when the drag ends and when anything scrolls or resizes.
+pub type BoxCache = std::cell::RefCell<Option<[f64; 4]>>;
+
+/// The pointer at `(client_x, client_y)` as an instant on the axis and a y in the SVG; the
+/// SVG's box from `cache` when it holds one (and put there when it is empty).
+pub fn pointer(
+    svg: &NodeRef,
+    layout: &Layout,
+    cache: Option<&BoxCache>,
+    client_x: i32,
+    client_y: i32,
+) -> Option<(u64, i32)> {
+    let kept = cache.and_then(|c| *c.borrow());
+    let [left, top, width, height] = match kept {
+        Some(b) => b,
+        None => {
+            let r = svg.cast::<Element>()?.get_bounding_client_rect();
+            let b = [r.left(), r.top(), r.width(), r.height()];
+            if let Some(c) = cache {
+                *c.borrow_mut() = Some(b);
+            }
+            b
+        }
+    };
+    let x = svg_x(f64::from(client_x), left, width, layout.width_px);
+    let y = svg_y(f64::from(client_y), top, height, layout.height_px);
     Some((layout.axis.time_at(x), y))
 }
 

@@ -30,6 +30,47 @@ pub(super) fn listen_moves(svg: &NodeRef, frames: Rc<FrameLoop>) -> Option<Liste
     Some((el, f))
 }
 
+/// Empties the kept SVG box whenever anything on the page scrolls (a scroll event does not
+/// bubble, so it is heard in the capture phase) or the window resizes, for as long as the
+/// guard lives.
+pub(super) fn forget_box_on_scroll(cache: Rc<super::dom::BoxCache>) -> Option<WindowListener> {
+    let window = web_sys::window()?;
+    let f = Closure::<dyn FnMut(web_sys::Event)>::new(move |_: web_sys::Event| {
+        cache.replace(None);
+    });
+    let options = web_sys::AddEventListenerOptions::new();
+    options.set_capture(true);
+    options.set_passive(true);
+    for kind in ["scroll", "resize"] {
+        window
+            .add_event_listener_with_callback_and_add_event_listener_options(
+                kind,
+                f.as_ref().unchecked_ref(),
+                &options,
+            )
+            .ok()?;
+    }
+    Some(WindowListener { window, f })
+}
+
+/// Window listeners for scrolls and resizes, removed when dropped.
+pub(super) struct WindowListener {
+    window: web_sys::Window,
+    f: Closure<dyn FnMut(web_sys::Event)>,
+}
+
+impl Drop for WindowListener {
+    fn drop(&mut self) {
+        for kind in ["scroll", "resize"] {
+            let _ = self.window.remove_event_listener_with_callback_and_bool(
+                kind,
+                self.f.as_ref().unchecked_ref(),
+                true,
+            );
+        }
+    }
+}
+
 /// Listens for touches that start on something a finger drags (an event's part, unless the
 /// timeline is read-only, or the axis strip, where the playhead is grabbed) and cancels the
 /// browser's panning for them; the listener must live as long as the SVG.

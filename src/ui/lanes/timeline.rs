@@ -8,7 +8,7 @@
 use super::attempts::Attempts;
 use super::dom;
 use super::found::FoundMarks;
-use super::frames::{claim_touches, listen_moves, FrameLoop, MoveTo};
+use super::frames::{claim_touches, forget_box_on_scroll, listen_moves, FrameLoop, MoveTo};
 use super::geometry::{axis_end_ms, centre_ms, scroll_to_centre, Layout, Zoom, HEADER_PX};
 use super::ground_view::Ground;
 use super::lanes_view::Frame;
@@ -148,7 +148,7 @@ pub fn Timeline(props: &TimelineProps) -> Html {
             if e.button() != 0 {
                 return;
             }
-            let Some((t, y)) = dom::pointer(&svg, &layout, e.client_x(), e.client_y()) else {
+            let Some((t, y)) = dom::pointer(&svg, &layout, None, e.client_x(), e.client_y()) else {
                 return;
             };
             let target = match dom::grab(&e) {
@@ -181,12 +181,18 @@ pub fn Timeline(props: &TimelineProps) -> Html {
     // for the timeline's life (a move only asks for a frame with it) and applies the move with
     // the latest render's layout.
     let pending = use_mut_ref(|| None::<(i32, i32)>);
+    // The SVG's box, read on a drag's first move and kept to its end (the lanes keep their
+    // heights while a drag lasts); a scroll or a resize anywhere empties it.
+    let svg_box: Rc<dom::BoxCache> = use_memo((), |_| dom::BoxCache::default());
+    if !props.dragging {
+        svg_box.replace(None);
+    }
     // A move goes to the live path, which writes its frame without a Yew render, or else to Yew.
     let move_to: MoveTo = {
         let (svg, layout, on_action) = (svg.clone(), layout.clone(), props.on_action.clone());
-        let live = props.live.clone();
+        let (live, svg_box) = (props.live.clone(), svg_box.clone());
         Rc::new(move |(x, y): (i32, i32)| {
-            if let Some((pointer_ms, y)) = dom::pointer(&svg, &layout, x, y) {
+            if let Some((pointer_ms, y)) = dom::pointer(&svg, &layout, Some(&svg_box), x, y) {
                 let action = Action::DragMove {
                     pointer_ms,
                     client: layout.client_at(y),
@@ -207,9 +213,10 @@ pub fn Timeline(props: &TimelineProps) -> Html {
     // The moves are heard by a listener of our own on the SVG: a move mid-drag costs no pass
     // through Yew's event delegation, only a note of the position and a frame asked for.
     {
-        let (svg, frames) = (svg.clone(), frames.clone());
+        let (svg, frames, svg_box) = (svg.clone(), frames.clone(), svg_box.clone());
         use_effect_with((), move |_| {
             let listener = listen_moves(&svg, frames);
+            let forget = forget_box_on_scroll(svg_box);
             move || {
                 if let Some((el, f)) = listener {
                     let _ = el.remove_event_listener_with_callback(
@@ -217,6 +224,7 @@ pub fn Timeline(props: &TimelineProps) -> Html {
                         f.as_ref().unchecked_ref(),
                     );
                 }
+                drop(forget);
             }
         });
     }
@@ -241,7 +249,7 @@ pub fn Timeline(props: &TimelineProps) -> Html {
             if readonly || dom::grab(&e).is_some() {
                 return;
             }
-            if let Some((t, y)) = dom::pointer(&svg, &layout, e.client_x(), e.client_y()) {
+            if let Some((t, y)) = dom::pointer(&svg, &layout, None, e.client_x(), e.client_y()) {
                 if let Some(client) = layout.client_at(y) {
                     on_action.emit(Action::Add {
                         client,
@@ -294,7 +302,8 @@ pub fn Timeline(props: &TimelineProps) -> Html {
             if readonly {
                 return;
             }
-            let Some((at_ms, y)) = dom::pointer(&svg, &layout, e.client_x(), e.client_y()) else {
+            let Some((at_ms, y)) = dom::pointer(&svg, &layout, None, e.client_x(), e.client_y())
+            else {
                 return;
             };
             match (tool, itool, layout.client_at(y), layout.instance_at(y)) {

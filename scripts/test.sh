@@ -184,7 +184,8 @@ stage "size guard (node scripts/bench/sizes.mjs --check)"
 node scripts/bench/sizes.mjs --check
 
 # The heights an embed keeps before it starts (www/embed-heights.js) must be what the release
-# build measures, so a layout change that forgets to regenerate them fails here (about 15 s).
+# build measures, so a layout change that forgets to regenerate them fails here (about 4 s:
+# every embed is measured at once).
 stage "embed heights (node scripts/embed-heights.mjs --check)"
 node scripts/embed-heights.mjs --check
 

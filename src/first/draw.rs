@@ -6,29 +6,20 @@
 //! page). Every number and word comes from the runs.
 
 use super::Runs;
-use crate::sim::compare::summary;
-use crate::sim::words::LEGEND;
 use crate::sim::{Event, Scenario};
 use crate::ui::lanes::geometry::Layout;
-use crate::ui::lanes::render::{self, node::El, LaneKey, View};
+use crate::ui::lanes::render::node::{escape_into, markup_of, El};
+use crate::ui::lanes::render::{self, LaneKey, View};
 use crate::ui::model::heading::{Heading, EDITED_CAPTION};
 use std::fmt::Write;
 
 /// The id prefix of the timeline's patterns.
 const UID: &str = "fp1";
 
-/// Text made safe for markup.
+/// Text made safe for markup (the renderer's one escape).
 pub fn esc(s: &str) -> String {
     let mut out = String::with_capacity(s.len());
-    for c in s.chars() {
-        match c {
-            '&' => out.push_str("&amp;"),
-            '<' => out.push_str("&lt;"),
-            '>' => out.push_str("&gt;"),
-            '"' => out.push_str("&quot;"),
-            _ => out.push(c),
-        }
-    }
+    escape_into(&mut out, s);
     out
 }
 
@@ -52,59 +43,20 @@ pub fn head(h: &Heading) -> String {
     )
 }
 
-/// The verdict banner's contents (the element itself stays, so a screen reader hears changes).
+/// The verdict banner's contents (the element itself stays, so a screen reader hears changes):
+/// the full page's banner (`render::verdict`), its children written as markup.
 pub fn verdict(r: &Runs) -> String {
-    let t = &r.trace;
-    let v = &t.verdict;
-    let word = if v.safe { "✓ Safe" } else { "✗ Unsafe" };
-    let mut o = format!(
-        r#"<span class="fp-verdict-word" data-testid="verdict-word">{word}</span><span>Balance {}{}</span>"#,
-        t.final_balance,
-        t.last_fence
-            .map(|f| format!(", last fence {f}"))
-            .unwrap_or_default()
-    );
-    let list = |o: &mut String, items: &mut dyn Iterator<Item = &String>| {
-        for x in items {
-            let _ = write!(o, "<li>{}</li>", esc(x));
-        }
-    };
-    if !v.violations.is_empty() {
-        o.push_str(r#"<ul data-testid="violations">"#);
-        list(&mut o, &mut v.violations.iter().map(|x| &x.text));
-        o.push_str("</ul>");
-    }
-    for n in &v.notes {
-        let _ = write!(o, r#"<span class="fp-ghost-sum">{}</span>"#, esc(n));
-    }
-    if !v.liveness.is_empty() {
-        o.push_str(r#"<div class="fp-liveness" data-testid="liveness"><span class="fp-liveness-word">⚠ Work not done</span><ul>"#);
-        list(&mut o, &mut v.liveness.iter().map(|x| &x.text));
-        o.push_str("</ul></div>");
-    }
-    let _ = write!(
-        o,
-        r#"<span class="fp-verdict-side"><span class="fp-ghost-sum" data-testid="ghost-summary">{}</span>"#,
-        esc(&summary(&r.contrast, &r.ghost))
-    );
-    if !v.violations.is_empty() || !v.liveness.is_empty() {
-        let _ = write!(
-            o,
-            r#"<details class="fp-legend" data-testid="legend"><summary>What holds, believes and valid mean</summary>{}</details>"#,
-            esc(LEGEND)
-        );
-    }
-    o.push_str("</span>");
-    o
+    markup_of(banner(r).els())
 }
 
-/// The class of the verdict banner.
-pub fn verdict_class(r: &Runs) -> &'static str {
-    if r.trace.verdict.safe {
-        "fp-verdict safe"
-    } else {
-        "fp-verdict unsafe"
-    }
+/// The class of the verdict banner, as the full page's banner has it.
+pub fn verdict_class(r: &Runs) -> String {
+    banner(r).get("class").unwrap_or_default().to_string()
+}
+
+/// The full page's verdict banner for these runs.
+fn banner(r: &Runs) -> El {
+    render::verdict::banner(&r.trace, &r.ghost, &r.contrast)
 }
 
 /// "Try it": a drag, the one thing the first stage can do (its buttons come with the full

@@ -68,7 +68,7 @@ impl FirstStage {
 
     #[wasm_bindgen(js_name = verdictClass)]
     pub fn verdict_class(&self) -> String {
-        draw::verdict_class(&self.f.runs).to_string()
+        draw::verdict_class(&self.f.runs)
     }
 
     /// The whole timeline's markup; its lanes' `<g class="fp-lanes">` is then `adopt`ed.

@@ -15,3 +15,9 @@ pub mod ui;
 // The first stage exports its own small surface instead (see `first::js`).
 #[cfg(all(target_arch = "wasm32", not(feature = "first-stage")))]
 mod api;
+
+// The page allocates on every drag frame (the runs, the lanes' drawing): Talc in place of the
+// default wasm allocator (dlmalloc) makes each allocation cheaper and the module smaller.
+#[cfg(all(target_arch = "wasm32", not(target_feature = "atomics")))]
+#[global_allocator]
+static ALLOCATOR: talc::wasm::WasmDynamicTalc = talc::wasm::new_wasm_dynamic_allocator();

@@ -51,7 +51,10 @@ pub fn verdict(r: &Runs) -> String {
 
 /// The class of the verdict banner, as the full page's banner has it.
 pub fn verdict_class(r: &Runs) -> String {
-    banner(r).get("class").unwrap_or_default().to_string()
+    banner(r)
+        .get("class")
+        .map(|c| c.to_string())
+        .unwrap_or_default()
 }
 
 /// The full page's verdict banner for these runs.

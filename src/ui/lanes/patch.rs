@@ -85,7 +85,7 @@ pub fn repaint(root: &Element, drawn: Option<&El>, next: &El) {
         }
         None => {
             for (name, value) in &next.attrs {
-                let _ = root.set_attribute(name, value);
+                let _ = value.with_str(|v| root.set_attribute(name, v));
             }
             match &next.kids {
                 Kids::Text(t) => root.set_text_content(Some(t)),
@@ -166,7 +166,7 @@ fn apply(cursor: &mut Cursor, op: &Op) {
         Op::Attr { path, name, value } => {
             if let Some(e) = cursor.at(path) {
                 let _ = match value {
-                    Some(v) => e.set_attribute(name, v),
+                    Some(v) => v.with_str(|v| e.set_attribute(name, v)),
                     None => e.remove_attribute(name),
                 };
             }

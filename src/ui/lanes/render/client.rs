@@ -7,7 +7,7 @@
 //! events keyed by their index, the badges; an event's optional lines in a group of their own),
 //! so a drag changes attributes and text, and moves an event only when the time order changes.
 
-use super::node::El;
+use super::node::{El, Val};
 use super::{hit_rects, text, View};
 use crate::sim::trace::{Outcome, Step};
 use crate::sim::{Event, Trace};
@@ -209,7 +209,7 @@ impl Lane<'_> {
     }
 
     /// An event's part: what takes the pointer, and with the keyboard its role and name.
-    fn part(&self, i: usize, kind: &str, part: &str, testid: String) -> El {
+    fn part(&self, i: usize, kind: &str, part: &'static str, testid: String) -> El {
         El::g()
             .a("class", self.class(i, kind))
             .a("data-ev", format!("{}-{i}", self.c))
@@ -217,7 +217,7 @@ impl Lane<'_> {
             .a("data-testid", testid)
     }
 
-    fn keyboard(&self, g: El, role: &str, label: impl FnOnce() -> String) -> El {
+    fn keyboard(&self, g: El, role: &'static str, label: impl FnOnce() -> String) -> El {
         if self.v.full() {
             g.a("tabindex", 0).a("role", role).a("aria-label", label())
         } else {
@@ -316,7 +316,7 @@ impl Lane<'_> {
                 }
                 if let Some(fx) = flight {
                     let class = format!("fp-flight {}", colour_class(self.c));
-                    lines.push(line(&class, (x, y + 10), (fx, y + 10)));
+                    lines.push(line(class, (x, y + 10), (fx, y + 10)));
                 }
                 let next_x = next_point_x(points, i, l.axis.right_px);
                 let words = event_label(e);
@@ -379,7 +379,7 @@ fn grip(x: i32, y: i32, w: i32, h: i32) -> El {
         .a("rx", 2)
 }
 
-fn line(class: &str, (x1, y1): (i32, i32), (x2, y2): (i32, i32)) -> El {
+fn line(class: impl Into<Val>, (x1, y1): (i32, i32), (x2, y2): (i32, i32)) -> El {
     El::new("line")
         .a("class", class)
         .a("x1", x1)

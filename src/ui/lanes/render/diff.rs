@@ -5,7 +5,7 @@
 //! elements keep their DOM node, so focus, pointer capture and a test's handle on an element
 //! survive a frame, as they did under Yew's diff.
 
-use super::node::{El, Kids};
+use super::node::{El, Kids, Val};
 
 /// The place of an element: its index among its parent's element children, from the root.
 pub type Path = Vec<u16>;
@@ -17,7 +17,7 @@ pub enum Op {
     Attr {
         path: Path,
         name: &'static str,
-        value: Option<String>,
+        value: Option<Val>,
     },
     /// A leaf's text.
     Text { path: Path, text: String },
@@ -49,12 +49,13 @@ fn el(ops: &mut Vec<Op>, path: &mut Path, old: &El, new: &El) {
     }
     attrs(ops, path, old, new);
     match (&old.kids, &new.kids) {
+        // Compared by walking them once, not compared whole first at every level.
+        (Kids::Els(a), Kids::Els(b)) => kids(ops, path, a, b),
         (a, b) if a == b => {}
         (_, Kids::Text(t)) => ops.push(Op::Text {
             path: path.clone(),
             text: t.clone(),
         }),
-        (Kids::Els(a), Kids::Els(b)) => kids(ops, path, a, b),
         (_, b) => ops.push(Op::Children {
             path: path.clone(),
             markup: match b {
@@ -70,7 +71,7 @@ fn attrs(ops: &mut Vec<Op>, path: &Path, old: &El, new: &El) {
         return;
     }
     for (name, value) in &new.attrs {
-        if old.get(name) != Some(value.as_str()) {
+        if old.get(name) != Some(value) {
             ops.push(Op::Attr {
                 path: path.clone(),
                 name,
@@ -90,11 +91,18 @@ fn attrs(ops: &mut Vec<Op>, path: &Path, old: &El, new: &El) {
 }
 
 fn kids(ops: &mut Vec<Op>, path: &mut Path, a: &[El], b: &[El]) {
+    let same_keys = a.len() == b.len() && a.iter().zip(b).all(|(x, y)| x.key == y.key);
+    if same_keys {
+        for (i, (o, n)) in a.iter().zip(b).enumerate() {
+            path.push(i as u16);
+            el(ops, path, o, n);
+            path.pop();
+        }
+        return;
+    }
     let keys = |v: &[El]| v.iter().map(|e| e.key).collect::<Vec<_>>();
     let (ka, kb) = (keys(a), keys(b));
-    let old: Vec<&El> = if a.len() == b.len() && ka == kb {
-        a.iter().collect()
-    } else if let Some(from) = permutation(&ka, &kb) {
+    let old: Vec<&El> = if let Some(from) = permutation(&ka, &kb) {
         ops.push(Op::Order {
             path: path.clone(),
             from: from.iter().map(|&i| i as u16).collect(),
@@ -160,7 +168,7 @@ mod tests {
             vec![Op::Attr {
                 path: vec![1, 1],
                 name: "x",
-                value: Some("7".into())
+                value: Some(Val::Int(7))
             }]
         );
     }
@@ -178,7 +186,7 @@ mod tests {
                 Op::Attr {
                     path: vec![1, 1],
                     name: "x",
-                    value: Some("6".into())
+                    value: Some(Val::Int(6))
                 }
             ]
         );
@@ -198,7 +206,7 @@ mod tests {
                 Op::Attr {
                     path: vec![],
                     name: "dy",
-                    value: Some("3".into())
+                    value: Some(Val::Int(3))
                 },
                 Op::Attr {
                     path: vec![],

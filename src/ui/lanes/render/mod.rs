@@ -198,7 +198,7 @@ fn hit_rects(g: &mut El, rects: &[super::hits::Rect], (dx, dy): (i32, i32)) {
 }
 
 /// A `<text>` with its class and place.
-fn text(class: &str, x: i32, y: i32, words: impl Into<String>) -> El {
+fn text(class: impl Into<node::Val>, x: i32, y: i32, words: impl Into<String>) -> El {
     El::new("text")
         .a("class", class)
         .a("x", x)

@@ -3,6 +3,9 @@
 //! compares with the previous frame's tree. Plain Rust, so what a lane draws is tested natively.
 //! Text sits only in leaves (`<text>`, `<title>`): an element holds either elements or text,
 //! so a child's index among the DOM's element children is its index here.
+//! An attribute's value is a number, a fixed word or a string (`Val`): most of a lane's values
+//! are coordinates and class names, and drawing them allocates nothing (a drag draws its lane
+//! again on every frame).
 
 use std::fmt::Write;
 
@@ -15,12 +18,120 @@ pub enum Kids {
     Els(Vec<El>),
 }
 
+/// An attribute's value. Two values are equal when they write the same text.
+#[derive(Clone, Debug)]
+pub enum Val {
+    Int(i64),
+    Word(&'static str),
+    Text(String),
+}
+
+impl Val {
+    /// Calls `f` with the value as text, formatting a number on the stack.
+    pub fn with_str<R>(&self, f: impl FnOnce(&str) -> R) -> R {
+        match self {
+            Val::Int(n) => {
+                let mut buf = [0u8; 20];
+                f(int_str(*n, &mut buf))
+            }
+            Val::Word(w) => f(w),
+            Val::Text(t) => f(t),
+        }
+    }
+
+    /// The value as text, when it is held as text.
+    pub fn as_str(&self) -> Option<&str> {
+        match self {
+            Val::Int(_) => None,
+            Val::Word(w) => Some(w),
+            Val::Text(t) => Some(t),
+        }
+    }
+}
+
+impl PartialEq for Val {
+    fn eq(&self, o: &Val) -> bool {
+        match (self, o) {
+            (Val::Int(a), Val::Int(b)) => a == b,
+            (a, b) => match (a.as_str(), b.as_str()) {
+                (Some(a), Some(b)) => a == b,
+                _ => a.with_str(|a| b.with_str(|b| a == b)),
+            },
+        }
+    }
+}
+
+impl Eq for Val {}
+
+impl PartialEq<str> for Val {
+    fn eq(&self, o: &str) -> bool {
+        self.with_str(|s| s == o)
+    }
+}
+
+impl std::fmt::Display for Val {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        self.with_str(|s| f.write_str(s))
+    }
+}
+
+macro_rules! val_from_int {
+    ($($t:ty),*) => {$(
+        impl From<$t> for Val {
+            fn from(n: $t) -> Val {
+                Val::Int(n as i64)
+            }
+        }
+    )*};
+}
+val_from_int!(i32, i64, u8, u16, u32, usize);
+
+impl From<u64> for Val {
+    fn from(n: u64) -> Val {
+        match i64::try_from(n) {
+            Ok(n) => Val::Int(n),
+            Err(_) => Val::Text(n.to_string()),
+        }
+    }
+}
+
+impl From<&'static str> for Val {
+    fn from(w: &'static str) -> Val {
+        Val::Word(w)
+    }
+}
+
+impl From<String> for Val {
+    fn from(t: String) -> Val {
+        Val::Text(t)
+    }
+}
+
+/// `n` in decimal, written into `buf` (20 bytes hold any i64).
+fn int_str(n: i64, buf: &mut [u8; 20]) -> &str {
+    let mut at = buf.len();
+    let mut m = n.unsigned_abs();
+    loop {
+        at -= 1;
+        buf[at] = b'0' + (m % 10) as u8;
+        m /= 10;
+        if m == 0 {
+            break;
+        }
+    }
+    if n < 0 {
+        at -= 1;
+        buf[at] = b'-';
+    }
+    std::str::from_utf8(&buf[at..]).unwrap_or_default()
+}
+
 /// One SVG element. `key` names it among its siblings when they may change order (a lane's
 /// events, in time order): the patcher moves a keyed element instead of redrawing its place.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct El {
     pub tag: &'static str,
-    pub attrs: Vec<(&'static str, String)>,
+    pub attrs: Vec<(&'static str, Val)>,
     pub kids: Kids,
     pub key: Option<u32>,
 }
@@ -40,13 +151,13 @@ impl El {
         El::new("g")
     }
 
-    pub fn a(mut self, name: &'static str, value: impl ToString) -> El {
-        self.attrs.push((name, value.to_string()));
+    pub fn a(mut self, name: &'static str, value: impl Into<Val>) -> El {
+        self.attrs.push((name, value.into()));
         self
     }
 
     /// The attribute only when `value` is there.
-    pub fn a_opt(self, name: &'static str, value: Option<impl ToString>) -> El {
+    pub fn a_opt(self, name: &'static str, value: Option<impl Into<Val>>) -> El {
         match value {
             Some(v) => self.a(name, v),
             None => self,
@@ -83,11 +194,8 @@ impl El {
         self
     }
 
-    pub fn get(&self, name: &str) -> Option<&str> {
-        self.attrs
-            .iter()
-            .find(|(n, _)| *n == name)
-            .map(|(_, v)| v.as_str())
+    pub fn get(&self, name: &str) -> Option<&Val> {
+        self.attrs.iter().find(|(n, _)| *n == name).map(|(_, v)| v)
     }
 
     pub fn els(&self) -> &[El] {
@@ -109,7 +217,7 @@ impl El {
     pub fn find(&self, id: &str) -> Option<&El> {
         let mut found = None;
         self.walk(&mut |e| {
-            if found.is_none() && e.get("data-testid") == Some(id) {
+            if found.is_none() && e.get("data-testid").is_some_and(|v| *v == *id) {
                 found = Some(e);
             }
         });
@@ -138,7 +246,7 @@ impl El {
         let _ = write!(o, "<{}", self.tag);
         for (n, v) in &self.attrs {
             let _ = write!(o, " {n}=\"");
-            escape_into(o, v);
+            v.with_str(|v| escape_into(o, v));
             o.push('"');
         }
         o.push('>');
@@ -188,5 +296,18 @@ mod tests {
             e.find("lane-<b>").map(El::text_content).as_deref(),
             Some("A & \"B\" <i>")
         );
+    }
+
+    #[test]
+    fn a_number_writes_and_compares_as_its_text() {
+        for n in [0i64, 7, -7, 1_246, i64::MIN, i64::MAX] {
+            assert_eq!(Val::Int(n).to_string(), n.to_string());
+            assert_eq!(Val::Int(n), Val::Text(n.to_string()));
+            assert!(Val::Int(n) == *n.to_string().as_str());
+        }
+        assert_ne!(Val::Int(12), Val::Word("1"));
+        assert_eq!(Val::Word("fp-ev"), Val::Text("fp-ev".into()));
+        assert_eq!(Val::from(u64::MAX).to_string(), u64::MAX.to_string());
+        assert_eq!(El::g().a("x", -3).markup(), r#"<g x="-3"></g>"#);
     }
 }

@@ -85,7 +85,12 @@ fn every_preset_draws_its_events_writes_and_lanes() {
                     _ => format!("event-{}-{i}", c.name),
                 };
                 let el = d.find(&id).unwrap_or_else(|| panic!("{}: {id}", p.id));
-                assert_eq!(el.get("tabindex"), Some("0"), "{}: {id}", p.id);
+                assert_eq!(
+                    el.get("tabindex").map(|v| v.to_string()).as_deref(),
+                    Some("0"),
+                    "{}: {id}",
+                    p.id
+                );
             }
         }
         // Every accepted or rejected write is drawn with the core's words for it.
@@ -138,8 +143,8 @@ fn the_selected_event_is_marked_and_the_rest_are_not() {
     let class = |d: &El, id: &str| {
         d.find(id)
             .and_then(|e| e.get("class"))
-            .unwrap_or("")
-            .to_string()
+            .map(|c| c.to_string())
+            .unwrap_or_default()
     };
     assert!(class(&d, "pause-A-1").ends_with("selected"));
     assert!(class(&d, "pause-A-1-end").ends_with("selected"));
@@ -251,7 +256,7 @@ fn apply(root: &mut El, op: &Op) {
 
 /// Attributes in name order and no keys, so two drawings compare by what the DOM would hold.
 fn normalise(e: &mut El) {
-    e.attrs.sort();
+    e.attrs.sort_by(|a, b| a.0.cmp(b.0));
     e.key = None;
     // An empty text is no text, in the DOM as in markup.
     if e.kids == Kids::Text(String::new()) {
@@ -300,7 +305,7 @@ fn read(markup: &str) -> El {
         let mut e = El::new(tag(t));
         while let Some((n, after)) = attrs.split_once("=\"") {
             let (v, next) = after.split_once('"').expect("a quoted value");
-            e.attrs.push((name(n.trim()), unescape(v)));
+            e.attrs.push((name(n.trim()), unescape(v).into()));
             attrs = next;
         }
         let close = format!("</{t}>");
@@ -343,7 +348,10 @@ fn the_ground_has_every_tick_and_a_background_per_lane() {
     );
     let mut backgrounds = 0;
     g.walk(&mut |e| {
-        backgrounds += usize::from(e.get("class").is_some_and(|c| c.starts_with("fp-lane-bg")))
+        backgrounds += usize::from(
+            e.get("class")
+                .is_some_and(|c| c.to_string().starts_with("fp-lane-bg")),
+        )
     });
     assert_eq!(backgrounds, l.lanes.len());
 }

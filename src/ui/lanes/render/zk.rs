@@ -151,7 +151,7 @@ pub(super) fn zk_lane(l: &Layout, t: &Trace) -> Option<El> {
     // earlier mark's words: the words' halo hides it.
     for (x, word, _, class, _) in parent_marks.iter().filter(|m| m.4) {
         let class = format!("muted small halo fp-zk-parent-words {class}");
-        g.push(text(&class, x + 3, bottom - 4, *word));
+        g.push(text(class, x + 3, bottom - 4, *word));
     }
     for (i, n) in held.iter().enumerate() {
         let start = n.granted_ms.unwrap_or(n.created_ms);

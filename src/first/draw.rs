@@ -12,6 +12,7 @@ use crate::sim::{Event, Scenario};
 use crate::ui::lanes::geometry::Layout;
 use crate::ui::lanes::render::{self, node::El, LaneKey, View};
 use crate::ui::model::heading::{Heading, EDITED_CAPTION};
+use crate::ui::model::selection::Selection;
 use std::fmt::Write;
 
 /// The id prefix of the timeline's patterns.
@@ -165,10 +166,10 @@ pub fn view<'a>(l: &'a Layout, s: &'a Scenario, r: &'a Runs) -> View<'a> {
         contrast: &r.contrast,
         layout: l,
         uid: UID,
-        selected: None,
+        selection: Selection::None,
+        playhead_ms: 0,
         handles: true,
         keyboard: false,
-        lock_lane: true,
     }
 }
 

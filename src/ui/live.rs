@@ -14,8 +14,8 @@
 //! its note (`[data-lag-note]`), dimmed and saying it updates when you let go. Everything it
 //! marks it clears before Yew renders again.
 //!
-//! The path takes only a client event's drag on a scenario without Redlock (whose instance
-//! lanes and attempt brackets are Yew components) and without a search's marks, and only runs
+//! The path takes only a client event's drag on a scenario without Redlock and without a
+//! search's marks, and only runs
 //! that finish at once; anything else goes to Yew as before.
 
 use super::inspect::narration::STORY_LAGS;
@@ -164,7 +164,8 @@ impl Live {
             trace: runs.trace.clone(),
             ghost: runs.ghost.clone(),
             contrast: runs.contrast.clone(),
-            selected: next.selection.event(),
+            selection: next.selection,
+            playhead_ms: next.playhead_ms,
             ..last
         };
         let (layout, uid) = (frame.layout.clone(), frame.uid.clone());

@@ -11,8 +11,6 @@ pub mod redlock_view;
 pub mod render;
 
 #[cfg(target_arch = "wasm32")]
-mod attempts;
-#[cfg(target_arch = "wasm32")]
 pub(super) mod dom;
 #[cfg(target_arch = "wasm32")]
 mod found;
@@ -21,11 +19,7 @@ mod frames;
 #[cfg(target_arch = "wasm32")]
 mod ground_view;
 #[cfg(target_arch = "wasm32")]
-mod lane_instance;
-#[cfg(target_arch = "wasm32")]
 pub(super) mod lanes_view;
-#[cfg(target_arch = "wasm32")]
-mod lock_service;
 #[cfg(target_arch = "wasm32")]
 mod messages;
 #[cfg(target_arch = "wasm32")]

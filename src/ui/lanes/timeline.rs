@@ -1,7 +1,9 @@
 //! The timeline SVG: axis, lanes, arrows and playhead, plus the pointer handling for all of
-//! them. One handler on the SVG finds what was grabbed from the target's `data-ev` and
-//! `data-part` attributes and captures the pointer on the SVG, so a drag keeps going when the
-//! pointer leaves the element (and touch works); every move re-runs the simulation. Zoomed
+//! them. One handler on the SVG finds what was grabbed from the target's `data-ev` (a client's
+//! event) or `data-iev` (an instance's) and `data-part` attributes, which the lane renderer
+//! draws, and captures the pointer on the SVG, so a drag keeps going when the pointer leaves
+//! the element (and touch works); every move re-runs the simulation, on the live drag path
+//! (`ui/live.rs`) when it takes the move. Zoomed
 //! in, the SVG is drawn wider than its box, which scrolls sideways (a finger pans it from any
 //! empty part of the lanes); the zoom buttons sit in the corner above the lane names.
 

@@ -274,4 +274,3 @@ fn an_instance_event_dragged_frame_after_frame_is_patched_and_moved_not_redrawn(
         "the jump passed the other and was moved, not redrawn"
     );
 }
-

@@ -11,6 +11,7 @@ use crate::ui::lanes::geometry::Layout;
 use crate::ui::lanes::render::node::{escape_into, markup_of, El};
 use crate::ui::lanes::render::{self, LaneKey, View};
 use crate::ui::model::heading::{Heading, EDITED_CAPTION};
+use crate::ui::model::selection::Selection;
 use std::fmt::Write;
 
 /// The id prefix of the timeline's patterns.
@@ -120,10 +121,10 @@ pub fn view<'a>(l: &'a Layout, s: &'a Scenario, r: &'a Runs) -> View<'a> {
         contrast: &r.contrast,
         layout: l,
         uid: UID,
-        selected: None,
+        selection: Selection::None,
+        playhead_ms: 0,
         handles: true,
         keyboard: false,
-        lock_lane: true,
     }
 }
 

@@ -14,9 +14,10 @@
 //! its note (`[data-lag-note]`), dimmed and saying it updates when you let go. Everything it
 //! marks it clears before Yew renders again.
 //!
-//! The path takes only a client event's drag on a scenario without Redlock (whose instance
-//! lanes and attempt brackets are Yew components) and without a search's marks, and only runs
-//! that finish at once; anything else goes to Yew as before.
+//! The path takes the drag of an event's part, a client's or a Redlock instance's (every lane
+//! and Redlock's attempt brackets are the lane renderer's), on a scenario without a search's
+//! marks (a Yew component), and only runs that finish at once; anything else (the playhead, a
+//! read-only view, a run taken in slices) goes to Yew as before.
 
 use super::inspect::narration::STORY_LAGS;
 use super::inspect::readout::{reading, reading_el};
@@ -25,7 +26,6 @@ use super::lanes::patch::{drawn_root, paint_drawn, Drawn};
 use super::lanes::render::messages::messages;
 use super::lanes::render::verdict::banner;
 use super::model::apply::apply;
-use super::model::selection::ItemRef;
 use super::model::state::{Action, DragTarget, State};
 use super::runs::{start, Job};
 use crate::sim::Trace;
@@ -164,7 +164,8 @@ impl Live {
             trace: runs.trace.clone(),
             ghost: runs.ghost.clone(),
             contrast: runs.contrast.clone(),
-            selected: next.selection.event(),
+            selection: next.selection,
+            playhead_ms: next.playhead_ms,
             ..last
         };
         let (layout, uid) = (frame.layout.clone(), frame.uid.clone());
@@ -226,12 +227,12 @@ fn words(t: &Trace) -> (&crate::sim::Verdict, i64, Option<u64>) {
     (&t.verdict, t.final_balance, t.last_fence)
 }
 
-/// Whether this path takes the drag in `s`: a client event's, in an editable scenario without
-/// Redlock and without a search's marks on screen.
+/// Whether this path takes the drag in `s`: an event's part (a client's or an instance's), in
+/// an editable scenario without a search's marks on screen.
 fn takes(s: &State) -> bool {
-    let event = s
+    let item = s
         .drag
         .as_ref()
-        .is_some_and(|d| matches!(d.target, DragTarget::Item(ItemRef::Event(_), _)));
-    event && !s.readonly && s.scenario.lock.redlock.is_none() && s.found_here().is_none()
+        .is_some_and(|d| matches!(d.target, DragTarget::Item(..)));
+    item && !s.readonly && s.found_here().is_none()
 }

@@ -2,7 +2,8 @@
 // scenario, schedule A and B, cut A off from R4 and R5, add a clock jump on R3 and drag it.
 // At 15 ms the jump expires A's key on R3 early, B collects R3, R4 and R5, and both hold a
 // valid lock: the checker's two_holders violation appears. Dragged past B's acquisition, the
-// jump comes too late to help B, and the violation is gone.
+// jump comes too late to help B, and the violation is gone. The last test drags a client event
+// on a Redlock preset and reads the lanes mid-drag, as the live drag path draws them.
 import assert from 'node:assert/strict';
 import { assertClean, tid, expectText, centre, xOf } from './helpers.mjs';
 import { test } from './fixtures.mjs';
@@ -224,5 +225,52 @@ test('keyboard: an instance event is nudged, moved to another instance and delet
   await page.keyboard.press('Delete');
   assert.equal(await page.locator('[data-iev^="1-"]').count(), 0);
   await expectText(page, 'clock-R2', 'clock exact');
+  assertClean(rec);
+});
+
+test('mouse: mid-drag on a Redlock preset, the instance lanes, the brackets and the verdict follow without Yew; after the drop Yew agrees', async ({ openPage }) => {
+  // Tall enough for B's lane under the five instances'.
+  const rec = await openPage({ viewport: { width: 1280, height: 1000 } });
+  const { page } = rec;
+  await loadPreset(page, 'redlock-clock-jump');
+  await expectText(page, 'verdict-word', '✗ Unsafe');
+  await expectText(page, 'key-R3-1', 'B');
+  assert.equal(await page.locator(tid('key-R1-1')).count(), 0, 'B starts without a key on R1');
+  // B's acquire from 20 ms to 64 ms, after A's keys have run out everywhere: B gets all five.
+  const from = await centre(page, 'event-B-0');
+  const toX = await xOf(page, 64);
+  await page.mouse.move(from.x, from.y);
+  await page.mouse.down();
+  for (let i = 1; i <= 12; i++) await page.mouse.move(from.x + ((toX - from.x) * i) / 12, from.y);
+  // Mid-drag, the button still down: the banner, the client and instance lanes and the brackets
+  // show the new run, and what lags says so (its notes are filled by the live path alone).
+  await expectText(page, 'verdict-word', '✓ Safe');
+  await expectText(page, 'verdict', 'Balance 90');
+  await expectText(page, 'attempt-B-0', '✓ 5/5 in 10 ms · valid 48 ms');
+  await expectText(page, 'key-R1-1', 'B');
+  await expectText(page, 'step-B-1', 'skipped');
+  await expectText(page, 'caption-lags-live', 'Edited by this drag');
+  await expectText(page, 'inspector-lags', 'updates when you let go');
+  const at = await atMs(page, 'event-B-0');
+  assert.ok(Math.abs(at - 64) <= 2, `mid-drag B acquires at ${at} ms`);
+  const mid = {
+    verdict: await text(page, 'verdict'),
+    readout: await text(page, 'readout'),
+    lanes: await page.locator('.fp-lanes').innerHTML(),
+  };
+  await page.mouse.up();
+  // Yew has every move: nothing is marked as lagging, and its render draws what was shown.
+  await expectText(page, 'edited', 'Edited');
+  assert.equal(await page.locator(tid('caption-lags-live')).count(), 0, 'the preset caption is gone');
+  assert.equal(await page.locator('[data-stale]').count(), 0, 'a part is still marked as lagging');
+  assert.equal(await text(page, 'verdict'), mid.verdict);
+  assert.equal(await text(page, 'readout'), mid.readout);
+  assert.equal(await page.locator('.fp-lanes').innerHTML(), mid.lanes);
+  assert.equal(await atMs(page, 'event-B-0'), at);
+  // The drag was one undo step: back to the second holder.
+  await click(page, 'undo');
+  await expectAt(page, 'event-B-0', 20);
+  await expectText(page, 'verdict-word', '✗ Unsafe');
+  assert.equal(await page.locator(tid('key-R1-1')).count(), 0);
   assertClean(rec);
 });

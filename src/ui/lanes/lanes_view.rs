@@ -1,18 +1,20 @@
 //! The full page's lanes as drawn by the one lane renderer (`render`): a thin component that
 //! owns one `<g>` (given to Yew as a node reference) and, in each of its renders, has the
-//! patcher write only what changed since the last frame. Yew never looks inside that `<g>`: it
-//! keeps the controls, the inspectors and the rest of the timeline. The painter and its last
-//! frame are shared (`LanesPaint`) with the live drag path (`ui/live.rs`), which paints the
-//! same `<g>` mid-drag without a Yew render; whichever paints next diffs against what is on
-//! the page. The props compare the runs by identity, so the lanes are drawn again only when
-//! the run, the layout, the selection, the mode or the live path's count of frames changes.
+//! patcher write only what changed since the last frame. Every lane is in it, Redlock's per
+//! instance and its attempt brackets too. Yew never looks inside that `<g>`: it keeps the
+//! controls, the inspectors and the rest of the timeline. The painter and its last frame are
+//! shared (`LanesPaint`) with the live drag path (`ui/live.rs`), which paints the same `<g>`
+//! mid-drag without a Yew render; whichever paints next diffs against what is on the page. The
+//! props compare the runs by identity, so the lanes are drawn again only when the run, the
+//! layout, the selection, the playhead (an instance lane's clock reading), the mode or the live
+//! path's count of frames changes.
 
 use super::geometry::Layout;
 use super::patch::Painter;
 use super::render::View;
 use crate::sim::compare::Contrast;
 use crate::sim::{Scenario, Trace};
-use crate::ui::model::selection::EventRef;
+use crate::ui::model::selection::Selection;
 use std::cell::RefCell;
 use std::rc::Rc;
 use web_sys::Element;
@@ -27,7 +29,8 @@ pub struct Frame {
     pub contrast: Rc<Contrast>,
     pub layout: Rc<Layout>,
     pub uid: AttrValue,
-    pub selected: Option<EventRef>,
+    pub selection: Selection,
+    pub playhead_ms: u64,
     pub readonly: bool,
 }
 
@@ -39,7 +42,8 @@ impl PartialEq for Frame {
             && Rc::ptr_eq(&self.contrast, &o.contrast)
             && self.layout == o.layout
             && self.uid == o.uid
-            && self.selected == o.selected
+            && self.selection == o.selection
+            && self.playhead_ms == o.playhead_ms
             && self.readonly == o.readonly
     }
 }
@@ -53,12 +57,10 @@ impl Frame {
             contrast: &self.contrast,
             layout: &self.layout,
             uid: &self.uid,
-            selected: self.selected,
+            selection: self.selection,
+            playhead_ms: self.playhead_ms,
             handles: !self.readonly,
             keyboard: true,
-            // Every lock lane but Redlock's per instance: without room for one lane (Redlock's
-            // instances each get theirs) the layout has no lock lane at all.
-            lock_lane: true,
         }
     }
 }

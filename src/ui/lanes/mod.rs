@@ -1,8 +1,10 @@
-//! The timeline and its lanes: the lock service, one lane per client, the storage, the message
-//! arrows, the attempts and the playhead. `geometry` (time ↔ pixels, lane layout), `hits` (where
-//! each draggable part is grabbed), `describe`
-//! (words and playhead readings taken from the trace) and `redlock_view` are pure and tested
-//! natively; the components exist only on wasm32.
+//! The timeline and its lanes: the lock service (Redlock's per instance too), one lane per
+//! client, the storage, the message arrows, the attempts and the playhead. Every lane and the
+//! attempts are drawn by the one lane renderer (`render`), which the components mount and the
+//! live drag path patches. `geometry` (time ↔ pixels, lane layout), `hits` (where each
+//! draggable part is grabbed), `describe` (words and playhead readings taken from the trace),
+//! `redlock_view` and `render` are pure and tested natively; the components exist only on
+//! wasm32.
 
 pub mod describe;
 pub mod geometry;
@@ -10,8 +12,6 @@ pub mod hits;
 pub mod redlock_view;
 pub mod render;
 
-#[cfg(target_arch = "wasm32")]
-mod attempts;
 #[cfg(target_arch = "wasm32")]
 pub(super) mod dom;
 #[cfg(target_arch = "wasm32")]
@@ -21,11 +21,7 @@ mod frames;
 #[cfg(target_arch = "wasm32")]
 mod ground_view;
 #[cfg(target_arch = "wasm32")]
-mod lane_instance;
-#[cfg(target_arch = "wasm32")]
 pub(super) mod lanes_view;
-#[cfg(target_arch = "wasm32")]
-mod lock_service;
 #[cfg(target_arch = "wasm32")]
 mod messages;
 #[cfg(target_arch = "wasm32")]

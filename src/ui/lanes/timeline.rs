@@ -1,11 +1,12 @@
 //! The timeline SVG: axis, lanes, arrows and playhead, plus the pointer handling for all of
-//! them. One handler on the SVG finds what was grabbed from the target's `data-ev` and
-//! `data-part` attributes and captures the pointer on the SVG, so a drag keeps going when the
-//! pointer leaves the element (and touch works); every move re-runs the simulation. Zoomed
+//! them. One handler on the SVG finds what was grabbed from the target's `data-ev` (a client's
+//! event) or `data-iev` (an instance's) and `data-part` attributes, which the lane renderer
+//! draws, and captures the pointer on the SVG, so a drag keeps going when the pointer leaves
+//! the element (and touch works); every move re-runs the simulation, on the live drag path
+//! (`ui/live.rs`) when it takes the move. Zoomed
 //! in, the SVG is drawn wider than its box, which scrolls sideways (a finger pans it from any
 //! empty part of the lanes); the zoom buttons sit in the corner above the lane names.
 
-use super::attempts::Attempts;
 use super::dom;
 use super::found::FoundMarks;
 use super::frames::{claim_touches, forget_box_on_scroll, listen_moves, FrameLoop, MoveTo};
@@ -13,7 +14,6 @@ use super::geometry::{axis_end_ms, centre_ms, scroll_to_centre, Layout, Zoom, HE
 use super::ground_view::Ground;
 use super::lanes_view::Frame;
 use super::lanes_view::Lanes;
-use super::lock_service::LockService;
 use super::messages::Messages;
 use super::playhead::Playhead;
 use super::redlock_view::lock_view;
@@ -372,16 +372,14 @@ pub fn Timeline(props: &TimelineProps) -> Html {
                 <Messages trace={props.trace.clone()} layout={layout.clone()} uid={uid.clone()}
                     drawn={props.live.messages()} epoch={props.epoch} />
                 <Playhead layout={layout.clone()} at_ms={props.playhead_ms} />
-                <LockService scenario={props.scenario.clone()} trace={props.trace.clone()} layout={layout.clone()}
-                    playhead_ms={props.playhead_ms} selected={props.selection.instance()} readonly={props.readonly}
-                    uid={uid.clone()} />
-                // The single lock service's lane, the clients' and the storage's: the one lane
-                // renderer, patched in place frame after frame.
+                // Every lane (the lock service's, Redlock's per instance, the clients', the
+                // storage's) and Redlock's attempt brackets: the one lane renderer, patched in
+                // place frame after frame.
                 <Lanes frame={Frame { scenario: props.scenario.clone(), trace: props.trace.clone(),
                     ghost: props.ghost.clone(), contrast: props.contrast.clone(), layout: layout.clone(),
-                    uid: uid.clone(), selected: props.selection.event(), readonly: props.readonly }}
+                    uid: uid.clone(), selection: props.selection, playhead_ms: props.playhead_ms,
+                    readonly: props.readonly }}
                     paint={props.live.lanes()} epoch={props.epoch} />
-                <Attempts trace={props.trace.clone()} layout={layout.clone()} />
                 if let Some(marks) = props.found.clone() {
                     <FoundMarks {marks} scenario={props.scenario.clone()} layout={layout.clone()} />
                 }

@@ -198,7 +198,8 @@ impl Lane<'_> {
     fn class(&self, i: usize, kind: &str) -> String {
         let selected = self
             .v
-            .selected
+            .selection
+            .event()
             .is_some_and(|r| r.client == self.c && r.event == i);
         let colour = colour_class(self.c);
         if selected {
@@ -359,7 +360,7 @@ impl Lane<'_> {
 }
 
 /// The focus and selection ring (drawn only when focused or selected, by the style sheet).
-fn ring(x: i32, y: i32, w: i32, h: i32, rx: i32) -> El {
+pub(super) fn ring(x: i32, y: i32, w: i32, h: i32, rx: i32) -> El {
     El::new("rect")
         .a("class", "ring")
         .a("x", x)

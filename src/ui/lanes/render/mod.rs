@@ -1,14 +1,15 @@
 //! The one lane renderer: a pure function from a run and its comparison to the drawing of the
-//! timeline's lanes (the single lock service's lane, one lane per client, the storage and the
-//! comparison), as a tree of elements (`node`). The first stage writes it as markup; the full
-//! page mounts it in one `<g>` (`lanes_view.rs`) and, frame after frame, applies only what
-//! `diff` finds changed (`patch.rs`): no virtual DOM per lane or event mid-drag. Plain Rust,
-//! tested natively: what a lane shows is asserted on the tree.
+//! timeline's lanes (the lock service's lanes, one lane per client, the storage and the
+//! comparison, and Redlock's attempt brackets over the client lanes), as a tree of elements
+//! (`node`). The first stage writes it as markup; the full page mounts it in one `<g>`
+//! (`lanes_view.rs`) and, frame after frame, applies only what `diff` finds changed
+//! (`patch.rs`): no virtual DOM per lane or event mid-drag. Plain Rust, tested natively: what a
+//! lane shows is asserted on the tree.
 //!
-//! The lock service's lane is drawn here for every service (a single Redis, etcd, the advisory
-//! lock, ZooKeeper, Redlock collapsed into one lane) but Redlock's lanes per instance, whose
-//! events are dragged and focused: they keep their Yew components (`lock_service.rs`). Every service's client and storage
-//! lanes are drawn here.
+//! The lock service's lanes are drawn here for every service: a single Redis, etcd, the
+//! advisory lock, ZooKeeper, Redlock collapsed into one lane (`service`) or Redlock with a lane
+//! per instance (`instance`), whose events are dragged and, on the full page, focused like a
+//! client's. The first stage never draws Redlock, and its build leaves those lanes out.
 
 pub mod diff;
 pub mod ground;
@@ -17,8 +18,10 @@ pub mod node;
 pub mod verdict;
 
 mod advisory;
+mod attempts;
 mod client;
 mod etcd;
+mod instance;
 mod lock;
 mod service;
 mod storage;
@@ -27,7 +30,7 @@ mod zk;
 use super::geometry::{LaneKind, Layout};
 use crate::sim::compare::Contrast;
 use crate::sim::{Scenario, Trace};
-use crate::ui::model::selection::EventRef;
+use crate::ui::model::selection::Selection;
 use node::El;
 
 /// Everything the lanes are drawn from.
@@ -40,16 +43,15 @@ pub struct View<'a> {
     pub layout: &'a Layout,
     /// The prefix of the SVG's pattern ids.
     pub uid: &'a str,
-    /// The selected client event, if any.
-    pub selected: Option<EventRef>,
+    /// The selected event (a client's or an instance's), if any.
+    pub selection: Selection,
+    /// Where the playhead is: an instance lane shows its clock's offset there.
+    pub playhead_ms: u64,
     /// Whether the pause edges and debit arrivals get handles (not in a read-only view).
     pub handles: bool,
     /// Whether the events take the keyboard (focusable, with roles, names and values for a
     /// screen reader); the first stage takes the pointer only.
     pub keyboard: bool,
-    /// Whether the lock service's lane is drawn here: every service's, but Redlock's instance
-    /// lanes, which draw their own.
-    pub lock_lane: bool,
 }
 
 impl View<'_> {
@@ -58,22 +60,45 @@ impl View<'_> {
     fn full(&self) -> bool {
         self.keyboard && !cfg!(feature = "first-stage")
     }
+
+    /// Whether Redlock's lanes (per instance, or one for the service) and its attempt brackets
+    /// may be drawn: never in the first stage's build, which never draws Redlock.
+    fn redlock(&self) -> bool {
+        !cfg!(feature = "first-stage") && self.scenario.lock.redlock.is_some()
+    }
 }
 
 /// One lane the renderer draws.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum LaneKey {
     Lock,
+    /// One Redlock instance's lane.
+    Instance(usize),
     Client(usize),
     Storage,
     Ghost,
+    /// Redlock's attempt brackets, in the client lanes' bottom rows, drawn over them.
+    Attempts,
 }
 
 /// The lanes the renderer draws for `v`, in drawing order (those the layout has room for).
 pub fn keys(v: &View) -> Vec<LaneKey> {
     let has = |k: LaneKind| v.layout.lane(k).is_some();
     let mut keys = Vec::new();
-    if v.lock_lane && has(LaneKind::Lock) {
+    if v.redlock() {
+        let n = v
+            .scenario
+            .lock
+            .redlock
+            .as_ref()
+            .map_or(0, |r| r.instances.len());
+        keys.extend(
+            (0..n)
+                .filter(|&i| has(LaneKind::Instance(i)))
+                .map(LaneKey::Instance),
+        );
+    }
+    if has(LaneKind::Lock) {
         keys.push(LaneKey::Lock);
     }
     keys.extend(
@@ -90,6 +115,9 @@ pub fn keys(v: &View) -> Vec<LaneKey> {
         .filter(|(k, _)| has(*k))
         .map(|(_, key)| key),
     );
+    if v.redlock() && v.layout.attempt_rows {
+        keys.push(LaneKey::Attempts);
+    }
     keys
 }
 
@@ -101,10 +129,12 @@ pub fn lane(v: &View, key: LaneKey) -> Option<El> {
         LaneKey::Lock if v.trace.is_zookeeper() => zk::zk_lane(v.layout, v.trace),
         // Redlock with one lane for the service (the layout's room decides); the first stage
         // never draws Redlock, and its build leaves this lane out.
-        LaneKey::Lock if !cfg!(feature = "first-stage") && v.scenario.lock.redlock.is_some() => {
-            service::service_lane(v.layout, v.trace)
-        }
+        LaneKey::Lock if v.redlock() => service::service_lane(v.layout, v.trace),
         LaneKey::Lock => lock::lock_lane(v.layout, v.trace),
+        LaneKey::Instance(i) if v.redlock() => instance::instance_lane(v, i),
+        LaneKey::Instance(_) => None,
+        LaneKey::Attempts if v.redlock() => Some(attempts::attempts(v)),
+        LaneKey::Attempts => None,
         LaneKey::Client(c) => client::client_lane(v, c),
         LaneKey::Storage => storage::storage_lane(v, false),
         LaneKey::Ghost => storage::storage_lane(v, true),
@@ -130,8 +160,8 @@ pub fn lanes(v: &View) -> El {
 /// parts of the scenario and the runs it draws, compared in place, the layout and the mode).
 /// Mid-drag most lanes are the same from frame to frame, and are neither drawn nor compared.
 pub fn same(a: &View, b: &View, key: LaneKey) -> bool {
-    let mode = (a.uid, a.handles, a.keyboard, a.lock_lane);
-    if a.layout != b.layout || mode != (b.uid, b.handles, b.keyboard, b.lock_lane) {
+    let mode = (a.uid, a.handles, a.keyboard);
+    if a.layout != b.layout || mode != (b.uid, b.handles, b.keyboard) {
         return false;
     }
     let (ta, tb) = (a.trace, b.trace);
@@ -148,8 +178,20 @@ pub fn same(a: &View, b: &View, key: LaneKey) -> bool {
                     && ta.instance_marks == tb.instance_marks
                     && (ta.majority, ta.instances.len()) == (tb.majority, tb.instances.len()))
         }
+        LaneKey::Instance(i) => same_instance(a, b, i),
+        LaneKey::Attempts => {
+            same_run
+                || (ta.acquisitions == tb.acquisitions
+                    && ta.clients == tb.clients
+                    && ta.instances.len() == tb.instances.len())
+        }
         LaneKey::Client(c) => {
-            let on = |v: &View| v.selected.filter(|r| r.client == c).map(|r| r.event);
+            let on = |v: &View| {
+                v.selection
+                    .event()
+                    .filter(|r| r.client == c)
+                    .map(|r| r.event)
+            };
             let mine = |s: &&crate::sim::trace::Step| s.client == c;
             let held = |s: &&crate::sim::trace::BeliefSpan| s.client == c;
             on(a) == on(b)
@@ -172,6 +214,34 @@ pub fn same(a: &View, b: &View, key: LaneKey) -> bool {
                 && (std::ptr::eq(a.ghost, b.ghost) || same_storage(a.ghost, b.ghost))
         }
     }
+}
+
+/// Whether instance `i`'s lane draws the same in `a` and in `b`: its settings and events, its
+/// selected event, its clock's reading at the playhead, and its keys with their holders' names.
+fn same_instance(a: &View, b: &View, i: usize) -> bool {
+    use super::redlock_view::clock_text;
+    let on = |v: &View| {
+        v.selection
+            .instance()
+            .filter(|r| r.instance == i)
+            .map(|r| r.event)
+    };
+    let (ia, ib) = (instance::instance(a, i), instance::instance(b, i));
+    let clock = |v: &View, inst: Option<&crate::sim::scenario::Instance>| {
+        inst.map(|inst| clock_text(inst, v.playhead_ms))
+    };
+    let mine = |k: &&crate::sim::trace::LeaseSpan| k.instance == i;
+    let (ta, tb) = (a.trace, b.trace);
+    ia == ib
+        && on(a) == on(b)
+        && (a.playhead_ms == b.playhead_ms || clock(a, ia) == clock(b, ib))
+        && (std::ptr::eq(ta, tb)
+            || (ta.clients == tb.clients
+                && ta
+                    .leases
+                    .iter()
+                    .filter(mine)
+                    .eq(tb.leases.iter().filter(mine))))
 }
 
 /// The parts of a run a storage lane draws.
@@ -208,3 +278,5 @@ fn text(class: impl Into<node::Val>, x: i32, y: i32, words: impl Into<String>) -
 
 #[cfg(test)]
 mod tests;
+#[cfg(test)]
+mod tests_redlock;

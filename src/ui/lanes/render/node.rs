@@ -198,6 +198,11 @@ impl El {
         self.attrs.iter().find(|(n, _)| *n == name).map(|(_, v)| v)
     }
 
+    /// The attribute's value as text.
+    pub fn attr(&self, name: &str) -> Option<String> {
+        self.get(name).map(Val::to_string)
+    }
+
     pub fn els(&self) -> &[El] {
         match &self.kids {
             Kids::Els(v) => v,

@@ -10,14 +10,15 @@ use crate::sim::presets::presets;
 use crate::sim::words::verdict_text;
 use crate::sim::Event;
 use crate::ui::lanes::geometry::axis_end_ms;
+use crate::ui::model::selection::EventRef;
 
-struct Runs {
-    trace: Trace,
-    ghost: Trace,
-    contrast: Contrast,
+pub(super) struct Runs {
+    pub(super) trace: Trace,
+    pub(super) ghost: Trace,
+    pub(super) contrast: Contrast,
 }
 
-fn runs(s: &Scenario) -> Runs {
+pub(super) fn runs(s: &Scenario) -> Runs {
     let trace = crate::sim::run(s);
     let other = counterfactual(s);
     let ghost = other
@@ -39,10 +40,10 @@ fn view<'a>(s: &'a Scenario, r: &'a Runs, layout: &'a Layout) -> View<'a> {
         contrast: &r.contrast,
         layout,
         uid: "t1",
-        selected: None,
+        selection: Selection::None,
+        playhead_ms: 0,
         handles: true,
         keyboard: true,
-        lock_lane: true,
     }
 }
 
@@ -54,10 +55,10 @@ fn draw(s: &Scenario, r: &Runs, layout: &Layout, keyboard: bool) -> El {
         contrast: &r.contrast,
         layout,
         uid: "t1",
-        selected: None,
+        selection: Selection::None,
+        playhead_ms: 0,
         handles: true,
         keyboard,
-        lock_lane: true,
     })
 }
 
@@ -131,13 +132,13 @@ fn the_selected_event_is_marked_and_the_rest_are_not() {
         contrast: &r.contrast,
         layout: &l,
         uid: "t1",
-        selected: Some(EventRef {
+        selection: Selection::Event(EventRef {
             client: 0,
             event: 1,
         }),
+        playhead_ms: 0,
         handles: true,
         keyboard: true,
-        lock_lane: true,
     };
     let d = lanes(&v);
     let class = |d: &El, id: &str| {
@@ -227,7 +228,7 @@ fn at<'a>(root: &'a mut El, path: &[u16]) -> &'a mut El {
 
 /// One write to the model DOM, as the patcher makes it to the real one (keys are not in the
 /// DOM: the model's are dropped wherever markup is read, and compared without them).
-fn apply(root: &mut El, op: &Op) {
+pub(super) fn apply(root: &mut El, op: &Op) {
     match op {
         Op::Attr { path, name, value } => {
             let e = at(root, path);
@@ -272,7 +273,7 @@ fn normalise(e: &mut El) {
 }
 
 /// Whether two drawings would be the same DOM.
-fn same(a: &El, b: &El) -> bool {
+pub(super) fn same(a: &El, b: &El) -> bool {
     let (mut a, mut b) = (a.clone(), b.clone());
     normalise(&mut a);
     normalise(&mut b);
@@ -280,7 +281,7 @@ fn same(a: &El, b: &El) -> bool {
 }
 
 /// Reads the renderer's own markup back into a tree (tags it wrote, values it escaped).
-fn read(markup: &str) -> El {
+pub(super) fn read(markup: &str) -> El {
     fn unescape(s: &str) -> String {
         s.replace("&lt;", "<")
             .replace("&gt;", ">")

@@ -188,6 +188,28 @@ fn apply(cursor: &mut Cursor, op: &Op) {
             }
             cursor.forget(path);
         }
+        Op::Splice {
+            path,
+            at,
+            remove,
+            markup,
+        } => {
+            if let Some(e) = cursor.at(path) {
+                let kids = e.children();
+                for _ in 0..*remove {
+                    if let Some(k) = kids.item(u32::from(*at)) {
+                        k.remove();
+                    }
+                }
+                if !markup.is_empty() {
+                    let _ = match kids.item(u32::from(*at)) {
+                        Some(next) => next.insert_adjacent_html("beforebegin", markup),
+                        None => e.insert_adjacent_html("beforeend", markup),
+                    };
+                }
+            }
+            cursor.forget(path);
+        }
         Op::Replace { path, markup } => {
             if let Some(e) = cursor.at(path) {
                 e.set_outer_html(markup);

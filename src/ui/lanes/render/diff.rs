@@ -26,6 +26,15 @@ pub enum Op {
     Order { path: Path, from: Vec<u16> },
     /// The element's children written again, as this markup.
     Children { path: Path, markup: String },
+    /// `remove` of the element's children from index `at` taken out, and this markup put in
+    /// their place (a list that grew or shrank: the children before and after stay, and are
+    /// diffed at their new places by the writes after this one).
+    Splice {
+        path: Path,
+        at: u16,
+        remove: u16,
+        markup: String,
+    },
     /// The element written again, as this markup.
     Replace { path: Path, markup: String },
 }
@@ -93,29 +102,61 @@ fn attrs(ops: &mut Vec<Op>, path: &Path, old: &El, new: &El) {
 fn kids(ops: &mut Vec<Op>, path: &mut Path, a: &[El], b: &[El]) {
     let same_keys = a.len() == b.len() && a.iter().zip(b).all(|(x, y)| x.key == y.key);
     if same_keys {
-        for (i, (o, n)) in a.iter().zip(b).enumerate() {
-            path.push(i as u16);
-            el(ops, path, o, n);
-            path.pop();
-        }
+        pairs(ops, path, a.iter().zip(b).enumerate());
         return;
     }
     let keys = |v: &[El]| v.iter().map(|e| e.key).collect::<Vec<_>>();
-    let (ka, kb) = (keys(a), keys(b));
-    let old: Vec<&El> = if let Some(from) = permutation(&ka, &kb) {
+    if let Some(from) = permutation(&keys(a), &keys(b)) {
         ops.push(Op::Order {
             path: path.clone(),
             from: from.iter().map(|&i| i as u16).collect(),
         });
-        from.iter().map(|&i| &a[i]).collect()
-    } else {
-        ops.push(Op::Children {
-            path: path.clone(),
-            markup: super::node::markup_of(b),
-        });
+        let old = from.iter().map(|&i| &a[i]);
+        pairs(ops, path, old.zip(b).enumerate());
         return;
-    };
-    for (i, (o, n)) in old.into_iter().zip(b).enumerate() {
+    }
+    // The children that stand for the same thing before and after (by tag, key and test id)
+    // at the start and at the end stay; the ones between are taken out and the new ones
+    // written in their place.
+    let pre = a
+        .iter()
+        .zip(b)
+        .take_while(|(x, y)| same_thing(x, y))
+        .count();
+    let suf = a[pre..]
+        .iter()
+        .rev()
+        .zip(b[pre..].iter().rev())
+        .take_while(|(x, y)| same_thing(x, y))
+        .count();
+    let (gone, new) = (&a[pre..a.len() - suf], &b[pre..b.len() - suf]);
+    ops.push(Op::Splice {
+        path: path.clone(),
+        at: pre as u16,
+        remove: gone.len() as u16,
+        markup: super::node::markup_of(new),
+    });
+    pairs(ops, path, a[..pre].iter().zip(&b[..pre]).enumerate());
+    let kept = a[a.len() - suf..].iter().zip(&b[b.len() - suf..]);
+    pairs(
+        ops,
+        path,
+        kept.enumerate().map(|(j, p)| (pre + new.len() + j, p)),
+    );
+}
+
+/// Whether two children stand for the same thing: the same tag, key and test id.
+fn same_thing(x: &El, y: &El) -> bool {
+    x.tag == y.tag && x.key == y.key && x.get("data-testid") == y.get("data-testid")
+}
+
+/// Diffs each old child with the new one at index `i`.
+fn pairs<'a>(
+    ops: &mut Vec<Op>,
+    path: &mut Path,
+    each: impl Iterator<Item = (usize, (&'a El, &'a El))>,
+) {
+    for (i, (o, n)) in each {
         path.push(i as u16);
         el(ops, path, o, n);
         path.pop();
@@ -193,10 +234,28 @@ mod tests {
     }
 
     #[test]
-    fn a_list_that_grows_is_written_again_and_text_and_attributes_follow() {
+    fn a_list_that_grows_gets_only_its_new_child_and_text_and_attributes_follow() {
         let ops = diff(&lane(&[(0, 1)]), &lane(&[(0, 1), (1, 5)]));
         assert!(
-            matches!(&ops[..], [Op::Children { path, markup }] if path == &vec![1] && markup.contains("x=\"5\""))
+            matches!(&ops[..], [Op::Splice { path, at: 1, remove: 0, markup }] if path == &vec![1] && markup.contains("x=\"5\""))
+        );
+        // One taken out of the middle: the ones after it are diffed at their new places.
+        let ops = diff(&lane(&[(0, 1), (1, 5), (2, 9)]), &lane(&[(0, 1), (2, 8)]));
+        assert_eq!(
+            ops,
+            vec![
+                Op::Splice {
+                    path: vec![1],
+                    at: 1,
+                    remove: 1,
+                    markup: String::new()
+                },
+                Op::Attr {
+                    path: vec![1, 1],
+                    name: "x",
+                    value: Some(Val::Int(8))
+                }
+            ]
         );
         let a = El::new("text").a("x", 1).a("y", 2).text("old");
         let b = El::new("text").a("x", 1).a("dy", 3).text("new");

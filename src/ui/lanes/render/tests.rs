@@ -251,6 +251,25 @@ pub(super) fn apply(root: &mut El, op: &Op) {
             at(root, path).kids = kids;
         }
         Op::Replace { path, markup } => *at(root, path) = read(markup),
+        Op::Splice {
+            path,
+            at: from,
+            remove,
+            markup,
+        } => {
+            let new = match read(&format!("<g>{markup}</g>")).kids {
+                Kids::Els(v) => v,
+                _ => Vec::new(),
+            };
+            let e = at(root, path);
+            let mut kids = match std::mem::take(&mut e.kids) {
+                Kids::Els(v) => v,
+                _ => Vec::new(),
+            };
+            let from = usize::from(*from);
+            kids.splice(from..from + usize::from(*remove), new);
+            e.kids = Kids::Els(kids);
+        }
     }
     normalise(root);
 }

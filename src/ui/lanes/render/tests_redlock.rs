@@ -272,7 +272,7 @@ fn an_instance_event_dragged_frame_after_frame_is_patched_and_moved_not_redrawn(
             .any(|o| matches!(o, super::diff::Op::Order { .. }));
         assert!(
             !ops.iter()
-                .any(|o| matches!(o, super::diff::Op::Children { markup, .. } if markup.contains("data-iev"))),
+                .any(|o| matches!(o, super::diff::Op::Children { markup, .. } | super::diff::Op::Splice { markup, .. } if markup.contains("data-iev"))),
             "at {to} ms: no instance event is written again"
         );
         for op in &ops {

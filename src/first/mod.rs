@@ -14,6 +14,7 @@
 //! natively.
 
 pub mod draw;
+mod frame_cost;
 #[cfg(all(target_arch = "wasm32", feature = "first-stage"))]
 mod js;
 

@@ -152,6 +152,10 @@ impl El {
     }
 
     pub fn a(mut self, name: &'static str, value: impl Into<Val>) -> El {
+        if self.attrs.capacity() == 0 {
+            // Room for the usual element's attributes at once, not grown two or three times.
+            self.attrs.reserve_exact(6);
+        }
         self.attrs.push((name, value.into()));
         self
     }

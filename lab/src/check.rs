@@ -685,8 +685,11 @@ fn check_zk(
             }
         };
         last_run = began.elapsed();
-        if std::env::var_os("FENCING_LAB_SHOW_LINES").is_some() {
-            // What each client printed, and the storage's row: for looking into a run by hand.
+        let judgement = crate::zk_history::judge(s, t, &happened);
+        // What each client printed, and the storage's row: for looking into a run by hand, and
+        // always for a run that disagrees (a CI log then says what happened).
+        let differs = matches!(judgement, crate::history::Judgement::Differs(_));
+        if differs || std::env::var_os("FENCING_LAB_SHOW_LINES").is_some() {
             for (k, lines) in happened.h.lines.iter().enumerate() {
                 for l in lines {
                     println!("{:<28} {} {l}", "", t.client_name(k));
@@ -704,7 +707,7 @@ fn check_zk(
             );
         }
         result.worst_late_ms = crate::zk_history::worst_offset_ms(s, t, &happened);
-        let (outcome, again) = outcome_of(crate::zk_history::judge(s, t, &happened));
+        let (outcome, again) = outcome_of(judgement);
         result.outcome = outcome;
         if !again {
             return result;

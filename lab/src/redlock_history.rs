@@ -367,6 +367,25 @@ fn compare(
             if a.map(|f| &f.text) == b.map(|f| &f.text) {
                 continue;
             }
+            // The model's fact is there, later in the lab's stream and past the tolerance: it
+            // came so late that another fact went ahead of it (a round's answer 17 ms late on a
+            // loaded machine, the debit due before it found no lock yet).
+            let overtaken = a.and_then(|a| {
+                l.iter()
+                    .skip(k)
+                    .find(|f| f.text == a.text && f.at_ms - a.at_ms > TOLERANCE_MS)
+                    .map(|f| (a, f))
+            });
+            if let Some((a, f)) = overtaken {
+                return Some(Judgement::Late(format!(
+                    "{name}'s `{}` happened at {:.2} ms, the model's at {} ms, after `{}`: the \
+                     run missed its schedule",
+                    f.text,
+                    f.at_ms,
+                    a.at_ms,
+                    b.map_or("(nothing)", |b| b.text.as_str())
+                )));
+            }
             if let (Some(a), Some(b)) = (a, b) {
                 if b.at_ms - a.at_ms > LATE_AT_A_DIFFERENCE_MS {
                     return Some(Judgement::Late(format!(
@@ -648,5 +667,38 @@ mod tests {
             let shown = format!("{got:?}");
             assert_eq!(word(got), want, "{what}: {shown}");
         }
+    }
+
+    #[test]
+    fn a_fact_overtaken_by_the_next_one_because_it_came_late_is_late() {
+        let s = preset("redlock-restart").expect("preset");
+        let t = run(&s);
+        let on_time = vec![(0.0, 0.0, "A's Stop signal".to_string())];
+        let round = |at: f64| Fact {
+            at_ms: at,
+            text: A_ROUND.into(),
+            validity: Some(48.0),
+        };
+        // The model: A's round answers at 10 ms, its debit goes out at 11 ms.
+        let model = vec![vec![
+            round(10.0),
+            fact(11.0, "debit sent with fence 33".into()),
+        ]];
+        // A real run: the round answers at 27 ms, so the debit due at 11 found no lock.
+        let lab = |round_at: f64, debit_at: f64| {
+            vec![vec![
+                fact(debit_at, "debit not sent: holds no lock".into()),
+                round(round_at),
+            ]]
+        };
+        let judge = |lab: Vec<Vec<Fact>>| {
+            let got = compare(&t, &streams(model.clone()), &streams(lab), &on_time);
+            (format!("{got:?}"), word(got))
+        };
+        let (shown, got) = judge(lab(27.0, 11.0));
+        assert_eq!(got, "late", "{shown}");
+        // The same order with the round on time (within the tolerance) is a disagreement.
+        let (shown, got) = judge(lab(10.2, 10.1));
+        assert_eq!(got, "mismatch", "{shown}");
     }
 }

@@ -121,8 +121,10 @@ build_pid=$!
 # and the presets step ran out of its 210 s: a red run with nothing wrong. Run under SCHED_IDLE
 # (`chrt --idle 0`) beside the lab instead (2026-12-06, another build running on the machine),
 # it was no better: single-lock presets came back up to 98 real ms late at scale 80 and the
-# presets step ran out again. Alone beside the release build it costs the command about the
-# lab's own time in wall time instead.
+# presets step ran out again. Tried once more under SCHED_IDLE on a quiet machine (2026-12-06,
+# nothing else running): red again, a Redlock round 1380 real ms late at scale 80 and six saved
+# cases left unrun when the presets step ran out of its budget. Alone beside the release build
+# it costs the command about the lab's own time in wall time instead.
 stage "lab: presets, saved cases, random batch, mutation test (budget 4 min, measured; beside the release build only)"
 lab_status=0
 wait "$lab_pid" || lab_status=$?

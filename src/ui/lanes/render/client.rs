@@ -219,11 +219,7 @@ impl Lane<'_> {
     }
 
     fn keyboard(&self, g: El, role: &'static str, label: impl FnOnce() -> String) -> El {
-        if self.v.full() {
-            g.a("tabindex", 0).a("role", role).a("aria-label", label())
-        } else {
-            g
-        }
+        self.v.keyboard(g, role, label)
     }
 
     /// A handle's slider values: where it is on the axis.

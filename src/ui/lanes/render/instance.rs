@@ -162,11 +162,7 @@ impl Lane<'_> {
     }
 
     fn keyboard(&self, g: El, role: &'static str, label: impl FnOnce() -> String) -> El {
-        if self.v.full() {
-            g.a("tabindex", 0).a("role", role).a("aria-label", label())
-        } else {
-            g
-        }
+        self.v.keyboard(g, role, label)
     }
 
     /// One event: a jump's marker (with its slew), or a crash's or partition's bar with its

@@ -61,6 +61,15 @@ impl View<'_> {
         self.keyboard && !cfg!(feature = "first-stage")
     }
 
+    /// `g` focusable, with its role and name, where the parts take the keyboard.
+    fn keyboard(&self, g: El, role: &'static str, label: impl FnOnce() -> String) -> El {
+        if self.full() {
+            g.a("tabindex", 0).a("role", role).a("aria-label", label())
+        } else {
+            g
+        }
+    }
+
     /// Whether Redlock's lanes (per instance, or one for the service) and its attempt brackets
     /// may be drawn: never in the first stage's build, which never draws Redlock.
     fn redlock(&self) -> bool {

@@ -84,7 +84,8 @@ test('phone: the Commands view reads line by line, each command at least most of
   const rec = await openPhone(openPage);
   const { page } = rec;
   // The Commands view is drawn after the timeline (a clean-clone run read it before it was).
-  await page.locator('.fp-cmd-table td.fp-cmd-text').first().waitFor();
+  await page.waitForFunction(() =>
+    [...document.querySelectorAll('.fp-cmd-table td.fp-cmd-text')].some((e) => e.textContent?.trim()));
   const cells = await page.locator('.fp-cmd-table td.fp-cmd-text').evaluateAll((els) =>
     els.filter((e) => e.textContent.trim()).map((e) => ({ text: e.textContent, w: e.getBoundingClientRect().width })));
   assert.ok(cells.length > 3, `${cells.length} commands on screen`);

@@ -45,10 +45,12 @@ node --input-type=module - "$tmp/$crate.js" "$tmp/${crate}_bg.opt.wasm" index.ht
 import { readFileSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 const [glueFile, wasmFile, pageFile, mainFile, outFile, searchGlueFile, searchWasmFile, finderFile, onDemandFile] = process.argv.slice(2);
-// The classes' guard (scripts/class-guard.js) runs after the glue, as in the served package.
+// The classes' guard (scripts/class-guard.js) runs after the glue, as in the served package, and
+// the DOM patcher (scripts/dom-patch.js) sits beside it, where the glue's imports find it.
 const glue = `${readFileSync(glueFile, 'utf8')}
 ${readFileSync(new URL('class-guard.js', `file://${process.cwd()}/scripts/`), 'utf8')}
 fpGuardClasses({ LeaseLock: wasm_bindgen.LeaseLock, FencedAccount: wasm_bindgen.FencedAccount });
+${readFileSync(new URL('dom-patch.js', `file://${process.cwd()}/scripts/`), 'utf8')}
 `;
 const wasm = readFileSync(wasmFile);
 const searchGlue = readFileSync(searchGlueFile, 'utf8');

@@ -28,6 +28,10 @@ wasm-bindgen --target web --typescript --out-dir dist/pkg --out-name "$crate" "$
 # they reach the wasm module: see scripts/class-guard.js.
 echo "[build] guard LeaseLock and FencedAccount (scripts/class-guard.js)"
 { cat scripts/class-guard.js; echo 'fpGuardClasses({ LeaseLock, FencedAccount });'; } >> "dist/pkg/${crate}.js"
+# The lanes' patcher sends a frame's writes to the DOM in one call to fpPatch, which the wasm
+# imports by that name from the glue's scope (src/ui/lanes/render/batch.rs).
+echo "[build] append the DOM patcher (scripts/dom-patch.js) to the page's glue"
+cat scripts/dom-patch.js >> "dist/pkg/${crate}.js"
 
 echo "[build] wasm-opt -Oz"
 bash scripts/wasm-opt.sh "dist/pkg/${crate}_bg.wasm" "dist/pkg/${crate}_bg.wasm.opt"
@@ -63,6 +67,7 @@ echo "[build] cargo build (release, wasm32, feature first-stage) for the first s
 cargo build --release --target wasm32-unknown-unknown --lib --features first-stage
 cp "$wasm_in" "$raw/first.wasm"
 wasm-bindgen --target web --typescript --out-dir dist/pkg-first --out-name first "$raw/first.wasm"
+cat scripts/dom-patch.js >> dist/pkg-first/first.js
 bash scripts/wasm-opt.sh dist/pkg-first/first_bg.wasm dist/pkg-first/first_bg.wasm.opt
 mv dist/pkg-first/first_bg.wasm.opt dist/pkg-first/first_bg.wasm
 node scripts/short-imports.mjs dist/pkg-first/first.js dist/pkg-first/first_bg.wasm

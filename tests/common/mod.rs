@@ -8,8 +8,16 @@ use fencing_playground::ui::{mount, MountOptions};
 use wasm_bindgen::JsCast;
 use web_sys::Element;
 
+/// Defines `fpPatch`, the DOM patcher the build appends to the page's glue
+/// (`scripts/dom-patch.js`), for this test page, whose glue wasm-bindgen writes without it.
+pub fn install_patcher() {
+    let src = include_str!("../../scripts/dom-patch.js");
+    js_sys::eval(&format!("{src}\nglobalThis.fpPatch = fpPatch;")).expect("dom-patch.js runs");
+}
+
 /// A fresh, visible fixture 1200 px wide with the app mounted in it.
 pub async fn fixture(options: MountOptions) -> Element {
+    install_patcher();
     let doc = web_sys::window().unwrap().document().unwrap();
     let fixture = doc.create_element("div").unwrap();
     fixture.set_attribute("style", "width: 1200px").unwrap();

@@ -2,19 +2,46 @@
 //! time, or into a new element, as markup; after that only the writes `render::diff` finds
 //! (attributes, texts, a keyed list's new order, and markup only for a part whose shape
 //! changed). Used by the full page's lanes (`lanes_view.rs`) and by the first stage alike.
+//! A frame's writes go to the DOM in one call (`render::batch`, made by `scripts/dom-patch.js`),
+//! not one call across the boundary per write.
 //! An element the reader is on keeps its focus: a write never replaces an element whose
 //! drawing kept its shape, and an element moved within its list is focused again.
 
-use super::render::diff::{diff, Op};
+use super::render::batch::Batch;
+use super::render::diff::diff;
 use super::render::node::{El, Kids};
 use super::render::{drawn, keys, lane, same, LaneKey, View};
+use wasm_bindgen::prelude::*;
 use wasm_bindgen::JsCast;
-use web_sys::{Element, Node};
+use web_sys::Element;
+
+#[wasm_bindgen]
+extern "C" {
+    /// Makes a batch's writes under `root` (`scripts/dom-patch.js`, which the build appends to
+    /// the glue). It throws only on a code it does not know: a build whose two halves disagree.
+    #[wasm_bindgen(js_name = fpPatch, catch)]
+    fn fp_patch(root: &Element, ops: &[u32], text: &str) -> Result<(), JsValue>;
+
+    #[wasm_bindgen(js_namespace = console, js_name = error)]
+    fn console_error(what: &str, e: &JsValue);
+}
+
+/// Sends `batch`'s writes to the DOM under `root`, in one call, and empties it.
+fn flush(root: &Element, batch: &mut Batch) {
+    if !batch.is_empty() {
+        if let Err(e) = fp_patch(root, &batch.ops, &batch.text) {
+            console_error("fpPatch failed:", &e);
+        }
+    }
+    batch.clear();
+}
 
 /// The lanes drawn, and where.
 #[derive(Default)]
 pub struct Painter {
     drawn: Option<(Element, Vec<(LaneKey, El)>)>,
+    /// Kept from frame to frame, so a frame's writes reuse its room.
+    batch: Batch,
 }
 
 impl Painter {
@@ -34,27 +61,23 @@ impl Painter {
             self.drawn = Some((root.clone(), lanes));
             return 1;
         };
-        let mut writes = 0;
-        // Only a new order moves an element; the one the reader is on keeps the focus.
-        let mut focused = None;
+        let batch = &mut self.batch;
+        batch.clear();
         for (i, (key, was)) in old.iter_mut().enumerate() {
             if prev.is_some_and(|p| same(p, v, *key)) {
                 continue;
             }
-            let (Some(now), Some(at)) = (lane(v, *key), root.children().item(i as u32)) else {
+            let Some(now) = lane(v, *key) else {
                 continue;
             };
-            let mut cursor = Cursor::new(&at);
-            let ops = diff(was, &now);
-            if focused.is_none() && ops.iter().any(|o| matches!(o, Op::Order { .. })) {
-                focused = focused_in(root);
-            }
-            for op in ops {
-                apply(&mut cursor, &op);
-                writes += 1;
-            }
+            batch.lane(i);
+            diff(was, &now).iter().for_each(|op| batch.push(op));
             *was = now;
         }
+        let writes = batch.writes;
+        // Only a new order moves an element; the one the reader is on keeps the focus.
+        let focused = batch.reorders.then(|| focused_in(root)).flatten();
+        flush(root, batch);
         if let Some(f) = focused {
             refocus(&f);
         }
@@ -78,10 +101,9 @@ impl Painter {
 pub fn repaint(root: &Element, drawn: Option<&El>, next: &El) {
     match drawn {
         Some(old) => {
-            let mut cursor = Cursor::new(root);
-            for op in diff(old, next) {
-                apply(&mut cursor, &op);
-            }
+            let mut batch = Batch::default();
+            diff(old, next).iter().for_each(|op| batch.push(op));
+            flush(root, &mut batch);
         }
         None => {
             for (name, value) in &next.attrs {
@@ -118,129 +140,6 @@ pub fn drawn_root(drawn: &Drawn) -> Option<Element> {
     d.as_ref()
         .map(|(r, _)| r.clone())
         .filter(|r| r.is_connected())
-}
-
-/// Finds the elements the writes address, walking down from the lane's element and keeping
-/// the way down: the writes come in document order, so most are a step or two from the last.
-struct Cursor {
-    path: Vec<u16>,
-    /// The element at each prefix of `path`; `els[0]` is the root.
-    els: Vec<Element>,
-}
-
-impl Cursor {
-    fn new(root: &Element) -> Cursor {
-        Cursor {
-            path: Vec::new(),
-            els: vec![root.clone()],
-        }
-    }
-
-    fn at(&mut self, path: &[u16]) -> Option<Element> {
-        let common = self
-            .path
-            .iter()
-            .zip(path)
-            .take_while(|(a, b)| a == b)
-            .count();
-        self.path.truncate(common);
-        self.els.truncate(common + 1);
-        for &i in &path[common..] {
-            let next = self.els.last()?.children().item(u32::from(i))?;
-            self.path.push(i);
-            self.els.push(next);
-        }
-        self.els.last().cloned()
-    }
-
-    /// The element at `path` was written again: what was found below it is gone.
-    fn forget(&mut self, path: &[u16]) {
-        let keep = path.len().min(self.path.len());
-        self.path.truncate(keep.saturating_sub(1));
-        self.els.truncate(self.path.len() + 1);
-    }
-}
-
-fn apply(cursor: &mut Cursor, op: &Op) {
-    match op {
-        Op::Attr { path, name, value } => {
-            if let Some(e) = cursor.at(path) {
-                let _ = match value {
-                    Some(v) => v.with_str(|v| e.set_attribute(name, v)),
-                    None => e.remove_attribute(name),
-                };
-            }
-        }
-        Op::Text { path, text } => {
-            if let Some(e) = cursor.at(path) {
-                e.set_text_content(Some(text));
-            }
-        }
-        Op::Order { path, from } => {
-            if let Some(e) = cursor.at(path) {
-                order(&e, from);
-            }
-            cursor.forget(path);
-        }
-        Op::Children { path, markup } => {
-            if let Some(e) = cursor.at(path) {
-                e.set_inner_html(markup);
-            }
-            cursor.forget(path);
-        }
-        Op::Splice {
-            path,
-            at,
-            remove,
-            markup,
-        } => {
-            if let Some(e) = cursor.at(path) {
-                let kids = e.children();
-                for _ in 0..*remove {
-                    if let Some(k) = kids.item(u32::from(*at)) {
-                        k.remove();
-                    }
-                }
-                if !markup.is_empty() {
-                    let _ = match kids.item(u32::from(*at)) {
-                        Some(next) => next.insert_adjacent_html("beforebegin", markup),
-                        None => e.insert_adjacent_html("beforeend", markup),
-                    };
-                }
-            }
-            cursor.forget(path);
-        }
-        Op::Replace { path, markup } => {
-            if let Some(e) = cursor.at(path) {
-                e.set_outer_html(markup);
-            }
-            cursor.forget(path);
-        }
-    }
-}
-
-/// Puts `e`'s children in the order `from` gives, from the last one back, moving only those
-/// not already before the one that must follow them.
-fn order(e: &Element, from: &[u16]) {
-    let kids = e.children();
-    let old: Vec<Element> = (0..kids.length()).filter_map(|i| kids.item(i)).collect();
-    let wanted: Vec<&Element> = from
-        .iter()
-        .filter_map(|&i| old.get(usize::from(i)))
-        .collect();
-    let mut follower: Option<&Element> = None;
-    for &w in wanted.iter().rev() {
-        let next = w.next_element_sibling();
-        let in_place = match (follower, &next) {
-            (None, None) => true,
-            (Some(f), Some(n)) => f.is_same_node(Some(n)),
-            _ => false,
-        };
-        if !in_place {
-            let _ = e.insert_before(w, follower.map(|f| f as &Node));
-        }
-        follower = Some(w);
-    }
 }
 
 /// The element that has the focus, if it is inside `root`.

@@ -11,6 +11,7 @@
 //! per instance (`instance`), whose events are dragged and, on the full page, focused like a
 //! client's. The first stage never draws Redlock, and its build leaves those lanes out.
 
+pub mod batch;
 pub mod diff;
 pub mod ground;
 pub mod messages;

@@ -13,110 +13,89 @@ function fpPatch(root, codes, text) {
   // A copy: a write can run event handlers (a focus moved), and wasm code they run may grow the
   // memory under the view the glue passed.
   const ops = codes.slice();
-  /** @type {(Element | undefined)[]} the element at each prefix of `path`; `els[0]` is the start */
-  let els = [root];
+  // The way down to the last element found: `els[k]` is the element at `path[0..k]` (`els[0]`
+  // the start), `known` how much of it holds. The writes come in document order, so most are a
+  // step or two from the one before. (Plain locals, no closures: this runs on every frame.)
+  /** @type {(Element | undefined)[]} */
+  const els = [root];
   /** @type {number[]} */
-  let path = [];
+  const path = [];
+  let known = 0;
   let i = 0;
+  // Where the next string starts in `text`: `text.slice(o, (o += n))` takes the next n units.
   let o = 0;
-  let depth = 0;
-  const str = () => {
-    const n = ops[i++];
-    o += n;
-    return text.slice(o - n, o);
-  };
-  // The element at the path that follows, walking from the last one found: the writes come in
-  // document order, so most are a step or two from the one before.
-  const at = () => {
-    depth = ops[i++];
-    let c = 0;
-    while (c < depth && c < path.length && path[c] === ops[i + c]) c++;
-    path.length = c;
-    els.length = c + 1;
-    for (; c < depth; c++) {
-      const k = ops[i + c];
-      const up = els[c];
-      path.push(k);
-      els.push(up ? up.children[k] : undefined);
-    }
-    i += depth;
-    return els[depth];
-  };
-  // The element at the last path was written again: what was found below it is gone.
-  const forget = () => {
-    path.length = Math.max(depth - 1, 0);
-    els.length = path.length + 1;
-  };
   while (i < ops.length) {
     const code = ops[i++];
+    if (code === 0) {
+      els[0] = root.children[ops[i++]];
+      known = 0;
+      continue;
+    }
+    // Every other write starts with its element's path.
+    const depth = ops[i++];
+    let c = 0;
+    while (c < depth && c < known && path[c] === ops[i + c]) c++;
+    for (; c < depth; c++) {
+      const up = els[c];
+      path[c] = ops[i + c];
+      els[c + 1] = up ? up.children[path[c]] : undefined;
+    }
+    known = depth;
+    i += depth;
+    const e = els[depth];
     switch (code) {
-      case 0: {
-        els = [root.children[ops[i++]]];
-        path = [];
-        break;
-      }
       case 1: {
-        const e = at();
-        const name = str();
-        const value = str();
+        const name = text.slice(o, (o += ops[i++]));
+        const value = text.slice(o, (o += ops[i++]));
         if (e) e.setAttribute(name, value);
         break;
       }
       case 2: {
-        const e = at();
-        const name = str();
+        const name = text.slice(o, (o += ops[i++]));
         if (e) e.removeAttribute(name);
         break;
       }
       case 3: {
-        const e = at();
-        const t = str();
+        const t = text.slice(o, (o += ops[i++]));
         if (e) e.textContent = t;
         break;
       }
       case 4: {
-        const e = at();
         const n = ops[i++];
-        const from = ops.subarray(i, i + n);
+        if (e) fpOrder(e, ops.subarray(i, i + n));
         i += n;
-        if (e) fpOrder(e, from);
-        forget();
         break;
       }
       case 5: {
-        const e = at();
-        const markup = str();
+        const markup = text.slice(o, (o += ops[i++]));
         if (e) e.innerHTML = markup;
-        forget();
         break;
       }
       case 6: {
-        const e = at();
-        const from = ops[i++];
+        const at = ops[i++];
         const remove = ops[i++];
-        const markup = str();
+        const markup = text.slice(o, (o += ops[i++]));
         if (e) {
           const kids = e.children;
-          for (let r = 0; r < remove; r++) kids[from]?.remove();
+          for (let r = 0; r < remove; r++) kids[at]?.remove();
           if (markup) {
-            const next = kids[from];
+            const next = kids[at];
             if (next) next.insertAdjacentHTML('beforebegin', markup);
             else e.insertAdjacentHTML('beforeend', markup);
           }
         }
-        forget();
         break;
       }
       case 7: {
-        const e = at();
-        const markup = str();
+        const markup = text.slice(o, (o += ops[i++]));
         if (e) e.outerHTML = markup;
-        forget();
         break;
       }
       default:
         throw new Error(`fpPatch: write code ${code} is not known`);
     }
+    // A write of children or of the element itself: what was found below it is gone.
+    if (code >= 4) known = Math.max(depth - 1, 0);
   }
 }
 

@@ -21,7 +21,6 @@
 
 use super::diff::Op;
 use super::node::Val;
-use std::fmt::Write;
 
 pub const LANE: u32 = 0;
 pub const SET: u32 = 1;
@@ -119,17 +118,10 @@ impl Batch {
         self.text.push_str(s);
     }
 
-    /// A number is written straight into the text: no string of its own.
+    /// A number is written straight into the text (formatted on the stack, without
+    /// `core::fmt`): no string of its own.
     fn val(&mut self, v: &Val) {
-        match v {
-            Val::Int(n) => {
-                let start = self.text.len();
-                let _ = write!(self.text, "{n}");
-                self.ops.push((self.text.len() - start) as u32);
-            }
-            Val::Word(w) => self.str(w),
-            Val::Text(t) => self.str(t),
-        }
+        v.with_str(|s| self.str(s));
     }
 }
 

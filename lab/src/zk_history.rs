@@ -489,6 +489,15 @@ fn is_verdict(text: &str) -> bool {
     text.starts_with("debit accepted") || text == "debit rejected" || text == "debit duplicate"
 }
 
+/// When a difference between the model's fact and the lab's showed: the earlier of the two.
+fn when(a: &Option<ZkFact>, b: &Option<ZkFact>) -> f64 {
+    [a, b]
+        .into_iter()
+        .flatten()
+        .map(|f| f.at_ms)
+        .fold(f64::INFINITY, f64::min)
+}
+
 fn show(f: Option<&ZkFact>) -> String {
     f.map_or("(nothing)".to_string(), |f| {
         format!("{} at {:.1} ms", f.text, f.at_ms)
@@ -594,39 +603,50 @@ pub fn judge(s: &Scenario, t: &Trace, z: &ZkHappened) -> Judgement {
             .cloned()
             .collect()
     };
+    // Each client's first difference in either sequence; the earliest of them all is judged,
+    // whichever client it is: a later one, in any client, may be its consequence (a verdict
+    // that came back late changes what the other client finds), and no answer to the model.
+    let mut first: Option<(usize, Option<ZkFact>, Option<ZkFact>)> = None;
     for (c, (m, l)) in model.iter().zip(&lab).enumerate() {
-        let (mo, lo) = (split(m, false), split(l, false));
-        let (mv, lv) = (split(m, true), split(l, true));
-        for (m, l) in [(&mo, &lo), (&mv, &lv)] {
+        for verdicts in [false, true] {
+            let (m, l) = (split(m, verdicts), split(l, verdicts));
             let differs = (0..m.len().max(l.len()))
                 .find(|&k| m.get(k).map(|f| &f.text) != l.get(k).map(|f| &f.text));
             if let Some(k) = differs {
-                let (a, b) = (m.get(k), l.get(k));
-                // The lab's fact came well after the instant the model gives it: the run did not
-                // keep the scenario's schedule (a process woken late on a loaded machine), so
-                // what it did is no answer to the model; it is tried again at a larger scale.
-                if let (Some(a), Some(b)) = (a, b) {
-                    let d = b.check_ms - a.check_ms;
-                    if a.timed && d > TOLERANCE_MS + LATE_MS {
-                        return Judgement::Late(format!(
-                            "{}'s `{}` happened at {:.2} ms, where the model has `{}` at {} ms: \
-                             the run missed its schedule",
-                            t.client_name(c),
-                            b.text,
-                            b.check_ms,
-                            a.text,
-                            a.check_ms
-                        ));
-                    }
+                let (a, b) = (m.get(k).cloned(), l.get(k).cloned());
+                if first
+                    .as_ref()
+                    .is_none_or(|f| when(&a, &b) < when(&f.1, &f.2))
+                {
+                    first = Some((c, a, b));
                 }
-                return Judgement::Differs(format!(
-                    "{}: the model says `{}`, ZooKeeper and the clients did `{}`",
+            }
+        }
+    }
+    if let Some((c, a, b)) = first {
+        // The lab's fact came well after the instant the model gives it: the run did not keep
+        // the scenario's schedule (a process woken late on a loaded machine), so what it did is
+        // no answer to the model; it is tried again at a larger scale.
+        if let (Some(a), Some(b)) = (&a, &b) {
+            let d = b.check_ms - a.check_ms;
+            if a.timed && d > TOLERANCE_MS + LATE_MS {
+                return Judgement::Late(format!(
+                    "{}'s `{}` happened at {:.2} ms, where the model has `{}` at {} ms: \
+                     the run missed its schedule",
                     t.client_name(c),
-                    show(a),
-                    show(b)
+                    b.text,
+                    b.check_ms,
+                    a.text,
+                    a.check_ms
                 ));
             }
         }
+        return Judgement::Differs(format!(
+            "{}: the model says `{}`, ZooKeeper and the clients did `{}`",
+            t.client_name(c),
+            show(a.as_ref()),
+            show(b.as_ref())
+        ));
     }
     for (c, (m, l)) in model_notices.iter().zip(&r.notices).enumerate() {
         let lab_words: Vec<&str> = l.iter().map(|x| x.1.as_str()).collect();
@@ -784,6 +804,30 @@ mod tests {
                 Judgement::Differs(_) if !late => {}
                 other => panic!("{at}: {other:?}"),
             }
+        }
+    }
+
+    #[test]
+    fn the_earliest_difference_is_judged_whichever_client_it_is() {
+        let s = preset("zk-pause-czxid").expect("preset");
+        let t = run(&s);
+        let us = |ms: f64| (ms * 20_000.0) as u64;
+        // B's debit refused 5 ms late (a missed schedule), and after it, at 70 ms, A's unlock
+        // deleting a node where the model has none left: A is listed first, but B's difference
+        // came first, and what followed it is no answer to the model.
+        let mut z = happened(55.0);
+        z.h.lines[1][5] = format!("op store 1 {} {} rejected", us(55.01), us(55.1));
+        z.h.lines[0][6] = format!("op unlock 3 {} {} released", us(70.0), us(70.0));
+        match judge(&s, &t, &z) {
+            Judgement::Late(w) => assert!(w.starts_with("B's"), "{w}"),
+            other => panic!("{other:?}"),
+        }
+        // A's difference alone, on time, is still a disagreement.
+        let mut z = happened(50.02);
+        z.h.lines[0][6] = format!("op unlock 3 {} {} released", us(70.0), us(70.0));
+        match judge(&s, &t, &z) {
+            Judgement::Differs(d) => assert!(d.starts_with("A:"), "{d}"),
+            other => panic!("{other:?}"),
         }
     }
 

@@ -342,20 +342,31 @@ pub(crate) fn frozen_write(t: &Trace, h: &Happened, ops: &[Op]) -> Option<String
     None
 }
 
+/// Each signal the conductor sent, beside the scenario's instant for it: what it was, in words
+/// ("A's Stop signal"), the instant it was due (simulated ms) and when it was sent (µs of the
+/// run). The one reading of the schedule against the signals that every judge uses.
+pub(crate) fn sent_signals(s: &Scenario, h: &Happened) -> Vec<(String, u64, u64)> {
+    crate::independent::schedule(s)
+        .into_iter()
+        .zip(&h.signals)
+        .map(|((due_ms, k, sig), &(_, _, sent))| {
+            let name = s.clients.get(k).map_or("?", |c| c.name.as_str());
+            (format!("{name}'s {sig:?} signal"), due_ms, sent)
+        })
+        .collect()
+}
+
 /// A signal the conductor sent later than its instant by more than the tolerance (a
 /// conductor woken late on a loaded machine): the client ran on where the scenario has it
 /// stopped or dead, so nothing it did then answers the model.
 pub(crate) fn late_signal(s: &Scenario, h: &Happened) -> Option<String> {
     let tol = h.scale_us * 4 / 10;
-    crate::independent::schedule(s)
+    sent_signals(s, h)
         .into_iter()
-        .zip(&h.signals)
-        .find(|((at_ms, _, _), &(_, _, sent))| sent > at_ms * h.scale_us + tol)
-        .map(|((at_ms, k, sig), &(_, _, sent))| {
+        .find(|(_, due_ms, sent)| *sent > due_ms * h.scale_us + tol)
+        .map(|(what, due_ms, sent)| {
             format!(
-                "{}'s {sig:?} signal, due at {at_ms} ms, was sent at {:.2} ms: the run missed \
-                 its schedule",
-                s.clients.get(k).map_or("?", |c| c.name.as_str()),
+                "{what}, due at {due_ms} ms, was sent at {:.2} ms: the run missed its schedule",
                 sent as f64 / h.scale_us as f64
             )
         })

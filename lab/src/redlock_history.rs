@@ -300,14 +300,9 @@ pub fn judge(s: &Scenario, t: &Trace, plan: &[Command], run: &Run) -> Judgement 
 
 /// Each signal the conductor sent: (the model's instant, the real one, in simulated ms, what).
 fn signal_times(s: &Scenario, h: &Happened) -> Vec<(f64, f64, String)> {
-    let ms = |us: u64| us as f64 / h.scale_us as f64;
-    crate::independent::schedule(s)
+    crate::history::sent_signals(s, h)
         .into_iter()
-        .zip(&h.signals)
-        .map(|((due, k, sig), &(_, _, sent))| {
-            let name = s.clients.get(k).map_or("?", |c| c.name.as_str());
-            (due as f64, ms(sent), format!("{name}'s {sig:?} signal"))
-        })
+        .map(|(what, due_ms, sent)| (due_ms as f64, sent as f64 / h.scale_us as f64, what))
         .collect()
 }
 

@@ -9,6 +9,7 @@
 //   rm -rf /tmp/dist-names && cp -r dist /tmp/dist-names && rm -rf /tmp/dist-names/pkg
 //   wasm-bindgen --target web --out-dir /tmp/dist-names/pkg \
 //     target/prof/wasm32-unknown-unknown/release/fencing_playground.wasm
+//   cat scripts/dom-patch.js >> /tmp/dist-names/pkg/fencing_playground.js   # as scripts/build.sh does
 //   node scripts/bench/drag-profile.mjs /tmp/dist-names/ [top N functions]
 //
 // The wasm is not run through wasm-opt here, so absolute times are a little higher than the

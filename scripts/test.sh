@@ -1,8 +1,7 @@
 #!/usr/bin/env bash
 # Runs every check the project has, in order, stopping at the first failure:
 # tools, format, clippy (native + wasm32), native tests, the lab against real servers,
-# release build, size guard, node API tests, then (with the e2e suite in the background) clippy
-# wasm32, native tests, in-browser wasm tests, fuzz, and the e2e suite's result.
+# in-browser wasm tests, release build, size guard, node API tests, fuzz, e2e.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 export PATH="$HOME/.cargo/bin:$PATH"
@@ -54,10 +53,6 @@ on_exit() {
     # the background job is a subshell around `timeout`, which passes the signal to the lab
     pkill -TERM -P "$lab_pid" 2>/dev/null || true
     kill "$lab_pid" 2>/dev/null || true
-  fi
-  if [ -n "${e2e_pid:-}" ]; then
-    pkill -TERM -P "$e2e_pid" 2>/dev/null || true
-    kill "$e2e_pid" 2>/dev/null || true
   fi
   if [ -n "${build_pid:-}" ]; then
     pkill -TERM -P "$build_pid" 2>/dev/null || true
@@ -153,6 +148,25 @@ else
 fi
 summary+=("$(printf '%5ss %5s        %s' "$lab_took" "" "  (the lab's own wall time, beside the niced release build only)")")
 
+stage "clippy wasm32 (lib + tests, and the first stage's lib)"
+cargo clippy --lib --tests --target wasm32-unknown-unknown --features search-api -- -D warnings
+cargo clippy --lib --target wasm32-unknown-unknown --features first-stage -- -D warnings
+
+stage "cargo test (native)"
+cargo test
+
+# wasm-bindgen-test in headless Chromium, with Debian's chromedriver (wasm-pack must not download
+# one). The runner merges webdriver.json (crate root) into the capabilities: it pins --no-sandbox,
+# needed as root, and turns off Chromium's background network traffic.
+# The runner gives the whole browser session 20 s by default (WASM_BINDGEN_TEST_TIMEOUT), counted
+# from before the 70 MB debug wasm is compiled: on a quiet machine the suite takes 17.6 s in all
+# (tests 9.5 s), so beside the lab it ran out and failed with "webdriver POST .../execute/sync
+# timed out after 19 s" although no test was slow. That limit was a time assertion; this one is a
+# hang guard only (a stuck test still fails, after 5 minutes).
+stage "wasm-pack test (headless Chromium)"
+WASM_BINDGEN_TEST_TIMEOUT=300 wasm-pack test --headless --chrome --chromedriver /usr/bin/chromedriver
+
+
 # Three release wasm builds in one target directory: the page's, the search workers' (feature
 # search-worker, the crate at opt-level 3) and the first stage's (feature first-stage); the
 # dependencies compile once, for the first. Budget: 4 minutes cold, about 1 warm.
@@ -188,65 +202,18 @@ bash scripts/typecheck.sh
 stage "node API tests (node --test tests/node/*.test.mjs)"
 node --test tests/node/*.test.mjs
 
-# @playwright/test with Debian's Chromium (playwright.config.mjs): it serves dist/ on free
-# loopback ports, keeps a trace and a screenshot of each failed test in artifacts/test-results/
-# and writes an HTML report to artifacts/playwright-report/ (never opened here).
-# The suite (all but the heavy link's test) starts now, in the background, beside the stages
-# below: its two workers keep about 0.7 of a core busy (95 cpu-s in 136 s run alone, mostly
-# waiting on pages), which the compilers' stages leave free on 2 cores. Its output and status
-# are shown in the "browser e2e" stage. The heavy link's test slows its page 20× and needs the
-# CPU to itself (playwright.config.mjs), so it runs there, alone, after the rest.
-rm -rf artifacts/screenshots # so stale screenshots are never mistaken for this run's
-e2e_log=$(mktemp)
-e2e_started=$SECONDS
-e2e_done=$(mktemp)
-{
-  rc=0
-  npx --no-install playwright test --project main >"$e2e_log" 2>&1 || rc=$?
-  echo $((SECONDS - e2e_started)) >"$e2e_done"
-  exit "$rc"
-} &
-e2e_pid=$!
-
-stage "clippy wasm32 (lib + tests, and the first stage's lib)"
-cargo clippy --lib --tests --target wasm32-unknown-unknown --features search-api -- -D warnings
-cargo clippy --lib --target wasm32-unknown-unknown --features first-stage -- -D warnings
-
-stage "cargo test (native)"
-cargo test
-
-# wasm-bindgen-test in headless Chromium, with Debian's chromedriver (wasm-pack must not download
-# one). The runner merges webdriver.json (crate root) into the capabilities: it pins --no-sandbox,
-# needed as root, and turns off Chromium's background network traffic.
-# The runner gives the whole browser session 20 s by default (WASM_BINDGEN_TEST_TIMEOUT), counted
-# from before the 70 MB debug wasm is compiled: on a quiet machine the suite takes 17.6 s in all
-# (tests 9.5 s), so beside the lab it ran out and failed with "webdriver POST .../execute/sync
-# timed out after 19 s" although no test was slow. That limit was a time assertion; this one is a
-# hang guard only (a stuck test still fails, after 5 minutes).
-stage "wasm-pack test (headless Chromium)"
-WASM_BINDGEN_TEST_TIMEOUT=300 wasm-pack test --headless --chrome --chromedriver /usr/bin/chromedriver
-
-
 # The saved reproducers are replayed, then one seeded minute of fuzzing, half native (the test
 # profile's build of tests/fuzz, which `cargo test` made: overflow checks and debug assertions
 # on) and half under Node against the package just built. Budget: 2 minutes.
 stage "fuzz: replay corpus, then 60 s seeded (FUZZ_SEED=1 scripts/fuzz.sh 60; budget 2 min)"
 FUZZ_SEED=1 bash scripts/fuzz.sh 60
 
-stage "browser e2e (npx playwright test: the suite from the background, then the heavy link alone)"
-e2e_status=0
-wait "$e2e_pid" || e2e_status=$?
-e2e_pid=
-cat "$e2e_log"
-rm -f "$e2e_log"
-e2e_took=$(cat "$e2e_done" 2>/dev/null || echo "?")
-rm -f "$e2e_done"
-if [ "$e2e_status" -ne 0 ]; then
-  echo "[e2e] failed (exit $e2e_status) after $e2e_took s" >&2
-  exit "$e2e_status"
-fi
-summary+=("$(printf '%5ss %5s        %s' "$e2e_took" "" "  (the e2e suite's own wall time, beside the stages after the node API tests)")")
-npx --no-install playwright test --project alone --no-deps
+# @playwright/test with Debian's Chromium (playwright.config.mjs): it serves dist/ on free
+# loopback ports, keeps a trace and a screenshot of each failed test in artifacts/test-results/
+# and writes an HTML report to artifacts/playwright-report/ (never opened here).
+stage "browser e2e (npx playwright test)"
+rm -rf artifacts/screenshots # so stale screenshots are never mistaken for this run's
+npx --no-install playwright test
 
 end_stage
 print_times

@@ -2,7 +2,8 @@
 # The benchmark command (not part of the test run): builds the release page, then measures what
 # a first visit downloads, first render (served and from file://), first interactive under a
 # phone profile (scripts/bench/phone.mjs: brotli and gzip), script time per pointer move
-# while dragging in a 40-event scenario (unthrottled and under 4× CPU throttling, 5 runs each),
+# while dragging in a 40-event scenario (unthrottled and under 4× CPU throttling, 5 runs each)
+# with a yardstick of what 4× throttling does to a fixed task (scripts/bench/throttle.mjs),
 # simulate() throughput natively and in wasm, and the
 # worst cases of tests/worst/cases.rs (each ≤ 250 ms native, ≤ 1 s in wasm, trace ≤ 10 MB) with
 # the checker and narration timed on doubling numbers of debits, and the search's throughput
@@ -46,6 +47,9 @@ node scripts/bench/search.mjs "$out/search-native.json" >> BENCHMARKS.md
 node scripts/bench/phone-report.mjs "$out/phone.json" "$out/sizes.json" >> BENCHMARKS.md
 echo "[bench] find a failure in the page: Search to counterexample, finder throughput (1 and 2 workers)"
 { echo; node scripts/bench/find-page.mjs 10; } >> BENCHMARKS.md
+# What 4× CPU throttling does to a fixed task on this host: the drag's 4× figures read against it.
+echo "[bench] throttling yardstick (a synthetic task unthrottled and at 4×)"
+{ printf '\n## Throttling yardstick\n\n```\n'; node scripts/bench/throttle.mjs; printf '```\n'; } >> BENCHMARKS.md
 # The browser's timings the test command does not assert (they depend on the machine's load):
 # main-thread tasks during a search in workers and on the main thread (a Chromium trace), the
 # counterexample within 2 s, and the heavy link's click answered within 1 s at 20x throttling.

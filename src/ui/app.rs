@@ -142,12 +142,20 @@ pub fn App(props: &AppProps) -> Html {
     // So that a verdict that grows or shrinks cannot move the lanes under the pointer, the
     // verdict's slot keeps its height for the length of a drag (a longer verdict floats over
     // the controls below it), and the playground keeps at least its height.
+    // A press or a drop that changes the height of what is above the lanes scrolls the page by
+    // as much, so the lanes stay under the pointer (`dom::Anchor`).
     let verdict_slot = use_node_ref();
     {
-        let (slot, root) = (verdict_slot.clone(), root.clone());
+        let (slot, root, live) = (verdict_slot.clone(), root.clone(), live.clone());
         use_effect_with(state.drag.is_some(), move |&dragging| {
             dom::hold_height(&slot, "height", dragging);
             dom::hold_height(&root, "min-height", dragging);
+            let svg = root.cast::<web_sys::Element>().and_then(|r| {
+                r.query_selector("[data-testid=\"timeline\"]")
+                    .ok()
+                    .flatten()
+            });
+            live.anchor().keep(svg, dragging);
         });
     }
 

@@ -21,6 +21,7 @@
 
 use super::inspect::narration::STORY_LAGS;
 use super::inspect::readout::{reading, reading_el};
+use super::lanes::dom::Anchor;
 use super::lanes::lanes_view::{Frame, SharedPaint};
 use super::lanes::patch::{drawn_root, paint_drawn, Drawn};
 use super::lanes::render::messages::messages;
@@ -53,6 +54,8 @@ impl PartialEq for Live {
 #[derive(Default)]
 struct Inner {
     pub lanes: SharedPaint,
+    /// Where the lanes were under the pointer at the press and the drop.
+    anchor: Anchor,
     pub messages: Drawn,
     pub banner: Drawn,
     pub readout: Drawn,
@@ -85,6 +88,9 @@ impl Live {
     }
     pub fn epoch(&self) -> u32 {
         self.0.epoch.get()
+    }
+    pub fn anchor(&self) -> &Anchor {
+        &self.0.anchor
     }
 
     /// Yew renders `state` (while a drag is in progress, else `None`) in `root`. Once Yew has

@@ -153,6 +153,51 @@ test('phone: zoom in, pan with a finger, drag a pause edge by finger to 29 ms', 
   assertClean(rec);
 });
 
+// A press selects the event, and its inspector takes the hint's place above the lanes: on a
+// phone it is rows taller than the hint. The page scrolls by as much, so the lanes stay under
+// the finger; where it cannot scroll (a page no taller than the screen) the drag keeps to the
+// lanes as they lay at the press. Either way a slide along the axis keeps the event's lane: B's
+// debit was once handed to A by a horizontal drag, as the page moved under the finger.
+for (const room of [true, false]) {
+  test(`phone: a finger slide along the axis keeps its event's lane when the press opens the inspector (${room ? 'the page scrolls' : 'no room to scroll'})`, async ({ openPage }) => {
+    const rec = await openPage(room ? PHONE : { ...PHONE, viewport: { width: 390, height: 3000 } });
+    const { page } = rec;
+    await page.goto('/');
+    await page.locator(tid('timeline')).waitFor({ timeout: 20_000 });
+    await page.selectOption(tid('preset'), 'gc-pause-fenced');
+    await expectText(page, 'title', 'GC pause, fenced storage');
+    await expectText(page, 'event-B-1', 'debit 10');
+    assert.equal(await page.locator(tid('client-inspector')).count(), 0, 'an event is selected already');
+    assert.equal(await page.evaluate(() => window.scrollY), 0);
+    const top = () => page.locator(tid('timeline')).evaluate((el) => el.getBoundingClientRect().top);
+    const before = await top();
+    const aDebits = () => page.locator('[data-testid^="event-A-"]').evaluateAll((els) =>
+      els.map((e) => (e.getAttribute('aria-label') ?? '').split(':').slice(0, 2).join(':')).filter((l) => l.includes('debit')));
+    const aBefore = await aDebits();
+    assert.equal(aBefore.length, 1, `A's debits: ${aBefore}`);
+    const marker = await page.locator(`${tid('event-B-1')} .shape`).boundingBox();
+    const from = { x: marker.x + marker.width / 2, y: marker.y + marker.height / 2 };
+    await swipe(page, from, { x: await xOf(page, 40), y: from.y }, 12);
+    // Read without waiting: if the debit went to A, B has no event 1 to wait for.
+    const bDebit = () => page.locator(tid('event-B-1')).evaluateAll((els) => els.map((e) => e.getAttribute('aria-label')).join());
+    await until('B\'s debit', bDebit, (l) => /^B: debit 10 at 40 ms/.test(l));
+    // Still B's: A has the debit it had and no other.
+    assert.deepEqual(await aDebits(), aBefore, 'A\'s debits');
+    await page.locator(tid('client-inspector')).waitFor();
+    await expectText(page, 'client-inspector', 'B: debit at 40 ms');
+    const moved = (await top()) - before;
+    const scrolled = await page.evaluate(() => window.scrollY);
+    if (room) {
+      assert.ok(Math.abs(moved) < 1, `the lanes moved ${moved} px under the finger`);
+      assert.ok(scrolled > 20, `the page scrolled ${scrolled} px for the inspector`);
+    } else {
+      assert.equal(scrolled, 0);
+      assert.ok(moved > 20, `the inspector added ${moved} px above the lanes`);
+    }
+    assertClean(rec);
+  });
+}
+
 for (const dark of [false, true]) {
   const theme = dark ? 'dark' : 'light';
   test(`phone screenshots at 390 px, ${theme}`, async ({ openPage }) => {

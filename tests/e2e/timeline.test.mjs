@@ -274,6 +274,32 @@ test('at 390 px wide the timeline fits and an event can still be dragged', async
   assertClean(rec);
 });
 
+// The drop brings the caption (the preset's words give way to "Edited: …") and the verdict up
+// to date above the lanes; the page scrolls by what that changed, so the lanes stay under the
+// pointer that let go (on the default page at 1280 px the edited caption is the taller one).
+test('mouse: a drop that edits a preset keeps the lanes where they were under the pointer', async ({ rec }) => {
+  const { page } = rec;
+  await page.goto('/');
+  await page.locator(tid('timeline')).waitFor({ timeout: 20_000 });
+  await expectText(page, 'verdict', 'Unsafe');
+  assert.equal(await page.locator(tid('edited')).count(), 0, 'the caption says edited already');
+  const top = () => page.locator(tid('timeline')).evaluate((el) => el.getBoundingClientRect().top);
+  const before = await top();
+  const marker = await page.locator(`${tid('event-A-0')} .shape`).boundingBox();
+  const from = { x: marker.x + marker.width / 2, y: marker.y + marker.height / 2 };
+  const toX = await xOf(page, 4);
+  await page.mouse.move(from.x, from.y);
+  await page.mouse.down();
+  for (let i = 1; i <= 6; i++) await page.mouse.move(from.x + ((toX - from.x) * i) / 6, from.y);
+  await page.mouse.up();
+  await page.locator(tid('edited')).waitFor();
+  await expectText(page, 'client-inspector', 'A: acquire at 4 ms');
+  const moved = (await top()) - before;
+  assert.ok(Math.abs(moved) < 1, `the lanes moved ${moved} px at the drop`);
+  assert.ok(await page.evaluate(() => window.scrollY) > 0, 'the page did not scroll for the taller caption');
+  assertClean(rec);
+});
+
 test('mouse: Delete mid-drag removes the dragged pause and ends the drag; the mouse then moves nothing', async ({ rec }) => {
   const { page } = rec;
   await boot(rec);

@@ -55,6 +55,57 @@ pub fn pointer(
     Some((layout.axis.time_at(x), y))
 }
 
+/// Keeps the lanes where they were under the pointer when a press or a drop changes the height
+/// of what is above them: a press selects an event, whose inspector takes the hint's place (on
+/// a narrow screen it is rows taller), and a drop brings the verdict and the caption up to date.
+/// The page is scrolled by the shift, as the browser's own scroll anchoring does when the page
+/// is not at its top (then there is nothing left to do here). What scrolling cannot take back
+/// (at the top of the page, or in a frame that does not scroll) is kept as the drag's `shift`,
+/// so the pointer keeps to the lanes as they lay under it at the press: a drag across the axis
+/// never changes the event's lane because the page moved under the finger.
+#[derive(Default)]
+pub struct Anchor {
+    /// The SVG's top in the viewport just before a press or a drop, until the page is drawn
+    /// after it.
+    before: Cell<Option<f64>>,
+    /// How far down the lanes moved at the press and stayed moved, in CSS pixels.
+    shift: Cell<f64>,
+}
+
+impl Anchor {
+    /// Notes where the SVG is, before a press or a drop is handed on.
+    pub fn note(&self, svg: &NodeRef) {
+        if let Some(el) = svg.cast::<Element>() {
+            self.before.set(Some(el.get_bounding_client_rect().top()));
+        }
+    }
+
+    /// How far the lanes moved at this drag's press and stayed moved (0 outside a drag).
+    pub fn shift(&self) -> f64 {
+        self.shift.get()
+    }
+
+    /// Once the page is drawn after a press (`pressed`) or a drop: scrolls the page by how far
+    /// the SVG moved since the note, and keeps for the drag what is left of it.
+    pub fn keep(&self, svg: Option<Element>, pressed: bool) {
+        self.shift.set(0.0);
+        let (Some(before), Some(svg)) = (self.before.take(), svg) else {
+            return;
+        };
+        let moved = svg.get_bounding_client_rect().top() - before;
+        if moved.abs() < 0.5 {
+            return;
+        }
+        if let Some(w) = web_sys::window() {
+            w.scroll_by_with_x_and_y(0.0, moved);
+        }
+        if pressed {
+            self.shift
+                .set(svg.get_bounding_client_rect().top() - before);
+        }
+    }
+}
+
 /// The event part an element stands for: a client event's from its `data-ev` and `data-part`
 /// attributes, an instance event's from `data-iev` and `data-part`.
 pub fn item_part(el: &Element) -> Option<(ItemRef, Part)> {

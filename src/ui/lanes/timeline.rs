@@ -143,7 +143,7 @@ pub fn Timeline(props: &TimelineProps) -> Html {
 
     let onpointerdown = {
         let (svg, layout, on_action) = (svg.clone(), layout.clone(), props.on_action.clone());
-        let readonly = props.readonly;
+        let (readonly, live) = (props.readonly, props.live.clone());
         Callback::from(move |e: PointerEvent| {
             if e.button() != 0 {
                 return;
@@ -169,6 +169,8 @@ pub fn Timeline(props: &TimelineProps) -> Html {
             if let Some(el) = svg.cast::<web_sys::Element>() {
                 let _ = el.set_pointer_capture(e.pointer_id());
             }
+            // The press may change what is above the lanes (the selected event's inspector).
+            live.anchor().note(&svg);
             on_action.emit(Action::DragStart {
                 target,
                 pointer_ms: t,
@@ -192,6 +194,8 @@ pub fn Timeline(props: &TimelineProps) -> Html {
         let (svg, layout, on_action) = (svg.clone(), layout.clone(), props.on_action.clone());
         let (live, svg_box) = (props.live.clone(), svg_box.clone());
         Rc::new(move |(x, y): (i32, i32)| {
+            // Where the pointer is over the lanes as they lay at the press (`dom::Anchor`).
+            let y = y.saturating_add(live.anchor().shift().round() as i32);
             if let Some((pointer_ms, y)) = dom::pointer(&svg, &layout, Some(&svg_box), x, y) {
                 let action = Action::DragMove {
                     pointer_ms,
@@ -231,6 +235,7 @@ pub fn Timeline(props: &TimelineProps) -> Html {
     let end_drag = {
         let on_action = props.on_action.clone();
         let dragging = props.dragging;
+        let (svg, live) = (svg.clone(), props.live.clone());
         Callback::from(move |_: PointerEvent| {
             if dragging {
                 // The last move may still wait for its frame: apply it before the drop.
@@ -238,6 +243,8 @@ pub fn Timeline(props: &TimelineProps) -> Html {
                 if let Some(p) = latest {
                     move_to(p);
                 }
+                // The drop brings the verdict and the caption up to date above the lanes.
+                live.anchor().note(&svg);
                 on_action.emit(Action::DragEnd);
             }
         })

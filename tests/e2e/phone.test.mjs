@@ -198,6 +198,41 @@ for (const room of [true, false]) {
   });
 }
 
+// The same slide in a blog post's embed: the iframe form (which is as tall as its content, so
+// the lanes move down with the inspector and stay moved until the drop: the slide must still
+// keep to the lanes as they lay at the press) and the <fencing-playground> element (which
+// scrolls the host page, as on the playground's own page).
+for (const form of ['iframe', 'element']) {
+  test(`phone: in a blog post's ${form} embed, a finger slide along the axis keeps its event's lane`, async ({ openPage, server }) => {
+    const rec = await openPage(PHONE);
+    const { page } = rec;
+    const embed = form === 'iframe'
+      ? '<script type="module" src="/www/embed-host.js"></script><iframe data-fencing-playground src="/www/embed.html?preset=gc-pause-fenced" title="Playground" width="380" height="700"></iframe>'
+      : '<script type="module" src="/www/embed.js"></script><fencing-playground preset="gc-pause-fenced"></fencing-playground>';
+    const url = `${server.url}__test/post-${form}.html`;
+    await page.route(url, (route) => route.fulfill({
+      status: 200,
+      contentType: 'text/html; charset=utf-8',
+      body: `<!doctype html><html lang="en"><head><meta charset="utf-8"><title>A post</title></head><body><h1>A post</h1><p>Words before the embed.</p>${embed}<p>Words after it.</p></body></html>`,
+    }));
+    await page.goto(url);
+    const scope = form === 'iframe' ? page.frameLocator('iframe') : page;
+    await scope.locator(tid('event-B-1')).scrollIntoViewIfNeeded({ timeout: 20_000 });
+    const labels = (prefix) => scope.locator(`[data-testid^="${prefix}"]`).evaluateAll((els) =>
+      els.map((e) => (e.getAttribute('aria-label') ?? '').split(':').slice(0, 2).join(':')).filter((l) => l.includes('debit')));
+    const aBefore = await labels('event-A-');
+    assert.deepEqual(await labels('event-B-1'), ['B: debit 10 at 32 ms']);
+    const marker = await scope.locator(`${tid('event-B-1')} .shape`).boundingBox();
+    const from = { x: marker.x + marker.width / 2, y: marker.y + marker.height / 2 };
+    await swipe(page, from, { x: from.x + 60, y: from.y }, 12);
+    const moved = await until('B\'s debit', () => labels('event-B-1'), (l) => l.length === 1 && !l[0].endsWith('at 32 ms'));
+    assert.match(moved[0], /^B: debit 10 at \d+ ms$/);
+    assert.deepEqual(await labels('event-A-'), aBefore, 'A\'s debits');
+    await scope.locator(tid('client-inspector')).waitFor();
+    assertClean(rec);
+  });
+}
+
 for (const dark of [false, true]) {
   const theme = dark ? 'dark' : 'light';
   test(`phone screenshots at 390 px, ${theme}`, async ({ openPage }) => {

@@ -60,9 +60,11 @@ pub fn pointer(
 /// a narrow screen it is rows taller), and a drop brings the verdict and the caption up to date.
 /// The page is scrolled by the shift, as the browser's own scroll anchoring does when the page
 /// is not at its top (then there is nothing left to do here). What scrolling cannot take back
-/// (at the top of the page, or in a frame that does not scroll) is kept as the drag's `shift`,
-/// so the pointer keeps to the lanes as they lay under it at the press: a drag across the axis
-/// never changes the event's lane because the page moved under the finger.
+/// (at the top of the page) is kept as the drag's `shift`, and so is the whole shift inside a
+/// frame (the iframe form), which is as tall as its content: scrolling it would only last until
+/// its parent follows the new height. So the pointer keeps to the lanes as they lay under it at
+/// the press: a drag across the axis never changes the event's lane because the page moved
+/// under the finger.
 #[derive(Default)]
 pub struct Anchor {
     /// The SVG's top in the viewport just before a press or a drop, until the page is drawn
@@ -97,7 +99,10 @@ impl Anchor {
             return;
         }
         if let Some(w) = web_sys::window() {
-            w.scroll_by_with_x_and_y(0.0, moved);
+            let framed = w.parent().ok().flatten().is_some_and(|p| p != w);
+            if !framed {
+                w.scroll_by_with_x_and_y(0.0, moved);
+            }
         }
         if pressed {
             self.shift

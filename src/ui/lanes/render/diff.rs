@@ -115,9 +115,14 @@ fn kids(ops: &mut Vec<Op>, path: &mut Path, a: &[El], b: &[El]) {
         pairs(ops, path, old.zip(b).enumerate());
         return;
     }
-    // The children that stand for the same thing before and after (by tag, key and test id)
-    // at the start and at the end stay; the ones between are taken out and the new ones
-    // written in their place.
+    if keyed(ops, path, a, b) {
+        return;
+    }
+    // The children that stand for the same thing before and after (by tag, key, test id and
+    // class) at the start and at the end stay; the ones between are taken out and the new ones
+    // written in their place. The class is part of it because siblings of one tag often differ
+    // by it alone (a pause's hit area, focus ring and bar are three rects): a hit area that
+    // appears in front of them is one element put in, not every rect after it rewritten.
     let pre = a
         .iter()
         .zip(b)
@@ -145,9 +150,124 @@ fn kids(ops: &mut Vec<Op>, path: &mut Path, a: &[El], b: &[El]) {
     );
 }
 
-/// Whether two children stand for the same thing: the same tag, key and test id.
+/// What names a child among its siblings: its key, or else its test id.
+#[derive(Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
+enum Ident<'a> {
+    Key(u32),
+    Test(&'a str),
+}
+
+fn ident(e: &El) -> Option<Ident<'_>> {
+    match e.key {
+        Some(k) => Some(Ident::Key(k)),
+        None => e.get("data-testid")?.as_str().map(Ident::Test),
+    }
+}
+
+/// A list whose children are each named (by key or test id, none twice on either side) that
+/// changed in length or order: the children gone are taken out, those that stay are put in
+/// their new order, the new ones are written in at their places, and the ones that stayed are
+/// diffed where they now are. So an arrow that appears, or a write that moves past another,
+/// costs its own element and not every sibling after it. False (nothing written) if a child
+/// has no name or a name is given twice.
+fn keyed(ops: &mut Vec<Op>, path: &mut Path, a: &[El], b: &[El]) -> bool {
+    let (Some(old), Some(_)) = (named(a), named(b)) else {
+        return false;
+    };
+    // For each new child, the old child it is (the same name and tag), if any.
+    let from: Vec<Option<usize>> = b
+        .iter()
+        .map(|e| {
+            let id = ident(e)?;
+            let k = old.binary_search_by(|(x, _)| x.cmp(&id)).ok()?;
+            let i = old[k].1;
+            (a[i].tag == e.tag).then_some(i)
+        })
+        .collect();
+    let mut kept = vec![false; a.len()];
+    for &i in from.iter().flatten() {
+        kept[i] = true;
+    }
+    // Out go the ones not kept, each run in one write, from the end so the indices before hold.
+    let mut i = a.len();
+    while i > 0 {
+        if kept[i - 1] {
+            i -= 1;
+            continue;
+        }
+        let end = i;
+        while i > 0 && !kept[i - 1] {
+            i -= 1;
+        }
+        ops.push(Op::Splice {
+            path: path.clone(),
+            at: i as u16,
+            remove: (end - i) as u16,
+            markup: String::new(),
+        });
+    }
+    // The ones kept, in their new order: each one's place among the kept as they stand.
+    let mut rank = vec![0u16; a.len()];
+    let mut n = 0u16;
+    for (i, &k) in kept.iter().enumerate() {
+        if k {
+            rank[i] = n;
+            n += 1;
+        }
+    }
+    let order: Vec<u16> = from.iter().flatten().map(|&i| rank[i]).collect();
+    if order.iter().enumerate().any(|(k, &r)| usize::from(r) != k) {
+        ops.push(Op::Order {
+            path: path.clone(),
+            from: order,
+        });
+    }
+    // In go the new ones, in order: every place before a run is already what it will be.
+    let mut j = 0;
+    while j < b.len() {
+        if from[j].is_some() {
+            j += 1;
+            continue;
+        }
+        let start = j;
+        while j < b.len() && from[j].is_none() {
+            j += 1;
+        }
+        ops.push(Op::Splice {
+            path: path.clone(),
+            at: start as u16,
+            remove: 0,
+            markup: super::node::markup_of(&b[start..j]),
+        });
+    }
+    let stayed = from
+        .iter()
+        .enumerate()
+        .filter_map(|(j, i)| i.map(|i| (j, (&a[i], &b[j]))));
+    pairs(ops, path, stayed);
+    true
+}
+
+/// Each child's name and index, in name order; `None` if one has no name or a name is given
+/// twice.
+fn named(v: &[El]) -> Option<Vec<(Ident<'_>, usize)>> {
+    let mut ids = v
+        .iter()
+        .enumerate()
+        .map(|(i, e)| Some((ident(e)?, i)))
+        .collect::<Option<Vec<_>>>()?;
+    // The crate's own sort: the standard library's would add its own code for this type.
+    crate::sim::sort::sort(&mut ids);
+    let twice = ids.windows(2).any(|w| w[0].0 == w[1].0);
+    (!twice).then_some(ids)
+}
+
+/// Whether two children stand for the same thing: the same tag, key, test id and class.
 fn same_thing(x: &El, y: &El) -> bool {
-    x.tag == y.tag && x.key == y.key && x.get("data-testid") == y.get("data-testid")
+    x.tag == y.tag
+        && x.key == y.key
+        && x.get("data-testid") == y.get("data-testid")
+        && x.get("class") == y.get("class")
 }
 
 /// Diffs each old child with the new one at index `i`.
@@ -257,6 +377,61 @@ mod tests {
                 }
             ]
         );
+        // A rect of another class put in front of rects of one tag: only it is written.
+        let rects = |classes: &[&'static str]| {
+            El::g().children(
+                classes
+                    .iter()
+                    .map(|&c| El::new("rect").a("class", c).a("x", 1)),
+            )
+        };
+        assert_eq!(
+            diff(&rects(&["ring", "bar"]), &rects(&["hit", "ring", "bar"])),
+            vec![Op::Splice {
+                path: vec![],
+                at: 0,
+                remove: 0,
+                markup: "<rect class=\"hit\" x=\"1\"></rect>".into()
+            }]
+        );
+        // Named children that come and go and change places: each kept one keeps its node.
+        let named = |xs: &[(usize, i32)]| {
+            El::g().children(xs.iter().map(|&(k, x)| {
+                El::new("line")
+                    .a("x1", x)
+                    .key(k)
+                    .child(El::new("title").text(format!("arrow {k}")))
+            }))
+        };
+        let (a, b) = (
+            named(&[(1, 10), (2, 20), (3, 30), (5, 50)]),
+            named(&[(3, 31), (4, 40), (1, 10), (6, 60), (7, 70)]),
+        );
+        let ops = diff(&a, &b);
+        assert_eq!(
+            ops.iter()
+                .filter(|o| matches!(o, Op::Splice { remove, .. } if *remove > 0))
+                .count(),
+            2,
+            "{ops:?}"
+        );
+        assert!(ops.contains(&Op::Order {
+            path: vec![],
+            from: vec![1, 0]
+        }));
+        let mut dom = a.clone();
+        for op in &ops {
+            crate::ui::lanes::render::tests::apply(&mut dom, op);
+        }
+        assert!(crate::ui::lanes::render::tests::same(&dom, &b), "{ops:?}");
+        // Without a name on every child, the list is spliced between what stays at its ends.
+        let unnamed = El::g()
+            .child(El::new("line"))
+            .child(El::new("line").a("x1", 2));
+        assert!(matches!(
+            &diff(&named(&[(1, 10)]), &unnamed)[..],
+            [Op::Splice { at: 0, .. }, ..]
+        ));
         let a = El::new("text").a("x", 1).a("y", 2).text("old");
         let b = El::new("text").a("x", 1).a("dy", 3).text("new");
         assert_eq!(

@@ -167,6 +167,9 @@ fn a_drag_frame_after_frame_writes_only_what_changed_and_the_writes_rebuild_the_
         let l = layout(&s0, &r0);
         let mut old = draw(&s0, &r0, &l, true);
         let mut dom = read(&old.markup());
+        // The arrows too, which are keyed by what each message stands for.
+        let mut old_arrows = super::messages::messages(&r0.trace, &l, "t1");
+        let mut arrows = read(&old_arrows.markup());
         let (mut s_prev, mut r_prev) = (s0.clone(), r0);
         let Some(i) =
             (0..s0.clients[0].events.len()).max_by_key(|&i| s0.clients[0].events[i].end_ms())
@@ -205,6 +208,12 @@ fn a_drag_frame_after_frame_writes_only_what_changed_and_the_writes_rebuild_the_
                 apply(&mut dom, op);
             }
             assert!(same(&dom, &new), "{} at {to} ms", p.id);
+            let new_arrows = super::messages::messages(&r.trace, &l, "t1");
+            for op in &diff(&old_arrows, &new_arrows) {
+                apply(&mut arrows, op);
+            }
+            assert!(same(&arrows, &new_arrows), "{}: arrows at {to} ms", p.id);
+            old_arrows = new_arrows;
             // A lane the painter skips as unchanged draws the same.
             let (a, b) = (view(&s_prev, &r_prev, &l), view(&s, &r, &l));
             for key in keys(&b) {

@@ -12,8 +12,9 @@ export PATH="$HOME/.cargo/bin:$PATH"
 
 crate=fencing_playground
 # The raw wasm of the page's and the search's release builds, as scripts/build.sh keeps them.
-wasm_in=target/wasm-raw/page.wasm
-search_in=target/wasm-raw/search.wasm
+target=${CARGO_TARGET_DIR:-target}
+wasm_in=$target/wasm-raw/page.wasm
+search_in=$target/wasm-raw/search.wasm
 out=dist/fencing-playground.html
 for f in "$wasm_in" "$search_in"; do
   if ! [ -f "$f" ]; then

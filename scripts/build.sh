@@ -8,11 +8,13 @@ bash scripts/setup.sh
 export PATH="$HOME/.cargo/bin:$PATH"
 
 crate=fencing_playground
-wasm_in="target/wasm32-unknown-unknown/release/$crate.wasm"
+# The target directory: the checkout's own, or the shared one scripts/cache.sh exports.
+target=${CARGO_TARGET_DIR:-target}
+wasm_in="$target/wasm32-unknown-unknown/release/$crate.wasm"
 # The three builds below share one target directory, where each overwrites the one .wasm cargo
 # writes: each build's raw wasm is kept here under its own name (scripts/build-single.sh reads
 # the page's and the search's).
-raw=target/wasm-raw
+raw=$target/wasm-raw
 mkdir -p "$raw"
 
 echo "[build] cargo build (release, wasm32)"

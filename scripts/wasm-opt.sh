@@ -7,7 +7,8 @@
 # or wasm-opt refuses to validate the module; it never adds instructions beyond these.
 # Both release builds (scripts/build.sh, scripts/build-single.sh) use this, so they ship the same code.
 #
-# wasm-opt is deterministic, so its output is kept in target/wasm-opt-cache/ under the hash of
+# wasm-opt is deterministic, so its output is kept in target/wasm-opt-cache/ (in the shared target directory
+# when scripts/cache.sh set one) under the hash of
 # its input, level and flags: the single file's wasm (the same bytes wasm-bindgen writes for the
 # served page) is optimised once, not twice.
 set -euo pipefail
@@ -16,7 +17,7 @@ flags=(--enable-bulk-memory --enable-bulk-memory-opt --enable-nontrapping-float-
   --enable-sign-ext --enable-mutable-globals --enable-reference-types --enable-multivalue
   --enable-call-indirect-overlong)
 level=${WASM_OPT_LEVEL:--Oz}
-cache=target/wasm-opt-cache
+cache=${CARGO_TARGET_DIR:-target}/wasm-opt-cache
 key=$( { sha256sum < "$1"; echo "$level ${flags[*]}"; node_modules/.bin/wasm-opt --version; } | sha256sum | cut -c1-32)
 if [ -f "$cache/$key.wasm" ]; then
   echo "[wasm-opt] $1: same input as an earlier build, its output reused ($cache/$key.wasm)"

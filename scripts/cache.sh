@@ -1,0 +1,62 @@
+# Sourced by scripts/test.sh: one cargo target directory shared by every clone on this machine.
+#
+# A clone with no target/ of its own (a fresh clone, as CI makes) builds in
+#   ${FENCING_CACHE_DIR:-~/.cache/fencing-playground}/target-<key>
+# where <key> hashes the toolchain (`rustc -vV`), Cargo.lock and rust-toolchain.toml: the first
+# clone on a bare machine fills it, and the next reuses the dependencies it compiled and, through
+# scripts/restore-mtimes.mjs, every workspace crate whose sources have not changed. A checkout
+# that has a target/ (a developer's, built by hand) keeps building there, untouched;
+# FENCING_SHARED_TARGET=1 makes it use the shared one too, FENCING_SHARED_TARGET=0 never.
+#
+# Safety: cargo trusts file times, so every build into the shared directory must come from a run
+# that restored them first. Runs take a lock (one at a time), and a run that finds a build newer
+# than the last run's end (a build outside a run, or a run that was killed) forgets the manifest:
+# every workspace crate is rebuilt once, the dependencies are still reused.
+# Only the two most recently used keys are kept.
+
+shared_target() {
+  local own=${FENCING_SHARED_TARGET:-auto}
+  if [ "$own" = 0 ] || { [ "$own" = auto ] && [ -e target ]; }; then
+    echo "[cache] this checkout has its own target/: building there"
+    return 0
+  fi
+  local root=${FENCING_CACHE_DIR:-${XDG_CACHE_HOME:-$HOME/.cache}/fencing-playground}
+  local key
+  key=$({ rustc -vV; cat Cargo.lock rust-toolchain.toml; } | sha256sum | cut -c1-16)
+  local dir="$root/target-$key"
+  mkdir -p "$dir"
+  # One run at a time: file descriptor 9 holds the lock until this shell exits.
+  exec 9>"$dir.lock"
+  if ! flock -n 9; then
+    echo "[cache] another run is using $dir: waiting for it"
+    flock 9
+  fi
+  export CARGO_TARGET_DIR="$dir"
+  local forget=
+  if [ -f "$dir/.sources.json" ]; then
+    if ! [ -f "$dir/.run-ended" ]; then
+      echo "[cache] the last run into $dir did not end: every file counts as changed"
+      forget=--forget
+    elif [ -n "$(find "$dir" -path '*/.fingerprint/*' -newer "$dir/.run-ended" -print -quit 2>/dev/null)" ]; then
+      echo "[cache] $dir holds a build newer than the last run's end: every file counts as changed"
+      forget=--forget
+    fi
+  fi
+  rm -f "$dir/.run-ended"
+  node scripts/restore-mtimes.mjs "$dir/.sources.json" $forget
+  echo "[cache] building in $dir"
+  touch "$dir"
+  # Older keys (another toolchain or Cargo.lock): all but the two most recently used go.
+  local old
+  for old in $(ls -1dt "$root"/target-*/ 2>/dev/null | tail -n +3); do
+    echo "[cache] removing an old target directory: $old"
+    rm -rf "$old" "${old%/}.lock"
+  done
+}
+
+# Called when the run ends, passed or failed: builds after this instant are outside any run.
+shared_target_end() {
+  if [ -n "${CARGO_TARGET_DIR:-}" ] && [ -d "$CARGO_TARGET_DIR" ]; then
+    touch "$CARGO_TARGET_DIR/.run-ended"
+  fi
+}

@@ -1299,7 +1299,7 @@ mod tests {
     /// cannot tell whether the key lives again; at scale 160 it can (it matched there).
     #[test]
     fn a_clock_step_back_soon_after_an_expiry_waits_for_a_larger_scale() {
-        let file = concat!(env!("CARGO_MANIFEST_DIR"), "/findings/random-10-72.json");
+        let file = crate::lab_file("findings/random-10-72.json");
         let text = std::fs::read_to_string(file).expect("the saved case");
         let s = Scenario::from_json(&text).expect("a scenario");
         let t = sim::run(&s);
@@ -1349,7 +1349,7 @@ mod tests {
     /// pause until then, asks to extend it. The model said refused, the server extended it.
     #[test]
     fn a_stepped_back_lease_that_runs_out_as_the_watchdog_renews_is_too_close_to_call() {
-        let file = concat!(env!("CARGO_MANIFEST_DIR"), "/corpus/random-10-138.json");
+        let file = crate::lab_file("corpus/random-10-138.json");
         let text = std::fs::read_to_string(file).expect("the saved case");
         let s = Scenario::from_json(&text).expect("a scenario");
         let why = tie(&s).expect("a tie at 45 ms");
@@ -1367,7 +1367,7 @@ mod tests {
     /// vote of 3 needed, as the model counts, not 2 (the Redlock clients matched it since).
     #[test]
     fn a_request_cut_off_on_its_way_is_listed_when_it_left() {
-        let file = concat!(env!("CARGO_MANIFEST_DIR"), "/corpus/random-10-497.json");
+        let file = crate::lab_file("corpus/random-10-497.json");
         let text = std::fs::read_to_string(file).expect("the saved case");
         let s = Scenario::from_json(&text).expect("a scenario");
         let t = sim::run(&s);

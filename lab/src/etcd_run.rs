@@ -545,7 +545,7 @@ mod tests {
     /// answers B after its death: the scale must bring the sweep within that.
     #[test]
     fn a_woken_waiter_that_crashes_soon_after_needs_the_sweep_before_its_crash() {
-        let file = concat!(env!("CARGO_MANIFEST_DIR"), "/findings/random-10-461.json");
+        let file = crate::lab_file("findings/random-10-461.json");
         let text = std::fs::read_to_string(file).expect("the saved case");
         let s = Scenario::from_json(&text).expect("a scenario");
         let t = run(&s);
@@ -561,7 +561,7 @@ mod tests {
     /// key gone. No scale separates two leases that end at the same instant.
     #[test]
     fn two_leases_revoked_at_the_same_instant_are_too_close_at_any_scale() {
-        let file = concat!(env!("CARGO_MANIFEST_DIR"), "/corpus/random-10-448.json");
+        let file = crate::lab_file("corpus/random-10-448.json");
         let text = std::fs::read_to_string(file).expect("the saved case");
         let s = Scenario::from_json(&text).expect("a scenario");
         let t = run(&s);
@@ -575,7 +575,7 @@ mod tests {
     /// before the crash.
     #[test]
     fn a_leader_crash_soon_after_a_lease_ran_out_needs_the_sweep_before_it() {
-        let file = concat!(env!("CARGO_MANIFEST_DIR"), "/findings/random-11-62.json");
+        let file = crate::lab_file("findings/random-11-62.json");
         let text = std::fs::read_to_string(file).expect("the saved case");
         let s = Scenario::from_json(&text).expect("a scenario");
         let t = run(&s);

@@ -786,7 +786,7 @@ mod tests {
     /// 45 ms. The model ran A's held-back debit first; the lab killed A still stopped.
     #[test]
     fn a_crash_as_a_pause_ends_with_work_held_back_is_too_close() {
-        let file = concat!(env!("CARGO_MANIFEST_DIR"), "/corpus/random-10-178.json");
+        let file = crate::lab_file("corpus/random-10-178.json");
         let text = std::fs::read_to_string(file).expect("the saved case");
         let s = Scenario::from_json(&text).expect("a scenario");
         let why = model_tie(&s, &run(&s)).expect("a tie");

@@ -44,3 +44,13 @@ pub mod zk_cluster;
 pub mod zk_facts;
 pub mod zk_history;
 pub mod zk_run;
+
+/// A file of the lab crate, for the unit tests: found through `CARGO_MANIFEST_DIR` as cargo sets
+/// it when it runs the tests, not as it was when they were built (a target directory shared
+/// between clones would point at another clone's files).
+#[cfg(test)]
+pub(crate) fn lab_file(rel: &str) -> std::path::PathBuf {
+    let dir = std::env::var_os("CARGO_MANIFEST_DIR")
+        .expect("CARGO_MANIFEST_DIR: run the lab's tests with cargo test");
+    std::path::PathBuf::from(dir).join(rel)
+}

@@ -121,14 +121,27 @@ fn args() -> Result<Args, String> {
     }
 }
 
-/// The repository: the lab crate's parent directory.
-fn root() -> PathBuf {
-    let lab = Path::new(env!("CARGO_MANIFEST_DIR"));
-    lab.parent().unwrap_or(lab).to_path_buf()
+/// The repository, found at run time: the current directory or the nearest one above it that
+/// holds `Cargo.toml` and `lab/Cargo.toml` (the scripts run the lab from the repository's
+/// root). Not the directory the binary was built in: a target directory shared between clones
+/// would point at another clone's files.
+fn root() -> Result<PathBuf, String> {
+    let here =
+        std::env::current_dir().map_err(|e| format!("cannot read the current directory: {e}"))?;
+    here.ancestors()
+        .find(|d| d.join("Cargo.toml").is_file() && d.join("lab/Cargo.toml").is_file())
+        .map(Path::to_path_buf)
+        .ok_or_else(|| {
+            format!(
+                "{}: not inside the repository (no directory from here up holds Cargo.toml and \
+                 lab/Cargo.toml); run the lab from the repository's root",
+                here.display()
+            )
+        })
 }
 
-fn corpus_dir() -> PathBuf {
-    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("corpus")
+fn corpus_dir() -> Result<PathBuf, String> {
+    Ok(root()?.join("lab/corpus"))
 }
 
 fn date() -> String {
@@ -466,7 +479,7 @@ fn run_replay(a: &Args) -> Result<bool, String> {
 
 /// The saved cases, sorted by file name: each a scenario JSON file.
 fn corpus() -> Result<Vec<(String, Scenario)>, String> {
-    let dir = corpus_dir();
+    let dir = corpus_dir()?;
     let mut out = Vec::new();
     let Ok(entries) = std::fs::read_dir(&dir) else {
         return Ok(out);
@@ -575,14 +588,14 @@ fn run_presets(a: &Args) -> Result<bool, String> {
         budget_s: a.budget_s,
         results,
     };
-    let md_path = root().join("docs/conformance.md");
+    let md_path = root()?.join("docs/conformance.md");
     let md_now = std::fs::read_to_string(&md_path)
         .map_err(|e| format!("cannot read {}: {e}", md_path.display()))?;
     // The last long random run's section is written by `random --record`: kept as it is.
     let (_, random_section) = tables::split_random_section(&md_now);
     let files = [
         (md_path.clone(), report::markdown(&run) + random_section),
-        (root().join("src/sim/conformance.rs"), report::rust(&run)),
+        (root()?.join("src/sim/conformance.rs"), report::rust(&run)),
     ];
     for (path, text) in files {
         if a.write {
@@ -718,7 +731,7 @@ fn run_random(a: &Args) -> Result<bool, String> {
             count(&by_fault),
             count(&by_base),
         );
-        let path = root().join("docs/conformance.md");
+        let path = root()?.join("docs/conformance.md");
         let text = std::fs::read_to_string(&path)
             .map_err(|e| format!("cannot read {}: {e}", path.display()))?;
         let (head, _) = tables::split_random_section(&text);
@@ -771,7 +784,7 @@ fn fault_kind(f: &fencing_playground::sim::search::Fault) -> &'static str {
 }
 
 fn save_case(name: &str, s: &Scenario, r: &check::Result) -> Result<(), String> {
-    let dir = corpus_dir();
+    let dir = corpus_dir()?;
     std::fs::create_dir_all(&dir).map_err(|e| format!("cannot make {}: {e}", dir.display()))?;
     let mut s = s.clone();
     s.caption = format!(

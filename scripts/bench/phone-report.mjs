@@ -1,10 +1,13 @@
 // @ts-check
 // The phone section of BENCHMARKS.md (printed to stdout, appended by scripts/bench.sh): first
 // interactive under the phone profile, brotli and gzip, bytes until interactive, a waterfall for
-// each run, and what was measured to get there (kept and not kept).
+// each run, with the date and commit measured, then scripts/bench/phone-notes.md (what was
+// measured to get there is in docs/benchmarks-history.md).
 //
 //   node scripts/bench/phone-report.mjs PHONE.json SIZES.json
 import { readFileSync } from 'node:fs';
+import { execFileSync } from 'node:child_process';
+import { fileURLToPath } from 'node:url';
 
 const [phoneFile, sizesFile] = process.argv.slice(2);
 /** @type {import('./phone.mjs').PhoneBench} */
@@ -25,8 +28,26 @@ const TARGET_MS = 1500;
 // The first visit's budget, as the size guard states it (scripts/bench/sizes.mjs, in SIZES.json).
 const TARGET_BYTES = sizes.budget;
 
+/**
+ * The commit measured: HEAD, and "+ uncommitted changes" when the checkout differs from it.
+ * BENCHMARKS.md does not count: scripts/bench.sh is writing it while this runs.
+ */
+function measuredCommit() {
+  const root = fileURLToPath(new URL('../..', import.meta.url));
+  /** @param {string[]} args */
+  const git = (args) => execFileSync('git', args, { cwd: root, encoding: 'utf8', stdio: ['ignore', 'pipe', 'ignore'] }).trim();
+  try {
+    const head = git(['rev-parse', '--short', 'HEAD']);
+    const changes = git(['status', '--porcelain', '--', '.', ':(exclude)BENCHMARKS.md']);
+    return changes ? `${head} + uncommitted changes` : head;
+  } catch {
+    return 'commit unknown (not a git checkout)';
+  }
+}
+
 const lines = [];
 lines.push('## On a phone: download and first interactive', '');
+lines.push(`Measured ${new Date().toISOString().slice(0, 10)}, at ${measuredCommit()}, by this run of the benchmark command.`, '');
 lines.push(`\`node scripts/bench/phone.mjs\`: the release page served by \`scripts/serve.mjs\` with the build's precompressed files, in headless Chromium (\`--no-sandbox --disable-gpu --disable-background-networking --disable-component-update\`), a fresh context per run, ${p.viewport.width} × ${p.viewport.height} CSS px at ${p.deviceScaleFactor}× with touch, CPU throttled ${p.cpuThrottle}× (\`Emulation.setCPUThrottlingRate\`), network ${p.downKbps / 1000} Mbit/s down, ${p.upKbps} kbit/s up, ${p.rttMs} ms round trip (\`Network.emulateNetworkConditions\`). **First interactive**: navigation start until a scripted finger drag of A's pause end handle (to ${p.dragToMs} ms, begun the moment the handle is in the page) changes the verdict's text. **Bytes until interactive**: every byte on the wire (headers included) received by then. Medians of ${enc.br?.runs.length ?? 0} runs. The machine is shared with other builds (load average ${phone.load?.join(' / ') ?? 'not recorded'} while measuring), so times are noisy; bytes are not.`, '');
 lines.push('| phone profile, median | ' + Object.keys(enc).map((e) => names[e] ?? e).join(' | ') + ' | target | |');
 lines.push('|---|' + Object.keys(enc).map(() => '---:|').join('') + '---|---|');

@@ -9,7 +9,7 @@
 # the checker and narration timed on doubling numbers of debits, and the search's throughput
 # (schedules per second, native, wasm, two workers) and, in the page, the time from pressing
 # Search to the counterexample and the finder's throughput with one and two workers. Writes
-# BENCHMARKS.md with the date and the machine.
+# BENCHMARKS.md with the date, the commit and the machine.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 export PATH="$HOME/.cargo/bin:$PATH"

@@ -10,7 +10,10 @@ use serde_json::Value;
 use std::collections::BTreeSet;
 
 fn read(rel: &str) -> String {
-    let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join(rel);
+    let path = std::env::var_os("CARGO_MANIFEST_DIR")
+        .map(std::path::PathBuf::from)
+        .expect("cargo test sets CARGO_MANIFEST_DIR")
+        .join(rel);
     std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("cannot read {rel}: {e}"))
 }
 

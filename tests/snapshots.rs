@@ -51,9 +51,17 @@ fn readable(id: &str, trace: &Trace) -> String {
 fn every_preset_run_is_pinned() {
     for p in presets() {
         let trace = run(&p.scenario);
-        let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/snapshots");
+        let dir = crate_root().join("tests/snapshots");
         expect_file![dir.join(format!("{}.txt", p.id))].assert_eq(&readable(p.id, &trace));
         let json = serde_json::to_string_pretty(&trace).expect("a trace serializes");
         expect_file![dir.join(format!("{}.json", p.id))].assert_eq(&format!("{json}\n"));
     }
+}
+
+/// The crate's directory, read when the test runs: cargo sets it for every test binary, and a
+/// compile-time `env!` would keep the path of whichever clone built a shared target directory.
+fn crate_root() -> std::path::PathBuf {
+    std::env::var_os("CARGO_MANIFEST_DIR")
+        .map(std::path::PathBuf::from)
+        .expect("cargo test sets CARGO_MANIFEST_DIR")
 }

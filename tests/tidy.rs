@@ -29,8 +29,12 @@ const ACYCLIC: &[&str] = &["src/sim", "src/ui/model"];
 
 const BROWSER_CRATES: &[&str] = &["yew", "web_sys", "wasm_bindgen", "js_sys"];
 
+/// The crate's directory, read at run time: cargo sets it for every test binary, while a
+/// compile-time `env!` keeps the path of whichever clone built a shared target directory.
 fn root() -> PathBuf {
-    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+    std::env::var_os("CARGO_MANIFEST_DIR")
+        .map(PathBuf::from)
+        .expect("cargo test sets CARGO_MANIFEST_DIR")
 }
 
 /// Every `.rs` file under `dir`, as paths relative to the crate root with `/` separators.
@@ -103,6 +107,28 @@ fn every_exempt_long_file_exists_and_is_long() {
             "{f} is {n} lines now: drop it from LONG_FILES"
         );
     }
+}
+
+/// The test command shares one cargo target directory between clones (scripts/cache.sh), and
+/// cargo does not rebuild a crate whose only change is the directory it sits in: a path taken
+/// from the manifest's directory at compile time would be another clone's. Code and tests read
+/// it at run time (`std::env::var_os`, which cargo sets for tests) or find the repository.
+#[test]
+fn no_path_is_fixed_at_compile_time() {
+    let needle = format!("env!(\"{}\")", "CARGO_MANIFEST_DIR");
+    let mut found = Vec::new();
+    for dir in ["src", "tests", "examples", "lab"] {
+        for f in rust_files(&root().join(dir)) {
+            if read(&f).contains(&needle) {
+                found.push(f);
+            }
+        }
+    }
+    assert!(
+        found.is_empty(),
+        "{needle} fixes a clone's path into the build; read it at run time in:\n{}",
+        found.join("\n")
+    );
 }
 
 #[test]

@@ -19,12 +19,20 @@ use serde_json::{json, Value};
 use std::path::PathBuf;
 use std::time::{Duration, Instant};
 
+/// The crate's directory, read at run time (cargo sets it for every test binary; a compile-time
+/// `env!` would keep the path of whichever clone built a shared target directory).
+fn crate_root() -> PathBuf {
+    std::env::var_os("CARGO_MANIFEST_DIR")
+        .map(PathBuf::from)
+        .expect("cargo test sets CARGO_MANIFEST_DIR")
+}
+
 fn corpus_dir() -> PathBuf {
-    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tests/fuzz/corpus")
+    crate_root().join("tests/fuzz/corpus")
 }
 
 fn slow_dir() -> PathBuf {
-    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tests/fuzz/slow")
+    crate_root().join("tests/fuzz/slow")
 }
 
 /// A saved input: `{ "target": "scenario" | "link" | …, "found": …, "input": … }`.

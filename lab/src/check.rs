@@ -239,7 +239,7 @@ fn check_advisory(
         if !again {
             return result;
         }
-        println!(
+        crate::say!(
             "{:<28} try {n} at scale {scale} is rerun: {}",
             "",
             match &result.outcome {
@@ -692,10 +692,10 @@ fn check_zk(
         if differs || std::env::var_os("FENCING_LAB_SHOW_LINES").is_some() {
             for (k, lines) in happened.h.lines.iter().enumerate() {
                 for l in lines {
-                    println!("{:<28} {} {l}", "", t.client_name(k));
+                    crate::say!("{:<28} {} {l}", "", t.client_name(k));
                 }
             }
-            println!(
+            crate::say!(
                 "{:<28} storage: balance {}, last_fence {} (zxid offset {:#x}), signals {:?}, \
                  parent {:?}",
                 "",
@@ -712,7 +712,7 @@ fn check_zk(
         if !again {
             return result;
         }
-        println!(
+        crate::say!(
             "{:<28} try {n} at scale {} (tick {tick_ms} ms) is rerun: {}",
             "",
             result.scale,
@@ -1008,7 +1008,7 @@ pub fn check(
         // A busy machine gets more room: every try after the first doubles the scale.
         let scale = scale.saturating_mul(1 << (n - 1).min(4));
         if let Some(why) = reclaim_tie(s, &t, scale) {
-            println!("{:<28} try {n} at scale {scale} is not run: {why}", "");
+            crate::say!("{:<28} try {n} at scale {scale} is not run: {why}", "");
             result.outcome =
                 Outcome::NotReproducible(format!("too close to call at every scale tried: {why}"));
             continue;
@@ -1021,7 +1021,7 @@ pub fn check(
             result.outcome = outcome;
             return result;
         }
-        println!(
+        crate::say!(
             "{:<28} try {n} at scale {scale} is rerun: {}",
             "",
             match &outcome {
@@ -1089,7 +1089,7 @@ fn check_etcd(
                 .collect();
             // Which member leads is the cluster's own election, and the kill's real instant
             // varies from run to run: both go to the console, not to the committed table.
-            println!("{:<28} member crash: SIGKILL of {}", "", kills.join(", "));
+            crate::say!("{:<28} member crash: SIGKILL of {}", "", kills.join(", "));
             result.note = format!(
                 "member crash: SIGKILL of the member leading at the model's instant ({} in all)",
                 kills.len()
@@ -1099,7 +1099,7 @@ fn check_etcd(
         if !again {
             return result;
         }
-        println!(
+        crate::say!(
             "{:<28} try {n} at scale {} is rerun: {}",
             "",
             result.scale,
@@ -1266,7 +1266,7 @@ fn independent_once(s: &Scenario, t: &Trace, pg: &Postgres, scale: u64) -> (Outc
         for (side, facts) in [("model", &model), ("lab", &lab)] {
             for (k, list) in facts.iter().enumerate() {
                 for f in list {
-                    println!(
+                    crate::say!(
                         "{:<28} {side:<5} {} {:>7.2} ms {}",
                         "",
                         t.client_name(k),

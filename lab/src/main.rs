@@ -1,22 +1,27 @@
 //! `fencing-lab`: replays scenarios against real Redis and PostgreSQL servers and compares what
 //! happened with the model.
 //!
-//! - `fencing-lab [--write] [--scale N] [--tries N] [--budget-s N] [PRESET…]`: every preset
-//!   (or the ones named), then every saved case under `lab/corpus/`. It fails on a mismatch, on
-//!   a preset whose outcome differs from the committed table (a preset committed as `match`
-//!   that comes back late fails too), on an orphan row, and when the committed
+//! - `fencing-lab [--write] [--scale N] [--tries N] [--budget-s N] [--jobs N] [PRESET…]`: every
+//!   preset (or the ones named), then every saved case under `lab/corpus/`. It fails on a
+//!   mismatch, on a preset whose outcome differs from the committed table (a preset committed
+//!   as `match` that comes back late fails too), on an orphan row, and when the committed
 //!   `docs/conformance.md` or `src/sim/conformance.rs` is not what this run writes (the date
 //!   aside); `--write` regenerates both from this run instead.
 //! - `fencing-lab replay FILE|LINK`: one scenario, from a JSON file, a file holding a share
 //!   link, or a share link itself (`https://…/#s=1.…`).
 //! - `fencing-lab random [--seed S] [--count N]`: generated scenarios (`random.rs`); a case
 //!   the servers disagree on is shrunk and saved under `lab/corpus/`.
+//! - `--jobs N` (presets and random): N scenarios at once, each worker with its own servers
+//!   (`jobs.rs`); each scenario's lines come out as one block, the presets' as they end, the
+//!   random cases' in case order. The tables are written from the results in preset order.
 //! - `fencing-lab client …`: one client process of a single-lock run, started by the lab
 //!   itself (`independent.rs`, `client.rs`); not meant to be run by hand.
 
 use fencing_lab::check::{self, Outcome};
 use fencing_lab::input::read_scenario;
+use fencing_lab::jobs::{self, Queue, Work};
 use fencing_lab::random;
+use fencing_lab::say;
 use fencing_lab::servers::{self, Postgres, TempDir};
 use fencing_lab::{report, tables};
 use fencing_playground::sim::conformance;
@@ -28,11 +33,14 @@ use std::process::ExitCode;
 use std::time::{Duration, Instant};
 
 const USAGE: &str = "usage:
-  fencing-lab [--write] [--scale N] [--tries N] [--budget-s N] [PRESET…]
+  fencing-lab [--write] [--scale N] [--tries N] [--budget-s N] [--jobs N] [PRESET…]
   fencing-lab replay FILE|LINK [--scale N] [--tries N]
   fencing-lab random [--seed S] [--count N | --case N] [--scale N] [--tries N]
-                     [--budget-s N] [--no-shrink] [--expect-mismatch] [--record]
-                     (cases are numbered from 1: `--case 5` is the fifth case of the seed)";
+                     [--budget-s N] [--jobs N] [--no-shrink] [--expect-mismatch] [--record]
+                     (cases are numbered from 1: `--case 5` is the fifth case of the seed)
+  --jobs N: run N scenarios at once (1 by default), each of N workers with its own PostgreSQL,
+            etcd and ZooKeeper; a scenario's lines come out together (presets as they end,
+            random cases in case order). `--expect-mismatch` always runs one at a time.";
 
 #[derive(PartialEq)]
 enum Mode {
@@ -56,6 +64,8 @@ struct Args {
     expect_mismatch: bool,
     /// Write the run's summary into docs/conformance.md.
     record: bool,
+    /// Scenarios run at once, each worker with a lab of its own.
+    jobs: usize,
     /// Preset ids, or the one file or link to replay.
     rest: Vec<String>,
 }
@@ -82,6 +92,7 @@ fn args() -> Result<Args, String> {
         shrink: true,
         expect_mismatch: false,
         record: false,
+        jobs: 1,
         rest: Vec::new(),
     };
     while let Some(x) = it.next() {
@@ -96,6 +107,7 @@ fn args() -> Result<Args, String> {
             "--scale" => a.scale = number("--scale", 1000)?,
             "--tries" => a.tries = number("--tries", 10)? as u32,
             "--budget-s" => a.budget_s = number("--budget-s", 100_000)?,
+            "--jobs" if a.mode != Mode::Replay => a.jobs = number("--jobs", 32)? as usize,
             "--seed" if a.mode == Mode::Random => a.seed = number("--seed", u64::MAX)?,
             "--count" if a.mode == Mode::Random => a.count = number("--count", 100_000)?,
             "--case" if a.mode == Mode::Random => {
@@ -182,7 +194,7 @@ fn extra(r: &check::Result) -> String {
 }
 
 fn print_line(id: &str, r: &check::Result, secs: f64) {
-    println!(
+    say!(
         "{id:<28} {:<16} tries {} (scale {}) · worst lateness {:>5.1} ms · {secs:>5.1} s{}",
         r.outcome.word(),
         r.tries,
@@ -501,6 +513,88 @@ fn corpus() -> Result<Vec<(String, Scenario)>, String> {
     Ok(out)
 }
 
+/// One scenario of a presets run: a preset, held to the committed table, or a saved case.
+struct Item<'a> {
+    /// The preset's id, or the saved case's file name.
+    id: &'a str,
+    scenario: &'a Scenario,
+    preset: bool,
+}
+
+/// One scenario of a presets run, on a worker's lab: its line (and why it fails), its result,
+/// and whether it passes.
+fn preset_job(item: &Item, lab: &Lab, a: &Args, deadline: Instant) -> (check::Result, bool) {
+    let (r, secs) = judge(item.id, item.scenario, lab, a, deadline);
+    if !item.preset {
+        print_line(&format!("corpus/{}", item.id), &r, secs);
+        let ok = matches!(r.outcome, Outcome::Match | Outcome::NotReproducible(_));
+        if !ok {
+            say!(
+                "{:<28} fails: a saved case must match the servers on every run",
+                ""
+            );
+        }
+        return (r, ok);
+    }
+    print_line(item.id, &r, secs);
+    let mut ok = !matches!(r.outcome, Outcome::Mismatch(_) | Outcome::Failed(_));
+    // The committed table must say what this run found, or the page's marks are stale.
+    let committed = conformance::ROWS
+        .iter()
+        .find(|row| row.id == item.id)
+        .map(|row| row.outcome);
+    if let Err(why) = tables::against_committed(&r.outcome, committed) {
+        say!("{:<28} fails: {why}", "");
+        // `--write` records a changed outcome, but never a late one.
+        if !a.write || matches!(r.outcome, Outcome::Late(_) | Outcome::Failed(_)) {
+            ok = false;
+        }
+    }
+    (r, ok)
+}
+
+/// The queue for `a.jobs` workers: one worker takes the jobs in the order given, several the
+/// longest first, each keeping to its lock service.
+fn queue_of<'a>(scenarios: impl Iterator<Item = &'a Scenario>, a: &Args, jobs: usize) -> Queue {
+    let order = scenarios
+        .enumerate()
+        .map(|(i, s)| (i, jobs::service(s), jobs::cost(s, a.scale)));
+    if jobs > 1 {
+        Queue::longest_first(order.collect(), true)
+    } else {
+        Queue::new(order.map(|(i, s, _)| (i, s)).collect(), false)
+    }
+}
+
+/// The results of a presets run in the items' order, whether all passed, and the ZooKeeper
+/// version a worker's running ensemble gave.
+type ItemsRun = (Vec<check::Result>, bool, Option<String>);
+
+/// Every item on `a.jobs` workers, each scenario's lines printed together as it ends.
+fn run_items(items: &[Item], a: &Args, deadline: Instant) -> Result<ItemsRun, String> {
+    let queue = queue_of(items.iter().map(|it| it.scenario), a, a.jobs);
+    let mut results: Vec<Option<check::Result>> = items.iter().map(|_| None).collect();
+    let mut ok = true;
+    let versions = jobs::run(
+        a.jobs,
+        &queue,
+        Work {
+            start: &start_lab,
+            ready: &|| {},
+            run: &|lab, i| (preset_job(&items[i], lab, a, deadline), false),
+            finish: &|lab: Lab| lab.zk.running_version(),
+        },
+        |i, (r, pass), lines| {
+            jobs::print_block(&lines);
+            ok &= pass;
+            results[i] = Some(r);
+        },
+    )?;
+    let results: Option<Vec<check::Result>> = results.into_iter().collect();
+    let results = results.ok_or("a worker stopped before every scenario was run")?;
+    Ok((results, ok, versions.into_iter().flatten().next()))
+}
+
 fn run_presets(a: &Args) -> Result<bool, String> {
     let all = presets();
     if let Some(bad) = a
@@ -517,43 +611,26 @@ fn run_presets(a: &Args) -> Result<bool, String> {
     };
     let started = Instant::now();
     let deadline = started + Duration::from_secs(a.budget_s);
-    let lab = start_lab()?;
-    let mut results = Vec::new();
-    let mut ok = true;
-    for p in all
+    let chosen: Vec<_> = all
         .iter()
         .filter(|p| a.rest.is_empty() || a.rest.iter().any(|id| id == p.id))
-    {
-        let (r, secs) = judge(p.id, &p.scenario, &lab, a, deadline);
-        print_line(p.id, &r, secs);
-        if matches!(r.outcome, Outcome::Mismatch(_) | Outcome::Failed(_)) {
-            ok = false;
-        }
-        // The committed table must say what this run found, or the page's marks are stale.
-        let committed = conformance::ROWS
-            .iter()
-            .find(|row| row.id == p.id)
-            .map(|row| row.outcome);
-        if let Err(why) = tables::against_committed(&r.outcome, committed) {
-            println!("{:<28} fails: {why}", "");
-            // `--write` records a changed outcome, but never a late one.
-            if !a.write || matches!(r.outcome, Outcome::Late(_) | Outcome::Failed(_)) {
-                ok = false;
-            }
-        }
-        results.push(r);
-    }
-    for (name, s) in &saved {
-        let (r, secs) = judge(name, s, &lab, a, deadline);
-        print_line(&format!("corpus/{name}"), &r, secs);
-        if !matches!(r.outcome, Outcome::Match | Outcome::NotReproducible(_)) {
-            println!(
-                "{:<28} fails: a saved case must match the servers on every run",
-                ""
-            );
-            ok = false;
-        }
-    }
+        .collect();
+    let mut items: Vec<Item> = chosen
+        .iter()
+        .map(|p| Item {
+            id: p.id,
+            scenario: &p.scenario,
+            preset: true,
+        })
+        .collect();
+    items.extend(saved.iter().map(|(name, s)| Item {
+        id: name,
+        scenario: s,
+        preset: false,
+    }));
+    let (mut results, mut ok, zk_version) = run_items(&items, a, deadline)?;
+    // The saved cases' results were printed; the tables hold the presets', in preset order.
+    results.truncate(chosen.len());
     let tolerance_ms = a.scale as f64 * 0.4;
     println!(
         "{} presets and {} saved cases in {:.1} s (scale {}, tolerance {tolerance_ms:.1} ms)",
@@ -580,7 +657,7 @@ fn run_presets(a: &Args) -> Result<bool, String> {
         redis: servers::redis_version(),
         postgres: Postgres::version(),
         etcd: fencing_lab::etcd_cluster::version(),
-        zookeeper: lab.zk.version(),
+        zookeeper: zk_version.unwrap_or_else(fencing_lab::zk_cluster::version),
         date: date(),
         scale: a.scale,
         tolerance_ms,
@@ -588,14 +665,20 @@ fn run_presets(a: &Args) -> Result<bool, String> {
         budget_s: a.budget_s,
         results,
     };
+    write_tables(&run, a, ok)
+}
+
+/// `docs/conformance.md` and `src/sim/conformance.rs` as this run writes them: written with
+/// `--write` (if the run passed), else compared with the committed ones. Whether the run passed.
+fn write_tables(run: &report::Run, a: &Args, mut ok: bool) -> Result<bool, String> {
     let md_path = root()?.join("docs/conformance.md");
     let md_now = std::fs::read_to_string(&md_path)
         .map_err(|e| format!("cannot read {}: {e}", md_path.display()))?;
     // The last long random run's section is written by `random --record`: kept as it is.
     let (_, random_section) = tables::split_random_section(&md_now);
     let files = [
-        (md_path.clone(), report::markdown(&run) + random_section),
-        (root()?.join("src/sim/conformance.rs"), report::rust(&run)),
+        (md_path.clone(), report::markdown(run) + random_section),
+        (root()?.join("src/sim/conformance.rs"), report::rust(run)),
     ];
     for (path, text) in files {
         if a.write {
@@ -620,125 +703,179 @@ fn run_presets(a: &Args) -> Result<bool, String> {
     Ok(ok)
 }
 
-fn run_random(a: &Args) -> Result<bool, String> {
-    let lab = start_lab()?;
-    let started = Instant::now();
-    let deadline = started + Duration::from_secs(a.budget_s);
-    let (mut matched, mut mismatched, mut late, mut skipped) = (0, 0, 0, 0);
-    let mut ran = 0;
-    type Counts = std::collections::BTreeMap<String, u64>;
-    let (mut by_base, mut by_rule, mut by_fault) = (Counts::new(), Counts::new(), Counts::new());
-    let mut redlock = 0;
-    let mut found = Vec::new();
-    let cases = match a.case {
+/// What became of one random case.
+enum CaseRun {
+    /// The budget had run out before it began.
+    NotRun,
+    Ran(Outcome),
+    /// A mismatch, shrunk but not saved: why.
+    NotSaved(String),
+}
+
+/// One random case on a worker's lab, its lines said: what became of it, and whether no
+/// worker should start another (the budget ran out, the lab failed, or the mismatch
+/// `--expect-mismatch` waits for came).
+fn random_job(c: &random::Case, lab: &Lab, a: &Args, deadline: Instant) -> (CaseRun, bool) {
+    if Instant::now() >= deadline {
+        return (CaseRun::NotRun, true);
+    }
+    let (r, secs) = judge(&c.name, &c.scenario, lab, a, deadline);
+    print_line(&c.name, &r, secs);
+    say!(
+        "{:<28} from {}, {} fault(s): {}",
+        "",
+        c.base_id,
+        c.schedule.faults.len(),
+        c.schedule
+            .faults
+            .iter()
+            .map(|f| f.text(&c.base))
+            .collect::<Vec<_>>()
+            .join("; ")
+    );
+    match &r.outcome {
+        // Not the model's fault and not a case to keep: the run stops here.
+        Outcome::Failed(_) => (CaseRun::Ran(r.outcome), true),
+        Outcome::Mismatch(_) if a.expect_mismatch => (CaseRun::Ran(r.outcome), true),
+        Outcome::Mismatch(_) => {
+            let saved = if a.shrink {
+                shrink_case(c, lab, a, deadline)
+            } else {
+                c.scenario.clone()
+            };
+            match save_case(&c.name, &saved, &r) {
+                Ok(()) => (CaseRun::Ran(r.outcome), false),
+                Err(e) => (CaseRun::NotSaved(e), true),
+            }
+        }
+        _ => (CaseRun::Ran(r.outcome), false),
+    }
+}
+
+/// The cases a random run draws: `--case`'s one, or the first `--count` of the seed.
+fn draw_cases(a: &Args) -> Result<Vec<random::Case>, String> {
+    let numbers = match a.case {
         Some(n) => n..n + 1,
         None => 0..a.count,
     };
-    for n in cases {
-        if Instant::now() >= deadline {
-            println!("the budget of {} s ran out after {ran} cases", a.budget_s);
-            break;
-        }
-        let Some(c) = random::case(a.seed, n) else {
-            return Err(format!(
-                "case {n} of seed {}: no valid scenario drawn",
-                a.seed
-            ));
+    numbers
+        .map(|n| {
+            random::case(a.seed, n)
+                .ok_or_else(|| format!("case {n} of seed {}: no valid scenario drawn", a.seed))
+        })
+        .collect()
+}
+
+type Counts = std::collections::BTreeMap<String, u64>;
+
+/// A random run's counts, over the cases it ran, in case order.
+#[derive(Default)]
+struct Tally {
+    ran: u64,
+    matched: u64,
+    mismatched: u64,
+    late: u64,
+    skipped: u64,
+    redlock: u64,
+    by_base: Counts,
+    by_rule: Counts,
+    by_fault: Counts,
+    /// The mismatching cases saved under `lab/corpus/`.
+    found: Vec<String>,
+    /// A case was not run: the budget ran out.
+    ran_out: bool,
+}
+
+/// The cases' counts, in case order. Stops early: an error for a case the lab failed on (or
+/// could not save), and with `--expect-mismatch` the lowest-numbered mismatching case's name.
+fn tally(
+    cases: &[random::Case],
+    runs: Vec<Option<CaseRun>>,
+    a: &Args,
+) -> Result<Result<Tally, String>, String> {
+    let mut t = Tally::default();
+    for (c, run) in cases.iter().zip(runs) {
+        let outcome = match run {
+            None | Some(CaseRun::NotRun) => {
+                t.ran_out = true;
+                continue;
+            }
+            Some(CaseRun::NotSaved(e)) => return Err(e),
+            Some(CaseRun::Ran(o)) => o,
         };
-        ran += 1;
-        *by_base.entry(c.base_id.to_string()).or_insert(0) += 1;
-        *by_rule
+        t.ran += 1;
+        *t.by_base.entry(c.base_id.to_string()).or_insert(0) += 1;
+        *t.by_rule
             .entry(format!("{:?}", c.scenario.storage.fence_rule))
             .or_insert(0) += 1;
         if c.scenario.lock.redlock.is_some() {
-            redlock += 1;
+            t.redlock += 1;
         }
         for f in &c.schedule.faults {
-            *by_fault.entry(fault_kind(f).to_string()).or_insert(0) += 1;
+            *t.by_fault.entry(fault_kind(f).to_string()).or_insert(0) += 1;
         }
-        let (r, secs) = judge(&c.name, &c.scenario, &lab, a, deadline);
-        print_line(&c.name, &r, secs);
-        println!(
-            "{:<28} from {}, {} fault(s): {}",
-            "",
-            c.base_id,
-            c.schedule.faults.len(),
-            c.schedule
-                .faults
-                .iter()
-                .map(|f| f.text(&c.base))
-                .collect::<Vec<_>>()
-                .join("; ")
-        );
-        match r.outcome {
-            Outcome::Match => matched += 1,
-            Outcome::Late(_) => late += 1,
-            Outcome::NotReproducible(_) => skipped += 1,
-            Outcome::Failed(why) => {
-                // Not the model's fault and not a case to keep: the run stops here.
-                return Err(format!("{}: {why}", c.name));
-            }
+        match outcome {
+            Outcome::Match => t.matched += 1,
+            Outcome::Late(_) => t.late += 1,
+            Outcome::NotReproducible(_) => t.skipped += 1,
+            Outcome::Failed(why) => return Err(format!("{}: {why}", c.name)),
+            Outcome::Mismatch(_) if a.expect_mismatch => return Ok(Err(c.name.clone())),
             Outcome::Mismatch(_) => {
-                mismatched += 1;
-                if a.expect_mismatch {
-                    println!("caught: {}: the servers disagree with this model", c.name);
-                    return Ok(true);
-                }
-                let saved = if a.shrink {
-                    shrink_case(&c, &lab, a, deadline)
-                } else {
-                    c.scenario.clone()
-                };
-                save_case(&c.name, &saved, &r)?;
-                found.push(c.name.clone());
+                t.mismatched += 1;
+                t.found.push(c.name.clone());
             }
         }
     }
-    let secs = started.elapsed().as_secs_f64();
+    Ok(Ok(t))
+}
+
+fn run_random(a: &Args) -> Result<bool, String> {
+    let cases = draw_cases(a)?;
+    // The budget starts once the labs are up (a worker's PostgreSQL takes a while to start).
+    let began = std::sync::OnceLock::new();
+    let deadline = || *began.get_or_init(Instant::now) + Duration::from_secs(a.budget_s);
+    // The mutation test wants the lowest-numbered case the planted bug changes: one at a time.
+    let workers = if a.expect_mismatch { 1 } else { a.jobs };
+    let queue = queue_of(cases.iter().map(|c| &c.scenario), a, workers);
+    let mut runs: Vec<Option<CaseRun>> = cases.iter().map(|_| None).collect();
+    let mut in_order = jobs::InOrder::default();
+    jobs::run(
+        workers,
+        &queue,
+        Work {
+            start: &start_lab,
+            ready: &|| {
+                began.get_or_init(Instant::now);
+            },
+            run: &|lab, i| random_job(&cases[i], lab, a, deadline()),
+            finish: &|_| (),
+        },
+        |i, r, lines| {
+            jobs::print_block(&in_order.add(i, lines));
+            runs[i] = Some(r);
+        },
+    )?;
+    jobs::print_block(&in_order.flush());
+    let t = match tally(&cases, runs, a)? {
+        Ok(t) => t,
+        Err(caught) => {
+            println!("caught: {caught}: the servers disagree with this model");
+            return Ok(true);
+        }
+    };
+    if t.ran_out {
+        println!(
+            "the budget of {} s ran out after {} cases",
+            a.budget_s, t.ran
+        );
+    }
+    let secs = began.get().map_or(0.0, |t| t.elapsed().as_secs_f64());
     println!(
-        "{ran} random cases (seed {}) in {:.1} s: {matched} match, {mismatched} mismatch, \
-         {late} late, {skipped} not reproducible",
-        a.seed, secs
+        "{} random cases (seed {}) in {:.1} s: {} match, {} mismatch, {} late, {} not reproducible",
+        t.ran, a.seed, secs, t.matched, t.mismatched, t.late, t.skipped
     );
     if a.record {
-        let count = |m: &Counts| {
-            m.iter()
-                .map(|(k, v)| format!("{k} {v}"))
-                .collect::<Vec<_>>()
-                .join(", ")
-        };
-        let section = format!(
-            "{}\n\nRecorded by `fencing-lab random --seed {} --count {} --record` on {}: Redis \
-             {}, PostgreSQL {}, scale {}, on a {}-core machine. **{ran} cases in {secs:.0} s: \
-             {matched} match, {mismatched} mismatch, {late} late, {skipped} not \
-             reproducible.**{}\n\n- Services: single lock {}, Redlock {redlock}\n- Fence rules: {}\n\
-             - Faults drawn: {}\n- Starting presets: {}\n",
-            tables::RANDOM_SECTION,
-            a.seed,
-            a.count,
-            date(),
-            servers::redis_version(),
-            Postgres::version(),
-            a.scale,
-            std::thread::available_parallelism().map_or(0, |n| n.get()),
-            if found.is_empty() {
-                String::new()
-            } else {
-                format!(" Saved under `lab/corpus/`: {}.", found.join(", "))
-            },
-            ran - redlock,
-            count(&by_rule),
-            count(&by_fault),
-            count(&by_base),
-        );
-        let path = root()?.join("docs/conformance.md");
-        let text = std::fs::read_to_string(&path)
-            .map_err(|e| format!("cannot read {}: {e}", path.display()))?;
-        let (head, _) = tables::split_random_section(&text);
-        // As the tables' writer leaves it (`--write`): the section right after the tables.
-        std::fs::write(&path, format!("{}\n{section}", head.trim_end()))
-            .map_err(|e| format!("cannot write {}: {e}", path.display()))?;
-        println!("wrote {}", path.display());
+        record(a, &t, secs)?;
     }
     if a.expect_mismatch {
         println!("not caught: every case agreed with this model");
@@ -747,13 +884,63 @@ fn run_random(a: &Args) -> Result<bool, String> {
     // A late case compared nothing (every try missed the timing on a busy machine): it is
     // counted and shown, and the batch fails when more than a third of the cases it could
     // reproduce went uncompared, so a loaded machine cannot pass a batch that checked little.
-    let reproducible = ran - skipped;
-    if late * 3 > reproducible {
+    let reproducible = t.ran - t.skipped;
+    if t.late * 3 > reproducible {
         println!(
-            "fails: {late} of {reproducible} reproducible cases were late, more than a third: too little was compared"
+            "fails: {} of {reproducible} reproducible cases were late, more than a third: too little was compared",
+            t.late
         );
     }
-    Ok(mismatched == 0 && late * 3 <= reproducible)
+    Ok(t.mismatched == 0 && t.late * 3 <= reproducible)
+}
+
+/// `random --record`: the run's summary into docs/conformance.md.
+fn record(a: &Args, t: &Tally, secs: f64) -> Result<(), String> {
+    let count = |m: &Counts| {
+        m.iter()
+            .map(|(k, v)| format!("{k} {v}"))
+            .collect::<Vec<_>>()
+            .join(", ")
+    };
+    let section = format!(
+        "{}\n\nRecorded by `fencing-lab random --seed {} --count {} --record` on {}: Redis \
+         {}, PostgreSQL {}, scale {}, on a {}-core machine. **{} cases in {secs:.0} s: \
+         {} match, {} mismatch, {} late, {} not \
+         reproducible.**{}\n\n- Services: single lock {}, Redlock {}\n- Fence rules: {}\n\
+         - Faults drawn: {}\n- Starting presets: {}\n",
+        tables::RANDOM_SECTION,
+        a.seed,
+        a.count,
+        date(),
+        servers::redis_version(),
+        Postgres::version(),
+        a.scale,
+        std::thread::available_parallelism().map_or(0, |n| n.get()),
+        t.ran,
+        t.matched,
+        t.mismatched,
+        t.late,
+        t.skipped,
+        if t.found.is_empty() {
+            String::new()
+        } else {
+            format!(" Saved under `lab/corpus/`: {}.", t.found.join(", "))
+        },
+        t.ran - t.redlock,
+        t.redlock,
+        count(&t.by_rule),
+        count(&t.by_fault),
+        count(&t.by_base),
+    );
+    let path = root()?.join("docs/conformance.md");
+    let text = std::fs::read_to_string(&path)
+        .map_err(|e| format!("cannot read {}: {e}", path.display()))?;
+    let (head, _) = tables::split_random_section(&text);
+    // As the tables' writer leaves it (`--write`): the section right after the tables.
+    std::fs::write(&path, format!("{}\n{section}", head.trim_end()))
+        .map_err(|e| format!("cannot write {}: {e}", path.display()))?;
+    println!("wrote {}", path.display());
+    Ok(())
 }
 
 /// The smallest version of a mismatching case that still mismatches, each candidate replayed
@@ -764,7 +951,7 @@ fn shrink_case(c: &random::Case, lab: &Lab, a: &Args, deadline: Instant) -> Scen
         matches!(r.outcome, Outcome::Mismatch(_))
     });
     for step in &shrunk.steps {
-        println!("{:<28} shrunk: {}", "", step.text);
+        say!("{:<28} shrunk: {}", "", step.text);
     }
     fencing_playground::sim::search::fault::scenario_of(&c.base, &shrunk.schedule)
 }
@@ -803,6 +990,6 @@ fn save_case(name: &str, s: &Scenario, r: &check::Result) -> Result<(), String> 
         .unwrap_or_else(|| dir.join(format!("{name}.json")));
     std::fs::write(&path, s.to_json() + "\n")
         .map_err(|e| format!("cannot write {}: {e}", path.display()))?;
-    println!("{:<28} saved as {}", "", path.display());
+    say!("{:<28} saved as {}", "", path.display());
     Ok(())
 }

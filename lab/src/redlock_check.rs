@@ -88,7 +88,7 @@ pub fn check_redlock(
         }
         let scale = scale.saturating_mul(1 << (n - 1).min(4));
         if let Some(why) = reclaim_tie(s, t, scale) {
-            println!("{:<28} try {n} at scale {scale} is not run: {why}", "");
+            crate::say!("{:<28} try {n} at scale {scale} is not run: {why}", "");
             result.outcome =
                 Outcome::NotReproducible(format!("too close to call at every scale tried: {why}"));
             continue;
@@ -113,7 +113,7 @@ pub fn check_redlock(
         if !again {
             return result;
         }
-        println!(
+        crate::say!(
             "{:<28} try {n} at scale {scale} is rerun: {}",
             "",
             match &result.outcome {
@@ -134,7 +134,7 @@ fn show(s: &Scenario, t: &Trace, plan: &[commands::Command], run: &crate::redloc
     for (side, facts) in [("model", &model), ("lab", &lab)] {
         for (k, list) in facts.iter().enumerate() {
             for f in list {
-                println!(
+                crate::say!(
                     "{:<28} {side:<5} {} {:>7.2} ms {} {:?}",
                     "",
                     t.client_name(k),
@@ -147,7 +147,7 @@ fn show(s: &Scenario, t: &Trace, plan: &[commands::Command], run: &crate::redloc
     }
     for (k, lines) in run.h.lines.iter().enumerate() {
         for l in lines {
-            println!("{:<28} line  {} {l}", "", t.client_name(k));
+            crate::say!("{:<28} line  {} {l}", "", t.client_name(k));
         }
     }
 }

@@ -119,11 +119,15 @@ impl TempDir {
         TempDir::new()
     }
 
+    /// A new directory under `base`: named by the process, a count within it (the lab's
+    /// workers make theirs at the same instant) and the time.
     fn under(base: PathBuf) -> std::io::Result<TempDir> {
+        static MADE: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0);
+        let n = MADE.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
         let nanos = std::time::SystemTime::now()
             .duration_since(std::time::UNIX_EPOCH)
             .map_or(0, |d| d.subsec_nanos());
-        let p = base.join(format!("fencing-lab-{}-{nanos}", std::process::id()));
+        let p = base.join(format!("fencing-lab-{}-{n}-{nanos}", std::process::id()));
         std::fs::create_dir_all(&p)?;
         Ok(TempDir(p))
     }

@@ -139,18 +139,20 @@ impl Slot {
 
     /// The version the lab's ensembles run (from a running member's `srvr`, else the jar).
     pub fn version(&self) -> String {
-        self.0
-            .borrow()
-            .iter()
-            .find_map(|e| {
-                let port = *e.cluster.ports().first()?;
-                let srvr = crate::zk_cluster::four_letter(port, "srvr", Duration::from_secs(1))?;
-                let v = srvr
-                    .lines()
-                    .find_map(|l| l.strip_prefix("Zookeeper version: "))?;
-                Some(v.split(['-', ',']).next().unwrap_or(v).trim().to_string())
-            })
+        self.running_version()
             .unwrap_or_else(crate::zk_cluster::version)
+    }
+
+    /// The version a running member of the lab's ensembles gives in `srvr`, if one runs.
+    pub fn running_version(&self) -> Option<String> {
+        self.0.borrow().iter().find_map(|e| {
+            let port = *e.cluster.ports().first()?;
+            let srvr = crate::zk_cluster::four_letter(port, "srvr", Duration::from_secs(1))?;
+            let v = srvr
+                .lines()
+                .find_map(|l| l.strip_prefix("Zookeeper version: "))?;
+            Some(v.split(['-', ',']).next().unwrap_or(v).trim().to_string())
+        })
     }
 }
 

@@ -14,6 +14,7 @@ const scripts = fileURLToPath(new URL('../../scripts/', import.meta.url));
 const work = mkdtempSync(join(tmpdir(), 'fp-cache-'));
 const origin = join(work, 'origin');
 const cacheDir = join(work, 'cache');
+/** @param {string} cwd @param {...string} args */
 const git = (cwd, ...args) =>
   execFileSync('git', ['-c', 'user.name=t', '-c', 'user.email=t@t', ...args], { cwd }).toString();
 
@@ -29,6 +30,7 @@ writeFileSync(
 );
 writeFileSync(join(origin, 'Cargo.lock'), 'version = 3\n\n[[package]]\nname = "probe"\nversion = "0.1.0"\n');
 cpSync(fileURLToPath(new URL('../../rust-toolchain.toml', import.meta.url)), join(origin, 'rust-toolchain.toml'));
+/** @param {string} text */
 const setSource = (text) => writeFileSync(join(origin, 'src/main.rs'), `fn main() { println!("${text}"); }\n`);
 setSource('one');
 git(origin, 'init', '-q');
@@ -57,6 +59,7 @@ function run(after = '') {
   rmSync(dir, { recursive: true, force: true });
   return out;
 }
+/** @param {string} out */
 const compiled = (out) => /Compiling probe/.test(out);
 
 test('a second clone of the same commit compiles nothing', () => {

@@ -44,11 +44,14 @@ JOBS=${FENCING_LAB_JOBS:-2}
 # bug goes uncaught.
 RANDOM_BUDGET_S=80
 MUTATION_BUDGET_S=45
+# Where cargo builds: the shared target directory when the test command chose one
+# (scripts/cache.sh exports CARGO_TARGET_DIR), else this checkout's own.
+bin=${CARGO_TARGET_DIR:-target}/debug
 # `--run-only` skips the builds (the test command has just made both): in the background its
 # `cargo build` waited up to 70 s for the build directory's lock the other stages held.
 if [ "${1:-}" != "--run-only" ]; then
   cargo build -q -p fencing-lab --features planted-bug
-  cp target/debug/fencing-lab target/debug/fencing-lab-planted
+  cp "$bin/fencing-lab" "$bin/fencing-lab-planted"
   cargo build -q -p fencing-lab -p fencing-lab-clockshim
 fi
 if [ "${1:-}" = "--build-only" ]; then exit 0; fi
@@ -57,13 +60,13 @@ if [ "${1:-}" = "--build-only" ]; then exit 0; fi
 lab() { "$@"; }
 start=$SECONDS
 echo "[lab] presets and saved cases, $JOBS at once"
-lab target/debug/fencing-lab --jobs "$JOBS"
+lab "$bin/fencing-lab" --jobs "$JOBS"
 echo "[lab] random batch: seed $SEED, $COUNT cases, $JOBS at once ($((SECONDS - start)) s so far)"
-lab target/debug/fencing-lab random --seed "$SEED" --count "$COUNT" --budget-s "$RANDOM_BUDGET_S" --jobs "$JOBS"
+lab "$bin/fencing-lab" random --seed "$SEED" --count "$COUNT" --budget-s "$RANDOM_BUDGET_S" --jobs "$JOBS"
 echo "[lab] mutation test: the planted bug must be caught in seed $MUTATION_SEED's cases ($((SECONDS - start)) s so far)"
 planted_log=$(mktemp)
 trap 'rm -f "$planted_log"' EXIT
-lab target/debug/fencing-lab-planted random --seed "$MUTATION_SEED" --count "$COUNT" --budget-s "$MUTATION_BUDGET_S" --no-shrink --expect-mismatch \
+lab "$bin/fencing-lab-planted" random --seed "$MUTATION_SEED" --count "$COUNT" --budget-s "$MUTATION_BUDGET_S" --no-shrink --expect-mismatch \
   >"$planted_log" || { cat "$planted_log"; echo "[lab] the planted bug was not caught" >&2; exit 1; }
 cat "$planted_log"
 caught=$(sed -n 's/^caught: random-[0-9]*-\([0-9]*\): .*/\1/p' "$planted_log")
@@ -72,7 +75,7 @@ if [ -z "$caught" ]; then
   exit 1
 fi
 echo "[lab] the true model on the caught case random-$MUTATION_SEED-$caught"
-true_run=$(lab target/debug/fencing-lab random --seed "$MUTATION_SEED" --case "$caught" --tries 4 --no-shrink)
+true_run=$(lab "$bin/fencing-lab" random --seed "$MUTATION_SEED" --case "$caught" --tries 4 --no-shrink)
 echo "$true_run"
 if ! grep -q ': 1 match, 0 mismatch' <<<"$true_run"; then
   echo "[lab] the true model does not match the servers on that case either" >&2

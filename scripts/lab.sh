@@ -8,4 +8,4 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 export PATH="$HOME/.cargo/bin:$PATH"
 cargo build -q -p fencing-lab -p fencing-lab-clockshim
-exec target/debug/fencing-lab "$@"
+exec "${CARGO_TARGET_DIR:-target}/debug/fencing-lab" "$@"

@@ -3,8 +3,21 @@
 # wasm-bindgen-cli at the exact version in Cargo.lock, Debian's Chromium and chromedriver,
 # Debian's redis-server, PostgreSQL 15, etcd 3.4 and ZooKeeper 3.8 for the lab, and the npm
 # packages from package-lock.json. Fast when everything is already present.
+#
+#   bash scripts/setup.sh        everything
+#   bash scripts/setup.sh rust   only the toolchain's parts (the wasm32 target, clippy, rustfmt):
+#                                the test command does this first and the rest in the
+#                                background, beside the stages that need nothing else
 set -euo pipefail
 cd "$(dirname "$0")/.."
+part=${1:-all}
+case "$part" in
+  all | rust) ;;
+  *)
+    echo "usage: bash scripts/setup.sh [rust]" >&2
+    exit 2
+    ;;
+esac
 
 say() { printf '[setup] %s\n' "$*"; }
 
@@ -31,6 +44,9 @@ for component in clippy rustfmt; do
 done
 
 export PATH="$HOME/.cargo/bin:$PATH"
+if [ "$part" = rust ]; then
+  exit 0
+fi
 
 # The two cargo installs are independent: on a bare machine they compile side by side (each is
 # a long chain of crates that keeps one core busy much of the time), and their logs are shown
@@ -38,8 +54,12 @@ export PATH="$HOME/.cargo/bin:$PATH"
 pids=()
 logs=$(mktemp -d)
 if ! command -v wasm-pack >/dev/null 2>&1; then
-  say "installing wasm-pack (about 3 minutes, beside wasm-bindgen-cli)"
-  cargo install wasm-pack --locked >"$logs/wasm-pack.log" 2>&1 &
+  # Built without optimisation (--debug): wasm-pack only reads the manifest and starts cargo,
+  # wasm-bindgen and the test runner, so its own speed does not matter, and its long list of
+  # dependencies compiles in about half the time. wasm-bindgen, which rewrites every wasm the
+  # project builds (the test wasm is about 23 MB), keeps the release profile.
+  say "installing wasm-pack (unoptimised, beside wasm-bindgen-cli)"
+  cargo install wasm-pack --locked --debug >"$logs/wasm-pack.log" 2>&1 &
   pids+=("$!:wasm-pack")
 fi
 

@@ -128,22 +128,31 @@ cargo fmt --all --check
 stage "clippy native (all targets, playground and lab)"
 cargo clippy --workspace --all-targets -- -D warnings
 
-# Built now, beside the installs; run once the servers and the browser are there.
-stage "build: the native tests, the fuzz target, the lab (and its planted-bug twin)"
+# The wasm32 target is there (setup.sh rust), so the wasm lint runs beside the installs too.
+stage "clippy wasm32 (lib + tests, and the first stage's lib)"
+cargo clippy --lib --tests --target wasm32-unknown-unknown --features search-api -- -D warnings
+cargo clippy --lib --target wasm32-unknown-unknown --features first-stage -- -D warnings
+
+# Built now, beside the installs; run once the servers and the browser are there. The wasm32
+# test build is the one `wasm-pack test` makes (`cargo build --tests`, debug, no features).
+stage "build: the native tests, the fuzz target, the lab (and its planted-bug twin), the wasm32 tests"
 cargo test --no-run -q
 cargo build -q -p fencing-lab-clockshim
 cargo test --no-run -q -p fencing-lab
 bash scripts/lab-check.sh --build-only
+cargo build -q --tests --target wasm32-unknown-unknown
 
-# The native tests need no tools either: they run while the installs may still be going.
-stage "cargo test (native)"
+# The native tests and the lab's own unit tests need no tools either: they run while the
+# installs may still be going.
+stage "cargo test (native), and the lab's unit tests"
 cargo test
+cargo test -q -p fencing-lab --lib
 
 stage "wait for the installs (scripts/setup.sh)"
 join setup
 
-stage "lab: unit tests (one preloads the clock shim into a real redis-server)"
-cargo test -q -p fencing-lab
+stage "lab: integration tests (one preloads the clock shim into a real redis-server)"
+cargo test -q -p fencing-lab --bins --test '*'
 
 # The lab (scripts/lab-check.sh): every preset and every saved case of lab/corpus/ against real
 # redis-server, PostgreSQL, etcd and ZooKeeper servers it starts on loopback, compared with the
@@ -159,10 +168,6 @@ bg lab timeout 900 bash scripts/lab-check.sh --run-only
 # stage's; most of it is one core in fat LTO and wasm-opt.
 bg "release build" nice -n 10 bash scripts/build.sh
 join lab
-
-stage "clippy wasm32 (lib + tests, and the first stage's lib)"
-cargo clippy --lib --tests --target wasm32-unknown-unknown --features search-api -- -D warnings
-cargo clippy --lib --target wasm32-unknown-unknown --features first-stage -- -D warnings
 
 # wasm-bindgen-test in headless Chromium, with Debian's chromedriver (wasm-pack must not download
 # one). The runner merges webdriver.json (crate root) into the capabilities: it pins --no-sandbox,

@@ -48,14 +48,18 @@ node scripts/short-imports.mjs "dist/pkg/${crate}.js" "dist/pkg/${crate}_bg.wasm
 # so the page's first download does not carry it. The search is optimised for speed, not size
 # like the page: it is loaded late, and its throughput is what the reader waits on. The crate
 # alone is built at opt-level 3 (a profile override for this package; the fat LTO that makes the
-# wasm runs at the crate's level), so the dependencies' release builds above are reused: one
-# compile of them serves the page, the search and the first stage (a target directory of its
-# own cost about a minute more per build on 2 cores; the throughput is the same, see
-# BENCHMARKS.md). wasm-opt -O3 then optimises the whole module for speed.
+# wasm runs at the crate's level). wasm-opt -O3 then optimises the whole module for speed.
+#
+# Each variant builds in a target directory of its own under the main one: cargo keeps one
+# build of this crate's library per target directory whatever its features, so in one directory
+# the three builds replaced each other and every run compiled all three again (about 80 s on 2
+# cores), also when nothing had changed. Apart, each compiles its dependencies once (the search
+# and the first stage leave Yew out, so theirs are small; the page's were shared before, to save
+# about a minute per build on a machine's first build) and nothing on a run where nothing changed.
 echo "[build] cargo build (release, the crate at opt-level 3, wasm32, feature search-worker) for the search workers"
 cargo build --release --config 'profile.release.package.fencing-playground.opt-level=3' \
-  --target wasm32-unknown-unknown --lib --features search-worker
-cp "$wasm_in" "$raw/search.wasm"
+  --target wasm32-unknown-unknown --lib --features search-worker --target-dir "$target/variants/search"
+cp "$target/variants/search/wasm32-unknown-unknown/release/$crate.wasm" "$raw/search.wasm"
 wasm-bindgen --target web --typescript --out-dir dist/pkg-search --out-name search "$raw/search.wasm"
 WASM_OPT_LEVEL=-O3 bash scripts/wasm-opt.sh dist/pkg-search/search_bg.wasm dist/pkg-search/search_bg.wasm.opt
 mv dist/pkg-search/search_bg.wasm.opt dist/pkg-search/search_bg.wasm
@@ -63,11 +67,11 @@ rm -f dist/pkg-search/.gitignore
 
 # The first stage (src/first/, www/first.js): the default scenario's verdict and timeline,
 # drawn without Yew, which a first visit downloads first and can drag while the full page
-# loads. Same profile and target directory as the page: only the crate is compiled again.
-# Each build overwrites the one .wasm cargo writes, so wasm-bindgen reads it right after.
+# loads. Same profile as the page, in a target directory of its own (see the search's above).
 echo "[build] cargo build (release, wasm32, feature first-stage) for the first stage"
-cargo build --release --target wasm32-unknown-unknown --lib --features first-stage
-cp "$wasm_in" "$raw/first.wasm"
+cargo build --release --target wasm32-unknown-unknown --lib --features first-stage \
+  --target-dir "$target/variants/first"
+cp "$target/variants/first/wasm32-unknown-unknown/release/$crate.wasm" "$raw/first.wasm"
 wasm-bindgen --target web --typescript --out-dir dist/pkg-first --out-name first "$raw/first.wasm"
 cat scripts/dom-patch.js >> dist/pkg-first/first.js
 bash scripts/wasm-opt.sh dist/pkg-first/first_bg.wasm dist/pkg-first/first_bg.wasm.opt

@@ -2,9 +2,11 @@
 #
 # A clone with no target/ of its own (a fresh clone, as CI makes) builds in
 #   ${FENCING_CACHE_DIR:-~/.cache/fencing-playground}/target-<key>
-# where <key> hashes the toolchain (`rustc -vV`), Cargo.lock and rust-toolchain.toml: the first
-# clone on a bare machine fills it, and the next reuses the dependencies it compiled and, through
-# scripts/restore-mtimes.mjs, every workspace crate whose sources have not changed. A checkout
+# where <key> hashes the toolchain (`rustc -vV` and rust-toolchain.toml): the first clone on a
+# bare machine fills it, and the next reuses the dependencies it compiled and, through
+# scripts/restore-mtimes.mjs, every workspace crate whose sources have not changed. Cargo.lock is
+# not in the key: cargo rebuilds what a changed lock file changes, and reuses the rest. What an
+# older lock file left behind stays, so a directory past 20 GB is emptied first. A checkout
 # that has a target/ (a developer's, built by hand) keeps building there, untouched;
 # FENCING_SHARED_TARGET=1 makes it use the shared one too, FENCING_SHARED_TARGET=0 never.
 #
@@ -12,7 +14,7 @@
 # that restored them first. Runs take a lock (one at a time), and a run that finds a build newer
 # than the last run's end (a build outside a run, or a run that was killed) forgets the manifest:
 # every workspace crate is rebuilt once, the dependencies are still reused.
-# Only the two most recently used keys are kept.
+# Only the two most recently used keys (toolchains) are kept.
 
 shared_target() {
   local own=${FENCING_SHARED_TARGET:-auto}
@@ -22,7 +24,7 @@ shared_target() {
   fi
   local root=${FENCING_CACHE_DIR:-${XDG_CACHE_HOME:-$HOME/.cache}/fencing-playground}
   local key
-  key=$({ rustc -vV; cat Cargo.lock rust-toolchain.toml; } | sha256sum | cut -c1-16)
+  key=$({ rustc -vV; cat rust-toolchain.toml; } | sha256sum | cut -c1-16)
   local dir="$root/target-$key"
   mkdir -p "$dir"
   # One run at a time: file descriptor 9 holds the lock until this shell exits.
@@ -30,6 +32,13 @@ shared_target() {
   if ! flock -n 9; then
     echo "[cache] another run is using $dir: waiting for it"
     flock 9
+  fi
+  local kb
+  kb=$(du -sk "$dir" 2>/dev/null | cut -f1)
+  if [ "${kb:-0}" -gt $((20 * 1024 * 1024)) ]; then
+    echo "[cache] $dir holds $((kb / 1024 / 1024)) GB: emptied, this run builds everything"
+    rm -rf "$dir"
+    mkdir -p "$dir"
   fi
   export CARGO_TARGET_DIR="$dir"
   local forget=
@@ -46,7 +55,7 @@ shared_target() {
   node scripts/restore-mtimes.mjs "$dir/.sources.json" $forget
   echo "[cache] building in $dir"
   touch "$dir"
-  # Older keys (another toolchain or Cargo.lock): all but the two most recently used go.
+  # Older keys (another toolchain): all but the two most recently used go.
   local old
   for old in $(ls -1dt "$root"/target-*/ 2>/dev/null | tail -n +3); do
     echo "[cache] removing an old target directory: $old"

@@ -46,12 +46,17 @@ RANDOM_BUDGET_S=80
 MUTATION_BUDGET_S=45
 # Where cargo builds: the shared target directory when the test command chose one
 # (scripts/cache.sh exports CARGO_TARGET_DIR), else this checkout's own.
-bin=${CARGO_TARGET_DIR:-target}/debug
+target=${CARGO_TARGET_DIR:-target}
+bin=$target/debug
 # `--run-only` skips the builds (the test command has just made both): in the background its
 # `cargo build` waited up to 70 s for the build directory's lock the other stages held.
+# The planted build has a target directory of its own: cargo keeps one build of the model's
+# library per directory whatever its features, so in one directory the planted and the true
+# build replaced each other and every run compiled both again (about 70 cpu-s) even when
+# nothing had changed; apart, the planted one compiles its dependencies once.
 if [ "${1:-}" != "--run-only" ]; then
-  cargo build -q -p fencing-lab --features planted-bug
-  cp "$bin/fencing-lab" "$bin/fencing-lab-planted"
+  cargo build -q -p fencing-lab --features planted-bug --target-dir "$target/variants/planted"
+  cp "$target/variants/planted/debug/fencing-lab" "$bin/fencing-lab-planted"
   cargo build -q -p fencing-lab -p fencing-lab-clockshim
 fi
 if [ "${1:-}" = "--build-only" ]; then exit 0; fi

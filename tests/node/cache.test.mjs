@@ -18,8 +18,8 @@ const cacheDir = join(work, 'cache');
 const git = (cwd, ...args) =>
   execFileSync('git', ['-c', 'user.name=t', '-c', 'user.email=t@t', ...args], { cwd }).toString();
 
-// A repository shaped like this one as far as cache.sh cares: Cargo.lock, rust-toolchain.toml
-// (any content: both only enter the key) and scripts/ with the two files under test.
+// A repository shaped like this one as far as cache.sh cares: rust-toolchain.toml
+// (the key), a lock file and scripts/ with the two files under test.
 mkdirSync(join(origin, 'src'), { recursive: true });
 mkdirSync(join(origin, 'scripts'));
 cpSync(join(scripts, 'cache.sh'), join(origin, 'scripts/cache.sh'));

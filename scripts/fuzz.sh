@@ -29,11 +29,13 @@ fi
 # native build first, so the compile does not eat into the Node half), and each one's output
 # is shown whole once both are done.
 status=0
-cargo test --quiet --test fuzz --no-run
+# (--workspace: the same package selection as the test command's other native builds, so the
+# playground's library is not rebuilt with other features; scripts/test.sh says why.)
+cargo test --quiet --workspace --test fuzz --no-run
 logs=$(mktemp -d)
 echo "[fuzz] native: replay tests/fuzz/corpus/, then ${native} s (cargo test --test fuzz: overflow checks and debug assertions on), beside"
 echo "[fuzz] node: replay tests/fuzz/corpus/, then ${node_seconds} s (node tests/fuzz/node.mjs)"
-FUZZ_SECONDS=$native FUZZ_SEED=$seed cargo test --quiet --test fuzz -- --nocapture >"$logs/native" 2>&1 &
+FUZZ_SECONDS=$native FUZZ_SEED=$seed cargo test --quiet --workspace --test fuzz -- --nocapture >"$logs/native" 2>&1 &
 native_pid=$!
 node tests/fuzz/node.mjs "$node_seconds" "$seed" >"$logs/node" 2>&1 &
 node_pid=$!

@@ -57,7 +57,10 @@ bin=$target/debug
 if [ "${1:-}" != "--run-only" ]; then
   cargo build -q -p fencing-lab --features planted-bug --target-dir "$target/variants/planted"
   cp "$target/variants/planted/debug/fencing-lab" "$bin/fencing-lab-planted"
-  cargo build -q -p fencing-lab -p fencing-lab-clockshim
+  # As the test command builds the native tests (the whole workspace, so the playground's
+  # library is built with the same features and not replaced), which also builds the lab.
+  cargo test --workspace --no-run -q
+  cargo build -q -p fencing-lab-clockshim
 fi
 if [ "${1:-}" = "--build-only" ]; then exit 0; fi
 # The lab gives its own timing thread and the servers it starts a higher priority (servers.rs);

@@ -135,24 +135,28 @@ cargo clippy --lib --target wasm32-unknown-unknown --features first-stage -- -D 
 
 # Built now, beside the installs; run once the servers and the browser are there. The wasm32
 # test build is the one `wasm-pack test` makes (`cargo build --tests`, debug, no features).
+# Every native test command names the whole workspace: cargo resolves the features of the
+# crates' dependencies per command, from the packages it is given, and the lab's (its Redis and
+# ZooKeeper clients) turn on features the playground's alone do not; a command for one package
+# and one for another then built the playground's library differently, each replacing the
+# other's, and a run where nothing had changed recompiled it and its tests (about 70 s).
 stage "build: the native tests, the fuzz target, the lab (and its planted-bug twin), the wasm32 tests"
-cargo test --no-run -q
+cargo test --workspace --no-run -q
 cargo build -q -p fencing-lab-clockshim
-cargo test --no-run -q -p fencing-lab
 bash scripts/lab-check.sh --build-only
 cargo build -q --tests --target wasm32-unknown-unknown
 
 # The native tests and the lab's own unit tests need no tools either: they run while the
-# installs may still be going.
+# installs may still be going (the lab's integration tests start a real redis-server: later).
 stage "cargo test (native), and the lab's unit tests"
-cargo test
-cargo test -q -p fencing-lab --lib
+cargo test --workspace --lib --bins --test suite --test fuzz
+cargo test --workspace --doc
 
 stage "wait for the installs (scripts/setup.sh)"
 join setup
 
 stage "lab: integration tests (one preloads the clock shim into a real redis-server)"
-cargo test -q -p fencing-lab --bins --test '*'
+cargo test -q --workspace --test replay --test shim
 
 # The lab (scripts/lab-check.sh): every preset and every saved case of lab/corpus/ against real
 # redis-server, PostgreSQL, etcd and ZooKeeper servers it starts on loopback, compared with the

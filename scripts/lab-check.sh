@@ -44,6 +44,14 @@ JOBS=${FENCING_LAB_JOBS:-2}
 # bug goes uncaught.
 RANDOM_BUDGET_S=80
 MUTATION_BUDGET_S=45
+# A loaded machine makes the lab slower, never red. Under `stress-ng --cpu 2` (2026-12-07, at
+# 0381624) the presets step reran 37 runs and redlock-order-fenced stayed late at scale 80 (a
+# round 0.44 simulated ms late, 35 real ms), failing the run with nothing wrong: so up to five
+# tries (scales 20 to 320; a late run at 80 is on time at 160 if its real lateness stays), and
+# the presets' budget is 600 s instead of 210 (about 70 s on a quiet machine: the budget only
+# stops a run that cannot end). docs/conformance.md states both.
+TRIES=5
+PRESETS_BUDGET_S=600
 # Where cargo builds: the shared target directory when the test command chose one
 # (scripts/cache.sh exports CARGO_TARGET_DIR), else this checkout's own.
 target=${CARGO_TARGET_DIR:-target}
@@ -68,9 +76,9 @@ if [ "${1:-}" = "--build-only" ]; then exit 0; fi
 lab() { "$@"; }
 start=$SECONDS
 echo "[lab] presets and saved cases, $JOBS at once"
-lab "$bin/fencing-lab" --jobs "$JOBS"
+lab "$bin/fencing-lab" --jobs "$JOBS" --tries "$TRIES" --budget-s "$PRESETS_BUDGET_S"
 echo "[lab] random batch: seed $SEED, $COUNT cases, $JOBS at once ($((SECONDS - start)) s so far)"
-lab "$bin/fencing-lab" random --seed "$SEED" --count "$COUNT" --budget-s "$RANDOM_BUDGET_S" --jobs "$JOBS"
+lab "$bin/fencing-lab" random --seed "$SEED" --count "$COUNT" --budget-s "$RANDOM_BUDGET_S" --jobs "$JOBS" --tries "$TRIES"
 echo "[lab] mutation test: the planted bug must be caught in seed $MUTATION_SEED's cases ($((SECONDS - start)) s so far)"
 planted_log=$(mktemp)
 trap 'rm -f "$planted_log"' EXIT

@@ -54,12 +54,20 @@ try {
       }
     }
     // Some parts render a few frames later: the heights count once every one of them has held
-    // for 20 frames.
+    // for 20 frames and for a second. On a loaded machine (stress-ng --cpu 2, 2026-12-07) 20
+    // frames alone once ended before a late part was drawn, and --check failed with nothing
+    // changed.
     let heights = all.map(() => -1);
-    for (let same = 0, frames = 0; same < 20 && frames < 600; frames++) {
+    let changed = performance.now();
+    for (let same = 0, frames = 0; (same < 20 || performance.now() - changed < 1000) && frames < 3000; frames++) {
       await new Promise((ok) => requestAnimationFrame(ok));
       const now = all.map(({ el }) => Math.ceil(el.getBoundingClientRect().height));
-      same = now.every((h, i) => h === heights[i]) ? same + 1 : 0;
+      if (now.every((h, i) => h === heights[i])) {
+        same += 1;
+      } else {
+        same = 0;
+        changed = performance.now();
+      }
       heights = now;
     }
     /** @type {Record<string, { compact: number, full: number }>} */
@@ -87,6 +95,9 @@ ${Object.entries(presets).map(([id, h]) => `    '${id}': { compact: ${h.compact}
 if (process.argv.includes('--check')) {
   const now = await readFile(OUT, 'utf8').catch(() => '');
   if (now !== text) {
+    const was = new Set(now.split('\n'));
+    const differ = text.split('\n').filter((line) => !was.has(line));
+    console.error(`measured now, not in the committed file:\n${differ.join('\n')}`);
     console.error('www/embed-heights.js is not what scripts/embed-heights.mjs writes: run it and commit the file');
     process.exit(1);
   }

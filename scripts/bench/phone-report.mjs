@@ -6,8 +6,7 @@
 //
 //   node scripts/bench/phone-report.mjs PHONE.json SIZES.json
 import { readFileSync } from 'node:fs';
-import { execFileSync } from 'node:child_process';
-import { fileURLToPath } from 'node:url';
+import { measuredCommit } from './measured-commit.mjs';
 
 const [phoneFile, sizesFile] = process.argv.slice(2);
 /** @type {import('./phone.mjs').PhoneBench} */
@@ -28,22 +27,6 @@ const TARGET_MS = 1500;
 // The first visit's budget, as the size guard states it (scripts/bench/sizes.mjs, in SIZES.json).
 const TARGET_BYTES = sizes.budget;
 
-/**
- * The commit measured: HEAD, and "+ uncommitted changes" when the checkout differs from it.
- * BENCHMARKS.md does not count: scripts/bench.sh is writing it while this runs.
- */
-function measuredCommit() {
-  const root = fileURLToPath(new URL('../..', import.meta.url));
-  /** @param {string[]} args */
-  const git = (args) => execFileSync('git', args, { cwd: root, encoding: 'utf8', stdio: ['ignore', 'pipe', 'ignore'] }).trim();
-  try {
-    const head = git(['rev-parse', '--short', 'HEAD']);
-    const changes = git(['status', '--porcelain', '--', '.', ':(exclude)BENCHMARKS.md']);
-    return changes ? `${head} + uncommitted changes` : head;
-  } catch {
-    return 'commit unknown (not a git checkout)';
-  }
-}
 
 const lines = [];
 lines.push('## On a phone: download and first interactive', '');

@@ -4,10 +4,10 @@
 // sections of what this folder holds. scripts/bench.sh appends the other sections after it.
 // Everything it writes is this run's; what earlier runs measured is in docs/benchmarks-history.md.
 import { existsSync, readFileSync } from 'node:fs';
-import { execFileSync, execSync } from 'node:child_process';
-import { fileURLToPath } from 'node:url';
+import { execSync } from 'node:child_process';
 import os from 'node:os';
 import { dragSection } from './drag-report.mjs';
+import { measuredCommit } from './measured-commit.mjs';
 
 /**
  * The outputs read here, as the scripts that write them print them (the native ones come from
@@ -48,22 +48,6 @@ const phases = readFileSync(`${dir}/phases.txt`, 'utf8').trim();
 /** @param {string} cmd */
 const sh = (cmd) => { try { return execSync(cmd, { encoding: 'utf8' }).trim(); } catch { return 'unknown'; } };
 
-/**
- * The commit measured: HEAD, and "+ uncommitted changes" when the checkout differs from it.
- * BENCHMARKS.md does not count: scripts/bench.sh is writing it while this runs.
- */
-function measuredCommit() {
-  const root = fileURLToPath(new URL('../..', import.meta.url));
-  /** @param {string[]} args */
-  const git = (args) => execFileSync('git', args, { cwd: root, encoding: 'utf8', stdio: ['ignore', 'pipe', 'ignore'] }).trim();
-  try {
-    const head = git(['rev-parse', '--short', 'HEAD']);
-    const changes = git(['status', '--porcelain', '--', '.', ':(exclude)BENCHMARKS.md']);
-    return changes ? `${head} + uncommitted changes` : head;
-  } catch {
-    return 'commit unknown (not a git checkout)';
-  }
-}
 const date = new Date().toISOString().slice(0, 10);
 const commit = measuredCommit();
 const when = `${date}, at ${commit}`;

@@ -7,10 +7,10 @@
 // where native.json is what `cargo run --release --example search_bench` printed. Prints a
 // Markdown section for BENCHMARKS.md, with the date and commit measured.
 import { readFileSync } from 'node:fs';
-import { execFileSync } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import { Worker, isMainThread, parentPort, workerData } from 'node:worker_threads';
 import os from 'node:os';
+import { measuredCommit } from './measured-commit.mjs';
 
 // The search workers' package (feature search-worker), as the page's finder loads it.
 const pkg = fileURLToPath(new URL('../../dist/pkg-search/', import.meta.url));
@@ -26,22 +26,6 @@ const spec = (budget) => ({
   faults: ['pause', 'delay', 'client_crash'], maxFaults: 2, failure: 'stale_write_accepted', budget, strategy: 'exhaustive',
 });
 
-/**
- * The commit measured: HEAD, and "+ uncommitted changes" when the checkout differs from it.
- * BENCHMARKS.md does not count: scripts/bench.sh is writing it while this runs.
- */
-function measuredCommit() {
-  const root = fileURLToPath(new URL('../..', import.meta.url));
-  /** @param {string[]} args */
-  const git = (args) => execFileSync('git', args, { cwd: root, encoding: 'utf8', stdio: ['ignore', 'pipe', 'ignore'] }).trim();
-  try {
-    const head = git(['rev-parse', '--short', 'HEAD']);
-    const changes = git(['status', '--porcelain', '--', '.', ':(exclude)BENCHMARKS.md']);
-    return changes ? `${head} + uncommitted changes` : head;
-  } catch {
-    return 'commit unknown (not a git checkout)';
-  }
-}
 
 if (!isMainThread) {
   // A worker: scan its half of the numbers and say how long it took.

@@ -1,0 +1,72 @@
+#!/usr/bin/env bash
+# The test command's checks that measure no time, run while the lab runs (scripts/test.sh starts
+# this in the background on core 0, as SCHED_IDLE, and gives it both cores back when the lab
+# ends). Each step prints its own wall time; they stop at the first failure. Their order: what
+# the browser tests need first (the release build), then what has a time budget of its own (the
+# fuzz's seconds, wasm-pack's session limit) while the lab still leaves it a core, then the rest.
+# Run by hand it needs what the test command has done before it: the installs and the builds.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+export PATH="$HOME/.cargo/bin:$PATH"
+
+steps_file=${FENCING_STEPS_FILE:-/dev/null}
+step_name=
+step_start=$SECONDS
+step() {
+  end_step
+  step_name=$1
+  step_start=$SECONDS
+  printf '\n-------------------- %s --------------------\n' "$1"
+}
+end_step() {
+  if [ -n "$step_name" ]; then
+    printf '%5ss          %s\n' $((SECONDS - step_start)) "  beside the lab: $step_name" >>"$steps_file"
+  fi
+}
+
+# Three release wasm builds (scripts/build.sh): the page's, the search workers' and the first
+# stage's; most of it is one core in fat LTO and wasm-opt.
+step "release build (scripts/build.sh)"
+bash scripts/build.sh
+
+# The saved reproducers are replayed, then one seeded minute of fuzzing, half native (the test
+# profile's build of tests/fuzz, built by the test command: overflow checks and debug assertions
+# on) and half under Node against the package just built, one after the other: on one core,
+# side by side, each would get half of its seconds.
+step "fuzz: replay corpus, then 60 s seeded (FUZZ_SEED=1 FUZZ_SERIAL=1 scripts/fuzz.sh 60)"
+FUZZ_SEED=1 FUZZ_SERIAL=1 bash scripts/fuzz.sh 60
+
+# wasm-bindgen-test in headless Chromium, with Debian's chromedriver (wasm-pack must not download
+# one). The runner merges webdriver.json (crate root) into the capabilities: it pins --no-sandbox,
+# needed as root, and turns off Chromium's background network traffic.
+# The runner's session limit (WASM_BINDGEN_TEST_TIMEOUT, 20 s by default, counted from before
+# the debug wasm is compiled) is a hang guard here, not a time assertion: 5 minutes.
+step "wasm-pack test (headless Chromium)"
+WASM_BINDGEN_TEST_TIMEOUT=300 wasm-pack test --headless --chrome --chromedriver /usr/bin/chromedriver
+
+# Sizes are deterministic, so the first-visit size is checked here (times are only benchmarked).
+step "size guard (node scripts/bench/sizes.mjs --check)"
+node scripts/bench/sizes.mjs --check
+
+# The heights an embed keeps before it starts (www/embed-heights.js) must be what the release
+# build measures, so a layout change that forgets to regenerate them fails here. It waits for
+# every embed to hold its height (frames and a second), so a slow core draws late, never wrong.
+step "embed heights (node scripts/embed-heights.mjs --check)"
+node scripts/embed-heights.mjs --check
+
+# The JavaScript is type-checked (// @ts-check in www/ and scripts/) against the .d.ts files
+# the release build generated.
+step "typecheck (bash scripts/typecheck.sh)"
+bash scripts/typecheck.sh
+
+# The release package's JS API, loaded under Node (no browser): tests/node/*.test.mjs. The
+# search API is tested through the search workers' package (dist/pkg-search/).
+step "node API tests (node --test tests/node/*.test.mjs)"
+node --test tests/node/*.test.mjs
+
+# The native tests and the lab's own unit tests (built by the test command): no time measured.
+step "cargo test (native), and the lab's unit tests"
+cargo test --workspace --lib --bins --test suite --test fuzz
+cargo test --workspace --doc
+
+end_step

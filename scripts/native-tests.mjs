@@ -1,0 +1,73 @@
+// @ts-check
+// Runs the workspace's native test binaries (the libraries', the binaries', tests/suite and
+// tests/fuzz) for some packages only, without building anything `cargo test --workspace` has not:
+//
+//   node scripts/native-tests.mjs --only fencing-lab     the lab's unit tests
+//   node scripts/native-tests.mjs --except fencing-lab   every other package's
+//
+// Why not `cargo test -p …`: cargo unifies the dependencies' features over the packages a command
+// names, and the lab's turn on features the playground's alone do not, so a command for part of
+// the workspace builds the playground's library again, differently (scripts/test.sh says more).
+// Here cargo is asked, for the whole workspace, where its test binaries are (it builds what is
+// missing, which after the test command's build is nothing), and each binary of the chosen
+// packages is run as `cargo test` runs it: from its package's folder, with CARGO_MANIFEST_DIR set.
+// The test command splits the two because the lab's unit tests time real sockets and sleeps: they
+// run in the lab's step, the rest beside it on a core of their own.
+import { spawnSync } from 'node:child_process';
+import { dirname } from 'node:path';
+
+const [mode, pkg] = process.argv.slice(2);
+if ((mode !== '--only' && mode !== '--except') || !pkg) {
+  console.error('usage: node scripts/native-tests.mjs --only|--except PACKAGE');
+  process.exit(2);
+}
+
+const cargo = spawnSync(
+  'cargo',
+  ['test', '--workspace', '--lib', '--bins', '--test', 'suite', '--test', 'fuzz', '--no-run', '--message-format=json'],
+  { encoding: 'utf8', maxBuffer: 256 * 1024 * 1024, stdio: ['ignore', 'pipe', 'inherit'] },
+);
+if (cargo.status !== 0) {
+  console.error(`[native-tests] cargo test --no-run failed (exit ${cargo.status})`);
+  process.exit(cargo.status ?? 1);
+}
+
+/** @type {{ name: string, target: string, exe: string, dir: string }[]} */
+const binaries = [];
+for (const line of cargo.stdout.split('\n')) {
+  if (!line.startsWith('{')) continue;
+  const m = JSON.parse(line);
+  if (m.reason !== 'compiler-artifact' || !m.executable || !m.profile?.test) continue;
+  // package_id: "path+file:///…/lab#fencing-lab@0.1.0" or "…#0.1.0" when the folder is the name.
+  const name = m.manifest_path && m.package_id ? packageName(m.package_id, m.manifest_path) : '';
+  const chosen = mode === '--only' ? name === pkg : name !== pkg;
+  if (chosen) binaries.push({ name, target: m.target.name, exe: m.executable, dir: dirname(m.manifest_path) });
+}
+if (mode === '--only' && binaries.length === 0) {
+  console.error(`[native-tests] no test binary of package ${pkg}`);
+  process.exit(1);
+}
+
+let failed = 0;
+for (const b of binaries) {
+  console.log(`\n[native-tests] ${b.name}: ${b.target} (${b.exe})`);
+  const run = spawnSync(b.exe, [], { cwd: b.dir, stdio: 'inherit', env: { ...process.env, CARGO_MANIFEST_DIR: b.dir, CARGO_PKG_NAME: b.name } });
+  if (run.status !== 0) {
+    console.error(`[native-tests] ${b.name}: ${b.target} failed (exit ${run.status ?? run.signal})`);
+    failed++;
+  }
+}
+process.exit(failed ? 1 : 0);
+
+/**
+ * The package's name from cargo's package id: after '#' comes `name@version`, or the version
+ * alone when the name is the folder's.
+ * @param {string} id
+ * @param {string} manifest
+ */
+function packageName(id, manifest) {
+  const tail = id.slice(id.lastIndexOf('#') + 1);
+  const at = tail.indexOf('@');
+  if (at > 0) return tail.slice(0, at);
+  return dirname(manifest).split('/').at(-1) ?? '';
+}

@@ -397,6 +397,41 @@ pub(crate) fn behind_at_difference(
         })
 }
 
+/// Before a difference at `until_ms` (simulated ms) in one stream: a fact of any stream, the
+/// same in the lab and the model and at or before that instant in the model, that the run did
+/// more than `slack_ms` after the model's instant for it (another client's debit or lock reply
+/// held up by a loaded machine, whose lateness the differing client then acted on). Only facts
+/// before each stream's own first difference count: their pairing is certain. Measured from the
+/// run's own timestamps, so a difference with every earlier fact on time stays a mismatch.
+pub(crate) fn behind_before(
+    model: &[(usize, Vec<Fact>)],
+    lab: &[(usize, Vec<Fact>)],
+    until_ms: f64,
+    slack_ms: f64,
+) -> Option<(usize, String)> {
+    model
+        .iter()
+        .zip(lab)
+        .flat_map(|((c, m), (_, l))| {
+            m.iter()
+                .zip(l)
+                .take_while(|(a, b)| a.text == b.text)
+                .map(move |pair| (*c, pair))
+        })
+        .filter(|(_, (a, b))| a.at_ms <= until_ms && b.at_ms - a.at_ms > slack_ms)
+        .min_by(|x, y| x.1 .0.at_ms.total_cmp(&y.1 .0.at_ms))
+        .map(|(c, (a, b))| {
+            (
+                c,
+                format!(
+                    "`{}` happened at {:.2} ms, the model's at {} ms: the run missed its \
+                     schedule before the first difference",
+                    b.text, b.at_ms, a.at_ms
+                ),
+            )
+        })
+}
+
 /// Compares what happened with the model's trace.
 pub fn judge(s: &Scenario, t: &Trace, h: &Happened) -> Judgement {
     let ops = match ops(h) {
@@ -444,6 +479,17 @@ pub fn judge(s: &Scenario, t: &Trace, h: &Happened) -> Judgement {
                 // at a larger scale.
                 if let Some(why) = behind_at_difference(m, l, k, LATE_AT_A_DIFFERENCE_MS) {
                     return Judgement::Late(format!("{name}'s {why}"));
+                }
+                // Or another client had: what this one met was already off the schedule.
+                let until = match (a, b) {
+                    (Some(a), Some(b)) => a.at_ms.min(b.at_ms),
+                    (Some(f), None) | (None, Some(f)) => f.at_ms,
+                    (None, None) => f64::MAX,
+                };
+                if let Some((other, why)) =
+                    behind_before(&model, &lab, until, LATE_AT_A_DIFFERENCE_MS)
+                {
+                    return Judgement::Late(format!("{}'s {why}", t.client_name(other)));
                 }
                 let show = |f: Option<&Fact>| {
                     f.map_or("(nothing)".to_string(), |f| {
@@ -717,6 +763,34 @@ mod tests {
         h.lines[0][2] = format!("op store 2 {} {} accepted 80", us(48) + 400, us(48) + 900);
         match judge(&s, &t, &h) {
             Judgement::Late(w) => assert!(w.contains("missed its schedule"), "{w}"),
+            other => panic!("{other:?}"),
+        }
+    }
+
+    /// The preset delayed-packet under load (lab/open/README.md): the client whose verdict
+    /// differs was on time, another client's debit before it was not. Measured lateness before
+    /// the difference makes it a missed schedule; with that debit on time, the same difference
+    /// is a mismatch.
+    #[test]
+    fn a_difference_after_another_client_fell_behind_is_late_on_time_a_mismatch() {
+        let s = preset("contract-4-fenced").expect("preset");
+        let t = run(&s);
+        let us = |ms: u64| ms * 20_000;
+        // A's debit accepted at the model's 45 ms, where the model rejects it.
+        let mut h = happened(33, 31);
+        h.lines[0][2] = format!("op store 2 {} {} accepted 80", us(45) + 400, us(45) + 900);
+        h.balance = 80;
+        assert!(matches!(judge(&s, &t, &h), Judgement::Differs(_)));
+        // The same, with B's debit (the model's 32 ms) done at 40 ms: B fell behind first.
+        h.lines[1][1] = format!("op send 1 {} {} 34", us(40), us(40));
+        h.lines[1][2] = format!("op store 1 {} {} accepted 90", us(40) + 400, us(40) + 900);
+        match judge(&s, &t, &h) {
+            Judgement::Late(w) => {
+                assert!(
+                    w.starts_with("B's") && w.contains("before the first difference"),
+                    "{w}"
+                )
+            }
             other => panic!("{other:?}"),
         }
     }

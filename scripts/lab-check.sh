@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # The lab's part of the test command, in four steps that stop at the first failure:
-#   0. the lab's own unit tests, which time real sockets, proxies and sleeps;
+#   0. the lab's own unit and integration tests, which time real sockets, servers and sleeps;
 #   1. every preset and every saved case (lab/corpus/) against the real servers, compared with
 #      the committed tables (`fencing-lab --jobs $JOBS`: that many at once, each worker with its
 #      own servers);
@@ -76,10 +76,12 @@ if [ "${1:-}" = "--build-only" ]; then exit 0; fi
 # the rest of it runs as any process, so the browser tests beside it keep their share.
 lab() { "$@"; }
 start=$SECONDS
-# The lab's own unit tests time real sockets, proxies and sleeps: they run here, with the lab's
-# steps, not beside them among the checks that measure no time (scripts/test.sh).
-echo "[lab] the lab's unit tests (node scripts/native-tests.mjs --only fencing-lab)"
-node scripts/native-tests.mjs --only fencing-lab
+# The lab's own tests time real sockets, proxies, servers and sleeps: they run here, with the
+# lab's steps, not beside them among the checks that measure no time (scripts/test.sh). Its unit
+# tests and its two integration tests (a replay against a real redis-server, the clock shim
+# preloaded into one) run side by side: they mostly wait.
+echo "[lab] the lab's unit and integration tests (node scripts/native-tests.mjs --only fencing-lab --parallel)"
+node scripts/native-tests.mjs --only fencing-lab --parallel
 echo "[lab] presets and saved cases, $JOBS at once ($((SECONDS - start)) s so far)"
 lab "$bin/fencing-lab" --jobs "$JOBS" --tries "$TRIES" --budget-s "$PRESETS_BUDGET_S"
 echo "[lab] random batch: seed $SEED, $COUNT cases, $JOBS at once ($((SECONDS - start)) s so far)"

@@ -1,9 +1,14 @@
 // @ts-check
 // Runs the workspace's native test binaries (the libraries', the binaries', tests/suite and
-// tests/fuzz) for some packages only, without building anything `cargo test --workspace` has not:
+// tests/fuzz, the lab's tests/replay and tests/shim) for some packages only, without building
+// anything `cargo test --workspace` has not:
 //
-//   node scripts/native-tests.mjs --only fencing-lab     the lab's unit tests
-//   node scripts/native-tests.mjs --except fencing-lab   every other package's
+//   node scripts/native-tests.mjs --only fencing-lab [--parallel]   the lab's unit and
+//                                                                   integration tests
+//   node scripts/native-tests.mjs --except fencing-lab              every other package's
+//
+// --parallel runs the binaries all at once (each one's output is shown whole when it ends):
+// the lab's mostly wait on sockets, servers and sleeps.
 //
 // Why not `cargo test -p …`: cargo unifies the dependencies' features over the packages a command
 // names, and the lab's turn on features the playground's alone do not, so a command for part of
@@ -13,18 +18,19 @@
 // packages is run as `cargo test` runs it: from its package's folder, with CARGO_MANIFEST_DIR set.
 // The test command splits the two because the lab's unit tests time real sockets and sleeps: they
 // run in the lab's step, the rest beside it on a core of their own.
-import { spawnSync } from 'node:child_process';
+import { spawn, spawnSync } from 'node:child_process';
 import { dirname } from 'node:path';
 
-const [mode, pkg] = process.argv.slice(2);
-if ((mode !== '--only' && mode !== '--except') || !pkg) {
-  console.error('usage: node scripts/native-tests.mjs --only|--except PACKAGE');
+const [mode, pkg, ...rest] = process.argv.slice(2);
+const parallel = rest.includes('--parallel');
+if ((mode !== '--only' && mode !== '--except') || !pkg || rest.some((a) => a !== '--parallel')) {
+  console.error('usage: node scripts/native-tests.mjs --only|--except PACKAGE [--parallel]');
   process.exit(2);
 }
 
 const cargo = spawnSync(
   'cargo',
-  ['test', '--workspace', '--lib', '--bins', '--test', 'suite', '--test', 'fuzz', '--no-run', '--message-format=json'],
+  ['test', '--workspace', '--lib', '--bins', ...['suite', 'fuzz', 'replay', 'shim'].flatMap((t) => ['--test', t]), '--no-run', '--message-format=json'],
   { encoding: 'utf8', maxBuffer: 256 * 1024 * 1024, stdio: ['ignore', 'pipe', 'inherit'] },
 );
 if (cargo.status !== 0) {
@@ -48,13 +54,44 @@ if (mode === '--only' && binaries.length === 0) {
   process.exit(1);
 }
 
+/** @param {{ name: string, target: string, exe: string, dir: string }} b */
+const envOf = (b) => ({ ...process.env, CARGO_MANIFEST_DIR: b.dir, CARGO_PKG_NAME: b.name });
+/** @param {{ name: string, target: string }} b @param {number | null} status @param {string | null} signal */
+const report = (b, status, signal) => {
+  if (status === 0) return 0;
+  console.error(`[native-tests] ${b.name}: ${b.target} failed (exit ${status ?? signal})`);
+  return 1;
+};
+
 let failed = 0;
-for (const b of binaries) {
-  console.log(`\n[native-tests] ${b.name}: ${b.target} (${b.exe})`);
-  const run = spawnSync(b.exe, [], { cwd: b.dir, stdio: 'inherit', env: { ...process.env, CARGO_MANIFEST_DIR: b.dir, CARGO_PKG_NAME: b.name } });
-  if (run.status !== 0) {
-    console.error(`[native-tests] ${b.name}: ${b.target} failed (exit ${run.status ?? run.signal})`);
-    failed++;
+if (parallel) {
+  const runs = binaries.map(
+    (b) =>
+      /** @type {Promise<number>} */ (
+        new Promise((resolve) => {
+          const child = spawn(b.exe, [], { cwd: b.dir, env: envOf(b), stdio: ['ignore', 'pipe', 'pipe'] });
+          /** @type {Buffer[]} */
+          const out = [];
+          child.stdout.on('data', (d) => out.push(d));
+          child.stderr.on('data', (d) => out.push(d));
+          child.on('error', (e) => {
+            console.error(`[native-tests] ${b.name}: ${b.target} could not start: ${e.message}`);
+            resolve(1);
+          });
+          child.on('close', (status, signal) => {
+            console.log(`\n[native-tests] ${b.name}: ${b.target} (${b.exe})`);
+            process.stdout.write(Buffer.concat(out));
+            resolve(report(b, status, signal));
+          });
+        })
+      ),
+  );
+  failed = (await Promise.all(runs)).reduce((a, b) => a + b, 0);
+} else {
+  for (const b of binaries) {
+    console.log(`\n[native-tests] ${b.name}: ${b.target} (${b.exe})`);
+    const run = spawnSync(b.exe, [], { cwd: b.dir, stdio: 'inherit', env: envOf(b) });
+    failed += report(b, run.status, run.signal);
   }
 }
 process.exit(failed ? 1 : 0);

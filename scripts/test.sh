@@ -184,16 +184,13 @@ cargo build -q --tests --target wasm32-unknown-unknown
 stage "wait for the installs (scripts/setup.sh)"
 join setup
 
-stage "lab: integration tests (one preloads the clock shim into a real redis-server)"
-cargo test -q --workspace --test replay --test shim
-
 # The lab (scripts/lab-check.sh): every preset and every saved case of lab/corpus/ against real
 # redis-server, PostgreSQL, etcd and ZooKeeper servers it starts on loopback, compared with the
 # model, several scenarios side by side; then a seeded batch of random scenarios; then the
 # mutation test. Most of it is waiting (20 real ms per simulated one): about 76 cpu-s in 130 s.
 # Its servers run at nice -10 (the lab's servers.rs), its clients at 0, on both cores; it starts
-# with the lab's own unit tests, which time real sockets and sleeps. Beside it, the checks that
-# measure no time (scripts/beside-the-lab.sh: the release build, fuzz, wasm-pack test, the size
+# with the lab's own unit and integration tests, which time real sockets, servers and sleeps.
+# Beside it, the checks that measure no time (scripts/beside-the-lab.sh: the release build, fuzz, wasm-pack test, the size
 # guard, embed heights, typecheck, the node API tests and the other native tests) run on core 0
 # only, at nice 10: a lab process woken finds core 1 free, or core 0 yielded at once (unpinned
 # at nice 10, beside clippy wasm32, the native tests and wasm-pack's Chromium, its presets came

@@ -263,9 +263,10 @@ pub fn App(props: &AppProps) -> Html {
         <div {class} ref={root.clone()} {onkeydown} {ondragover} {ondrop} data-testid="playground">
             <div class="fp-head">
                 <h2 data-testid="title">{ heading.title() }</h2>
-                if !state.readonly {
+                // A compact embed leaves out the editing tools: the timeline and the verdict stay.
+                if !state.readonly && !props.compact {
                     <Toolbar scenario={before.clone()} share={props.share} root={root.clone()} on_action={dispatch.clone()}
-                        history={(!props.compact).then_some((!state.undo.is_empty(), !state.redo.is_empty()))} />
+                        history={(!state.undo.is_empty(), !state.redo.is_empty())} />
                     <span class="fp-group">
                         <PresetPicker current={state.preset_id.clone().map(AttrValue::from)}
                             {on_pick} />
@@ -310,7 +311,7 @@ pub fn App(props: &AppProps) -> Html {
                     <span class="fp-lag-note" data-lag-note="" data-testid="inspector-lags"></span>
                 </div>
             } else {
-                <Hint scenario={before.clone()} readonly={state.readonly} notice={hint_notice} on_action={dispatch.clone()} />
+                <Hint scenario={before.clone()} quiet={state.readonly || props.compact} notice={hint_notice} on_action={dispatch.clone()} />
             }
             if !state.readonly && !props.compact {
                 <button type="button" class="fp-controls-toggle" aria-expanded={controls_open.to_string()}

@@ -405,3 +405,35 @@ test('changing only the theme or height keeps the reader\'s edits', async ({ rec
   assert.equal(await el.locator('.fpe-frame').evaluate((f) => getComputedStyle(f).overflowY), 'auto');
   assertClean(rec);
 });
+
+test('compact leaves out what docs/embedding.md says it does; the full embed beside it shows all of it', async ({ openPage, server }) => {
+  test.setTimeout(90_000);
+  const rec = await openPage({ viewport: { width: 1280, height: 900 } });
+  const { page } = rec;
+  const url = await hostPage(rec, server, '__test/compact.html', embedPage(`
+    <fencing-playground id="compact" preset="gc-pause-fenced" compact loading="eager"></fencing-playground>
+    <fencing-playground id="full" preset="gc-pause-fenced" loading="eager"></fencing-playground>`));
+  await page.goto(url);
+  await waitForEmbeds(page, 2);
+  // What a reader sees of each part, by its test id (a part hidden by the sheet counts as gone).
+  const seen = (id) =>
+    page.locator(`#${id}`).evaluate((host) => {
+      const parts = ['toolbar', 'export-json', 'import-json', 'undo', 'preset', 'service', 'caption', 'hint',
+        'narration', 'commands', 'title', 'timeline', 'readout'];
+      const shown = (el) => !!el && el.checkVisibility();
+      const out = Object.fromEntries(parts.map((p) => [p, shown(host.shadowRoot.querySelector(`[data-testid="${p}"]`))]));
+      out.verdict = shown(host.shadowRoot.querySelector('.fp-verdict'));
+      out.keys = shown(host.shadowRoot.querySelector('.fp-keys'));
+      return out;
+    });
+  const gone = ['toolbar', 'export-json', 'import-json', 'undo', 'preset', 'service', 'caption', 'hint', 'narration', 'commands', 'keys'];
+  const kept = ['title', 'verdict', 'timeline', 'readout'];
+  const compact = await seen('compact');
+  const full = await seen('full');
+  for (const part of gone) {
+    assert.equal(compact[part], false, `compact shows ${part}`);
+    assert.equal(full[part], true, `the full embed lacks ${part}`);
+  }
+  for (const part of kept) assert.equal(compact[part], true, `compact lacks ${part}`);
+  assertClean(rec);
+});

@@ -46,10 +46,8 @@ pub struct ToolbarProps {
     /// The playground's root element, for finding the timeline to export.
     pub root: NodeRef,
     pub on_action: Callback<Action>,
-    /// Whether undo and redo have a step to take, when the toolbar shows them (it does
-    /// wherever the settings show: the full playground, not a compact embed).
-    #[prop_or_default]
-    pub history: Option<(bool, bool)>,
+    /// Whether undo and redo have a step to take.
+    pub history: (bool, bool),
 }
 
 /// The outcome of the last "Copy link", for the link it copied.
@@ -201,12 +199,10 @@ pub fn Toolbar(props: &ToolbarProps) -> Html {
         <div class="fp-toolbar" role="toolbar" aria-label="Undo, share and export" data-testid="toolbar">
             // Here rather than at the end of the settings, where a third client pushed "Redo"
             // onto a row of its own: this row's length does not depend on the scenario.
-            if let Some((can_undo, can_redo)) = props.history {
-                <button type="button" disabled={!can_undo} data-testid="undo"
-                    onclick={props.on_action.reform(|_: MouseEvent| Action::Undo)}>{ "↶ Undo" }</button>
-                <button type="button" disabled={!can_redo} data-testid="redo"
-                    onclick={props.on_action.reform(|_: MouseEvent| Action::Redo)}>{ "↷ Redo" }</button>
-            }
+            <button type="button" disabled={!props.history.0} data-testid="undo"
+                onclick={props.on_action.reform(|_: MouseEvent| Action::Undo)}>{ "↶ Undo" }</button>
+            <button type="button" disabled={!props.history.1} data-testid="redo"
+                onclick={props.on_action.reform(|_: MouseEvent| Action::Redo)}>{ "↷ Redo" }</button>
             if props.share {
                 <button type="button" onclick={copy_link} data-testid="copy-link">{ "Copy link" }</button>
             }

@@ -11,7 +11,8 @@ use yew::prelude::*;
 #[derive(Properties, PartialEq)]
 pub struct HintProps {
     pub scenario: Rc<Scenario>,
-    pub readonly: bool,
+    /// No "Try it" line (a read-only view or a compact embed); a notice still shows.
+    pub quiet: bool,
     pub notice: Option<AttrValue>,
     pub on_action: Callback<Action>,
 }
@@ -22,7 +23,7 @@ pub fn Hint(props: &HintProps) -> Html {
     if let Some(n) = &props.notice {
         return html! { <p class="fp-hint fp-notice" role="status" data-testid="notice">{ n.clone() }</p> };
     }
-    if props.readonly {
+    if props.quiet {
         return html! {};
     }
     let h = hint_for(&props.scenario);

@@ -1,7 +1,9 @@
 //! All of the playground's CSS, in one place, scoped under `.fp-root` so it neither leaks into
 //! nor leans on the host page. The page runs under a CSP without `'unsafe-inline'` styles, so
 //! the sheet is a constructed `CSSStyleSheet` adopted by the element's root (the document now,
-//! a shadow root later), never a `<style>` element or a `style` attribute.
+//! a shadow root later), never a `<style>` element or a `style` attribute. Sizes are in `px`
+//! (or `em` of the root's own 14 px), never `rem`: in an embed, `rem` is the host page's root
+//! font size, which the playground must not follow.
 
 /// The dark palette, written once and used twice: for `data-theme="dark"` on the mount element,
 /// and for `prefers-color-scheme: dark` unless the mount element says `data-theme="light"`.
@@ -37,10 +39,10 @@ const SOURCE: &str = concat!(
     r#" }
 }
 .fp-root *, .fp-root *::before, .fp-root *::after { box-sizing: inherit; }
-.fp-root h2 { font-size: 1.25rem; margin: 0; line-height: 1.3; }
+.fp-root h2 { font-size: 20px; margin: 0; line-height: 1.3; }
 .fp-root p { margin: 0; }
 .fp-head { display: flex; flex-wrap: wrap; gap: 6px 16px; align-items: baseline; justify-content: space-between; }
-.fp-caption { color: var(--muted); margin-top: 4px; max-width: 72rem; }
+.fp-caption { color: var(--muted); margin-top: 4px; max-width: 1152px; }
 .fp-row { display: flex; flex-wrap: wrap; gap: 8px 14px; align-items: center; margin-top: 8px; }
 .fp-root select, .fp-root input, .fp-root button {
   font: inherit; color: var(--fg); background: var(--bg); border: 1px solid var(--line);
@@ -62,7 +64,7 @@ const SOURCE: &str = concat!(
 .fp-verdict { display: flex; flex-wrap: wrap; gap: 4px 18px; align-items: baseline; margin-top: 8px;
   padding: 6px 12px; border-radius: 8px; border: 2px solid var(--good); }
 .fp-verdict.unsafe { border-color: var(--bad); }
-.fp-verdict-word { font-weight: 700; font-size: 1.1rem; }
+.fp-verdict-word { font-weight: 700; font-size: 17.6px; }
 .fp-verdict.safe .fp-verdict-word { color: var(--good); }
 .fp-verdict.unsafe .fp-verdict-word { color: var(--bad); }
 .fp-verdict ul { margin: 0; padding-left: 1.1em; }
@@ -84,7 +86,7 @@ const SOURCE: &str = concat!(
 .fp-toolbar { display: flex; flex-wrap: wrap; gap: 6px 8px; align-items: center; margin-left: auto; }
 .fp-toolbar .fp-file { display: none; }
 .fp-copied { color: var(--good); font-weight: 600; }
-.fp-share-url input { width: min(36rem, 70vw); }
+.fp-share-url input { width: min(576px, 70vw); }
 /* The box scrolls sideways when the timeline is zoomed in. A finger on an empty part of the lanes
    pans it (or the page); a finger on something draggable drags it (touch-action below, and the
    timeline's own touchstart listener where a browser ignores touch-action inside an SVG). */
@@ -194,12 +196,12 @@ const SOURCE: &str = concat!(
 .fp-readout input[type=range] { width: 100%; }
 .fp-readout-text { grid-column: 1 / -1; }
 .fp-narration { margin-top: 14px; }
-.fp-narration h3 { font-size: 1rem; margin: 0 0 4px; }
+.fp-narration h3 { font-size: 16px; margin: 0 0 4px; }
 .fp-narration ol { margin: 0; padding-left: 1.4em; }
 .fp-narration li { margin: 1px 0; }
 .fp-story { display: grid; grid-template-columns: minmax(0, 1fr) minmax(0, 1.3fr); gap: 16px; }
 .fp-commands { margin-top: 14px; min-width: 0; }
-.fp-commands h3 { font-size: 1rem; margin: 0 0 4px; display: flex; gap: 8px; align-items: center; }
+.fp-commands h3 { font-size: 16px; margin: 0 0 4px; display: flex; gap: 8px; align-items: center; }
 .fp-commands h3 button { font-size: 12px; }
 .fp-stale > :not(h3), [data-stale].fp-narration > :not(h3), [data-stale].fp-commands > :not(h3) { opacity: .45; }
 .fp-stale-note { font-weight: 400; color: var(--muted); }
@@ -272,7 +274,7 @@ const SOURCE: &str = concat!(
 .fp-controls-toggle { display: none; }
 @media (max-width: 600px) {
   .fp-root { padding: 10px 8px 20px; font-size: 13px; display: flex; flex-direction: column; }
-  .fp-root h2 { font-size: 1.05rem; }
+  .fp-root h2 { font-size: 16.8px; }
   .fp-root > * { order: 3; }
   .fp-root > .fp-head { order: 0; }
   .fp-root > .fp-problem { order: 1; }
@@ -441,6 +443,18 @@ mod tests {
             min(".t::after { content: \" ▸ /* kept */\"; }\n@media (pointer: coarse) { .x { width: calc(100vw - 120px); } }"),
             ".t::after{content:\" ▸ /* kept */\";}@media (pointer:coarse){.x{width:calc(100vw - 120px);}}"
         );
+    }
+
+    #[test]
+    fn no_size_follows_the_host_pages_root_font() {
+        let rem = SOURCE
+            .split(|c: char| !(c.is_ascii_alphanumeric() || c == '.'))
+            .filter(|word| {
+                word.strip_suffix("rem")
+                    .is_some_and(|n| !n.is_empty() && n.parse::<f64>().is_ok())
+            })
+            .collect::<Vec<_>>();
+        assert!(rem.is_empty(), "sizes in rem: {rem:?}");
     }
 
     #[test]

@@ -235,6 +235,27 @@ fn every_hint_fits_the_scenario_on_screen() {
                 p.id
             );
         }
+        // A hint that speaks of a debit, a write, the storage, or of something refused or
+        // accepted (by the fence) belongs to a scenario that writes: with nothing written there
+        // is nothing for the fence to refuse. (A fence the lock service mints may be named.)
+        let writes = s.clients.iter().any(|c| {
+            c.events.iter().any(|e| {
+                matches!(
+                    e,
+                    fencing_playground::sim::Event::Debit { .. }
+                        | fencing_playground::sim::Event::CheckThenWrite { .. }
+                )
+            })
+        });
+        if !writes {
+            for word in ["debit", "write", "storage", "refuse", "accept"] {
+                assert!(
+                    !words.contains(word),
+                    "{}: nothing is written, yet the hint speaks of {word:?}: {words}",
+                    p.id
+                );
+            }
+        }
         let blank = s.clients.iter().all(|c| c.events.is_empty())
             && s.lock
                 .redlock

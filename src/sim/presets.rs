@@ -929,6 +929,11 @@ fn preset_hint(id: &str) -> Option<Hint> {
             ", while A's lease is live, and watch B get lock_held.",
         ),
         "gc-pause-unfenced" => fenced_story("gc-pause-fenced"),
+        "bare-del" => hint(
+            "select A's release and make it token-checked",
+            ": the release then finds B's value, not A's, and deletes nothing, so C's acquire at \
+             45 ms gets lock_held while B holds the lease.",
+        ),
         "contract-3-unfenced" => fenced_story("contract-4-fenced"),
         "etcd-pause-unfenced" => fenced_story("etcd-pause-fenced"),
         "etcd-34-expired-waiter" => Hint {
@@ -1086,8 +1091,10 @@ pub fn derived_hint(s: &Scenario) -> Hint {
         } else {
             "sooner: the lock never expires, so the pause makes only the waiters wait"
         }
-    } else {
+    } else if writes && s.storage.fence_rule != FenceRule::Off {
         "before its lease runs out: the fence refuses only stale writes"
+    } else {
+        "before its lease runs out"
     };
     match (pause, redlock) {
         (Some((who, cause)), _) => hint(

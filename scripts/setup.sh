@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # Installs every tool the project needs, idempotently: the wasm32 target, wasm-pack,
 # wasm-bindgen-cli at the exact version in Cargo.lock, Debian's Chromium and chromedriver,
-# Debian's redis-server, PostgreSQL 15, etcd 3.4 and ZooKeeper 3.8 for the lab, and the npm
-# packages from package-lock.json. Fast when everything is already present.
+# Debian's redis-server, PostgreSQL 15, etcd 3.4 and ZooKeeper 3.8 for the lab, the npm
+# packages from package-lock.json, and MkDocs Material from PyPI in a virtual environment under
+# ~/.cache/fencing-playground/. Fast when everything is already present.
 #
 #   bash scripts/setup.sh        everything
 #   bash scripts/setup.sh rust   only the toolchain's parts (the wasm32 target, clippy, rustfmt):
@@ -109,6 +110,12 @@ fi
 if ! command -v java >/dev/null 2>&1; then
   apt_wanted+=(default-jre-headless)
 fi
+# MkDocs Material, for the e2e test that builds a real MkDocs site around the documented
+# snippets (tests/e2e/mkdocs.test.mjs), goes into a virtual environment of its own (below);
+# Debian's python3 makes one only with python3-venv.
+if ! python3 -c 'import ensurepip, venv' >/dev/null 2>&1; then
+  apt_wanted+=(python3-venv)
+fi
 if [ "${#apt_wanted[@]}" -gt 0 ]; then
   say "installing from Debian: ${apt_wanted[*]}"
   export DEBIAN_FRONTEND=noninteractive
@@ -128,6 +135,18 @@ if [ -f package-lock.json ]; then
     npm ci --no-audit --no-fund --loglevel=error
     echo "$want" > "$stamp"
   fi
+fi
+
+# MkDocs Material from PyPI at the pinned version, in a virtual environment outside the checkout
+# (tests/e2e/mkdocs-site.mjs runs its mkdocs); made again only when the pin changes.
+mkdocs_pin=mkdocs-material==9.8.2
+mkdocs_venv=${FP_MKDOCS_VENV:-$HOME/.cache/fencing-playground/mkdocs}
+if ! [ -x "$mkdocs_venv/bin/mkdocs" ] || [ "$(cat "$mkdocs_venv/.setup-stamp" 2>/dev/null)" != "$mkdocs_pin" ]; then
+  say "installing $mkdocs_pin into $mkdocs_venv"
+  rm -rf "$mkdocs_venv"
+  python3 -m venv "$mkdocs_venv"
+  "$mkdocs_venv/bin/pip" install --quiet --disable-pip-version-check "$mkdocs_pin"
+  echo "$mkdocs_pin" > "$mkdocs_venv/.setup-stamp"
 fi
 
 wait_installs

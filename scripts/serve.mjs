@@ -12,6 +12,8 @@
 // startServer({ encodings: ['gzip'] }) offers only gzip; `encodings: []` sends everything as is.
 // startServer({ cors: true }) answers every origin (`Access-Control-Allow-Origin: *`), as a CDN
 // does: another origin's page can then embed the playground from here (tests/e2e/find.test.mjs).
+// startServer({ csp: false }) sends no CSP, for a site generator's own pages with their inline
+// scripts (tests/e2e/mkdocs.test.mjs serves a real MkDocs site so).
 import { createServer } from 'node:http';
 import { createReadStream } from 'node:fs';
 import { readFile, stat } from 'node:fs/promises';
@@ -100,14 +102,17 @@ const HEADERS = {
   // host's does.
   'Cache-Control': 'no-cache',
 };
+/** The same headers without the CSP. */
+const HEADERS_WITHOUT_CSP = Object.fromEntries(Object.entries(HEADERS).filter(([name]) => name !== 'Content-Security-Policy'));
 
 /**
  * @param {import('node:http').ServerResponse} res
  * @param {number} status
  * @param {string} text
+ * @param {Record<string, string>} [base] the headers every answer carries
  */
-function send(res, status, text) {
-  res.writeHead(status, { ...HEADERS, 'Content-Type': 'text/plain; charset=utf-8' });
+function send(res, status, text, base = HEADERS) {
+  res.writeHead(status, { ...base, 'Content-Type': 'text/plain; charset=utf-8' });
   res.end(text);
 }
 
@@ -140,26 +145,27 @@ const ISOLATION = {
  * @param {string[]} encodings
  * @param {import('node:http').IncomingMessage} req
  * @param {import('node:http').ServerResponse} res
+ * @param {Record<string, string>} base the headers every answer carries
  */
-async function handle(root, encodings, req, res) {
-  if (req.method !== 'GET' && req.method !== 'HEAD') return send(res, 405, 'method not allowed\n');
+async function handle(root, encodings, req, res, base) {
+  if (req.method !== 'GET' && req.method !== 'HEAD') return send(res, 405, 'method not allowed\n', base);
   const pathname = (req.url ?? '/').split(/[?#]/, 1)[0];
   let file = pathname.startsWith('/') ? resolvePath(root, pathname) : null;
-  if (!file) return send(res, 403, 'forbidden\n');
+  if (!file) return send(res, 403, 'forbidden\n', base);
   let info = await stat(file).catch(() => null);
   if (info?.isDirectory()) {
     // A directory URL without its trailing slash would break the page's relative paths.
     if (!pathname.endsWith('/')) {
-      res.writeHead(301, { ...HEADERS, Location: `/${pathname.replace(/^\/+/, '')}/` });
+      res.writeHead(301, { ...base, Location: `/${pathname.replace(/^\/+/, '')}/` });
       return res.end();
     }
     file = join(file, 'index.html');
     info = await stat(file).catch(() => null);
   }
-  if (!info?.isFile()) return send(res, 404, 'not found\n');
+  if (!info?.isFile()) return send(res, 404, 'not found\n', base);
   const ext = extname(file).toLowerCase();
   /** @type {Record<string, string>} */
-  const headers = { ...HEADERS, 'Content-Type': MIME[ext] ?? 'application/octet-stream' };
+  const headers = { ...base, 'Content-Type': MIME[ext] ?? 'application/octet-stream' };
   const enc = COMPRESSIBLE.has(ext) ? pickEncoding(req.headers['accept-encoding'], encodings) : null;
   if (COMPRESSIBLE.has(ext)) headers.Vary = 'Accept-Encoding';
   // The tag names the file's version and the encoding it is sent in.
@@ -201,15 +207,16 @@ export function notModified(header, etag) {
   });
 }
 
-export function startServer({ root = 'dist', port = 8080, host = '127.0.0.1', quiet = true, isolated = false, encodings = Object.keys(ENCODINGS), cors = false } = {}) {
+export function startServer({ root = 'dist', port = 8080, host = '127.0.0.1', quiet = true, isolated = false, encodings = Object.keys(ENCODINGS), cors = false, csp = true } = {}) {
   const rootDir = resolve(root);
+  const base = csp ? HEADERS : HEADERS_WITHOUT_CSP;
   const server = createServer((req, res) => {
     if (isolated) for (const [k, v] of Object.entries(ISOLATION)) res.setHeader(k, v);
     if (cors) res.setHeader('Access-Control-Allow-Origin', '*');
     if (!quiet) res.on('close', () => console.log(`${res.statusCode} ${req.method} ${req.url}`));
-    handle(rootDir, encodings, req, res).catch((err) => {
+    handle(rootDir, encodings, req, res, base).catch((err) => {
       console.error(err);
-      if (!res.headersSent) send(res, 500, 'internal error\n');
+      if (!res.headersSent) send(res, 500, 'internal error\n', base);
       else res.destroy();
     });
   });

@@ -10,7 +10,10 @@
 // The wasm is fetched and compiled once per page however many elements there are, and not before
 // an element comes near the viewport (one IntersectionObserver for the page): a long post with
 // many playgrounds downloads nothing for those the reader never scrolls to. Until then the
-// element keeps the height the playground will have (./embed-heights.js), so nothing jumps.
+// element keeps the height the playground will have (./embed-heights.js; ./embed.css, which the
+// host page links, gives it the same height before this script has run), so nothing jumps.
+// The element's own children (the snippet's "The playground loads here…" text) show until this
+// script upgrades it: a script that cannot be loaded leaves that text, never a silent hole.
 // theme="auto" (the default) follows the host page's theme (./host-theme.js) and says which it
 // chose in the element's data-resolved-theme attribute. A malformed attribute is reported
 // inside the element and the default scenario is shown instead, so a typo never leaves a hole
@@ -20,7 +23,7 @@
 
 import { lazyFinder } from './on-demand.js';
 import { hostScheme, systemScheme, watchHostTheme } from './host-theme.js';
-import { HEIGHTS } from './embed-heights.js';
+import { HEIGHTS, NARROW_MEDIA } from './embed-heights.js';
 
 /** @typedef {import('../pkg/fencing_playground.js')} Glue */
 /** @typedef {import('../pkg/fencing_playground.js').MountOptions} MountOptions */
@@ -154,16 +157,20 @@ function readTheme(el) {
 }
 
 /**
- * The height the element keeps before it starts, from the table of the playground's heights
- * (null if the table has no row for it: then only a small box is kept).
+ * The height (a CSS length) the element keeps before it starts: its `height` attribute, or the
+ * playground's height from the table of heights, narrow or wide as embed.css picks it (null
+ * if the table has no row for it, as for a `scenario`: then only a small box is kept).
  * @param {Element} el
  */
 export function reservedHeight(el) {
+  const heightText = el.getAttribute('height');
+  if (heightText !== null) return parseHeight(heightText).value ?? null;
   if (el.hasAttribute('scenario')) return null;
   const preset = (el.getAttribute('preset') ?? DEFAULT_PRESET).trim();
   const view = flag(el, 'compact') ? 'compact' : 'full';
-  const row = /** @type {Record<string, { compact: number, full: number }>} */ (HEIGHTS.presets)[preset];
-  return row ? row[view] : null;
+  const table = matchMedia(NARROW_MEDIA).matches ? HEIGHTS.narrow : HEIGHTS.wide;
+  const row = /** @type {Record<string, { compact: number, full: number }>} */ (table.presets)[preset];
+  return row ? `${row[view]}px` : null;
 }
 
 /** @type {WeakMap<Element, () => void>} */
@@ -318,7 +325,7 @@ export class FencingPlayground extends HTMLElement {
     box.dataset.testid = 'embed-waiting';
     box.textContent = text;
     const reserve = reservedHeight(this);
-    if (reserve !== null) box.style.setProperty('--fpe-reserve', `${reserve}px`);
+    if (reserve !== null) box.style.setProperty('--fpe-reserve', reserve);
     this.#shadow.replaceChildren(box);
   }
 

@@ -135,7 +135,7 @@ test('host page plain: a playground below the fold fetches nothing until the rea
   const fetched = () => rec.requests.filter((u) => /\/pkg[^/]*\//.test(new URL(u).pathname));
   assert.deepEqual(fetched(), [], 'nothing of the playground is fetched before the reader scrolls');
   const reserved = await els.nth(0).evaluate((el) => el.getBoundingClientRect().height);
-  assert.equal(reserved, HEIGHTS.presets['gc-pause-unfenced'].compact, 'the waiting box keeps the table height');
+  assert.equal(reserved, HEIGHTS.wide.presets['gc-pause-unfenced'].compact, 'the waiting box keeps the table height');
 
   // Real wheel scrolling until the first is near; the third, further down, stays asleep.
   const top = async () => (await els.nth(0).boundingBox()).y;

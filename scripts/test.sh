@@ -8,9 +8,9 @@
 # that has built the project before. How it keeps to them:
 # - One target directory for every clone (scripts/cache.sh): a fresh clone reuses what an earlier
 #   clone compiled, its own unchanged sources included.
-# - The installs (scripts/setup.sh: two `cargo install`s, Debian's packages, npm) run in the
-#   background while the stages that need none of them compile and run: format, clippy native,
-#   the lab's build.
+# - The installs (scripts/setup.sh: two `cargo install`s, Debian's packages, npm, MkDocs
+#   Material from PyPI) run in the background while the stages that need none of them compile
+#   and run: format, clippy native, the lab's build.
 # - The lab runs its independent scenarios side by side (scripts/lab-check.sh). Its presets
 #   measure real time, so what runs beside it (scripts/beside-the-lab.sh: the release build, the
 #   native tests, fuzz, wasm-pack test and the quick checks) is pinned to one core and takes

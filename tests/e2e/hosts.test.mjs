@@ -1,7 +1,8 @@
 // Embeds in the pages of real site generators: tests/e2e/hosts/*.html carry each generator's
 // theme markers and stylesheet rules, and the embed code pasted into each is the block of that
-// name in docs/embedding.md, read from the file (only its folder, `fencing-playground/`, becomes
-// the test server's root, and the Hugo shortcode's parameter is filled in as Hugo would). Each
+// name in docs/embedding.md, read from the file (only its folder, `/fencing-playground/`, becomes
+// the test server's root, and the Hugo shortcode's parameter is filled in as Hugo would), served
+// as a nested page (/__hosts/<name>/posts/leases/), where a path relative to the page misses. Each
 // test switches the host's theme as the generator's own toggle does and checks that every
 // playground follows it in the next frame, its colours too, and that axe finds nothing in either
 // theme. The plain host page checks that a playground below the fold fetches nothing until the
@@ -28,7 +29,7 @@ function hostHtml(name) {
   assert.ok(page.includes('<!-- SNIPPET -->'), `hosts/${name}.html has no <!-- SNIPPET --> marker`);
   const code = snippet(name)
     .replaceAll('{{ .Get 0 }}', 'gc-pause-fenced')
-    .replace(/\/?fencing-playground\//g, '/')
+    .replace(/\/fencing-playground\//g, '/')
     .replace(/<!-- … (more of )?the post … -->/g, '<p class="long">More of the post.</p>');
   return page.replace('<!-- SNIPPET -->', code);
 }
@@ -45,7 +46,8 @@ const HOSTS = [
 
 async function openHost(openPage, server, name, system) {
   const rec = await openPage();
-  const url = `${server.url}__hosts/${name}.html`;
+  // A post's page, not the site's index: a path written relative to the page would miss here.
+  const url = `${server.url}__hosts/${name}/posts/leases/`;
   await rec.page.route(url, (route) => route.fulfill({ status: 200, contentType: 'text/html; charset=utf-8', body: hostHtml(name) }));
   // The reader's system says the opposite of the page, so following the system would fail.
   await rec.page.emulateMedia({ colorScheme: system });

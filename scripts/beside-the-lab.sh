@@ -1,9 +1,11 @@
 #!/usr/bin/env bash
 # The test command's checks that measure no time, run while the lab runs (scripts/test.sh starts
-# this in the background on core 0 at nice 10, and gives it both cores and nice 0 back when the
-# lab ends). Each step prints its own wall time; they stop at the first failure. Their order: what
-# the browser tests need first (the release build), then what has a time budget of its own (the
-# fuzz's seconds, wasm-pack's session limit) while the lab still leaves it a core, then the rest.
+# this in the background on core 0, and gives it both cores when the lab ends). Each step prints
+# its own wall time; they stop at the first failure. Their order: what the browser tests need
+# first (the release build), then what has a clock of its own (wasm-pack's Chromium and its
+# driver's timeouts, the fuzz's seconds) while the lab still leaves it a core, then the rest:
+# beside the browser tests, on a loaded machine, wasm-pack's driver once timed out waiting for
+# its page (30 s).
 # Run by hand it needs what the test command has done before it: the installs and the builds.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -29,13 +31,6 @@ end_step() {
 step "release build (scripts/build.sh)"
 bash scripts/build.sh
 
-# The saved reproducers are replayed, then one seeded minute of fuzzing, half native (the test
-# profile's build of tests/fuzz, built by the test command: overflow checks and debug assertions
-# on) and half under Node against the package just built, one after the other: on one core,
-# side by side, each would get half of its seconds.
-step "fuzz: replay corpus, then 60 s seeded (FUZZ_SEED=1 FUZZ_SERIAL=1 scripts/fuzz.sh 60)"
-FUZZ_SEED=1 FUZZ_SERIAL=1 bash scripts/fuzz.sh 60
-
 # wasm-bindgen-test in headless Chromium, with Debian's chromedriver (wasm-pack must not download
 # one). The runner merges webdriver.json (crate root) into the capabilities: it pins --no-sandbox,
 # needed as root, and turns off Chromium's background network traffic.
@@ -43,6 +38,13 @@ FUZZ_SEED=1 FUZZ_SERIAL=1 bash scripts/fuzz.sh 60
 # the debug wasm is compiled) is a hang guard here, not a time assertion: 5 minutes.
 step "wasm-pack test (headless Chromium)"
 WASM_BINDGEN_TEST_TIMEOUT=300 wasm-pack test --headless --chrome --chromedriver /usr/bin/chromedriver
+
+# The saved reproducers are replayed, then one seeded minute of fuzzing, half native (the test
+# profile's build of tests/fuzz, built by the test command: overflow checks and debug assertions
+# on) and half under Node against the package just built, one after the other: on one core,
+# side by side, each would get half of its seconds.
+step "fuzz: replay corpus, then 60 s seeded (FUZZ_SEED=1 FUZZ_SERIAL=1 scripts/fuzz.sh 60)"
+FUZZ_SEED=1 FUZZ_SERIAL=1 bash scripts/fuzz.sh 60
 
 # Sizes are deterministic, so the first-visit size is checked here (times are only benchmarked).
 step "size guard (node scripts/bench/sizes.mjs --check)"

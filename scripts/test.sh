@@ -112,10 +112,9 @@ wait_for_step() {
   done
 }
 
-# Gives a background job pinned to a core (taskset) at nice 10 every core and nice 0 again: the
-# job's own shell and each process under it, every thread of each; what they start later
-# inherits both.
-widen_to_all_cores_at_nice_0() {
+# Gives a background job pinned to a core (taskset) every core again: the job's own shell and
+# each process under it, every thread of each; what they start later inherits it.
+widen_to_all_cores() {
   local pids=("$1") i=0 child
   while [ "$i" -lt "${#pids[@]}" ]; do
     for child in $(pgrep -P "${pids[$i]}" 2>/dev/null); do pids+=("$child"); done
@@ -123,7 +122,6 @@ widen_to_all_cores_at_nice_0() {
   done
   for i in "${pids[@]}"; do
     taskset -a -p -c "0-$(($(nproc) - 1))" "$i" >/dev/null 2>&1 || true
-    renice -n 0 -p "$i" >/dev/null 2>&1 || true
   done
 }
 
@@ -192,17 +190,17 @@ join setup
 # with the lab's own unit and integration tests, which time real sockets, servers and sleeps.
 # Beside it, the checks that measure no time (scripts/beside-the-lab.sh: the release build, fuzz, wasm-pack test, the size
 # guard, embed heights, typecheck, the node API tests and the other native tests) run on core 0
-# only, at nice 10: a lab process woken finds core 1 free, or core 0 yielded at once (unpinned
-# at nice 10, beside clippy wasm32, the native tests and wasm-pack's Chromium, its presets came
-# back late at every scale on 2026-12-05/06). Not SCHED_IDLE: under a load of normal priority
-# (stress-ng) that job would never run. When the lab ends they get both cores and nice 0 back,
-# and the browser tests start beside whatever of them is left.
+# only, so a lab process woken finds core 1 free (unpinned, at nice 10, beside clippy wasm32,
+# the native tests and wasm-pack's Chromium, its presets came back late at every scale on
+# 2026-12-05/06). At normal priority: under a load of normal priority (stress-ng) a niced or
+# SCHED_IDLE job got a tenth of a core or nothing, and its Chromium steps timed out. When the lab
+# ends they get both cores, and the browser tests start beside whatever of them is left.
 # The `timeout` is a hang guard only (15 minutes); the lab's own steps fail on what they compare.
 stage "lab (presets, saved cases, random batch, mutation test), and beside it on core 0 the checks that measure no time"
 bg lab timeout 900 bash scripts/lab-check.sh --run-only
-bg "beside the lab" taskset -c 0 nice -n 10 bash scripts/beside-the-lab.sh
+bg "beside the lab" taskset -c 0 bash scripts/beside-the-lab.sh
 join lab
-widen_to_all_cores_at_nice_0 "${bg_pid["beside the lab"]}"
+widen_to_all_cores "${bg_pid["beside the lab"]}"
 
 stage "wait for the release build (beside the lab), which the browser tests load"
 wait_for_step "beside the lab" "release build"

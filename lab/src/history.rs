@@ -193,25 +193,27 @@ pub fn lab_facts(s: &Scenario, h: &Happened, ops: &[Op]) -> Vec<Vec<Fact>> {
     out
 }
 
+/// The storage's verdict on a debit (as opposed to what the client did).
+pub(crate) fn is_verdict(f: &Fact) -> bool {
+    [
+        "debit accepted",
+        "debit rejected",
+        "debit duplicate",
+        "debit: nothing committed",
+    ]
+    .iter()
+    .any(|p| f.text.starts_with(p))
+}
+
 /// Each client's facts as two streams compared on their own: what the client did (its lock
 /// calls and its debits sent or held back, one after another in its own order) and the
 /// storage's verdicts on its debits. A debit's transaction runs beside the client's next lock
 /// call, so a verdict and a lock reply in the same millisecond come in either order; each
 /// stream keeps its own order, and every fact still carries its time.
 pub(crate) fn streams(facts: Vec<Vec<Fact>>) -> Vec<(usize, Vec<Fact>)> {
-    let verdict = |f: &Fact| {
-        [
-            "debit accepted",
-            "debit rejected",
-            "debit duplicate",
-            "debit: nothing committed",
-        ]
-        .iter()
-        .any(|p| f.text.starts_with(p))
-    };
     let mut out = Vec::new();
     for (c, list) in facts.into_iter().enumerate() {
-        let (verdicts, acts): (Vec<Fact>, Vec<Fact>) = list.into_iter().partition(verdict);
+        let (verdicts, acts): (Vec<Fact>, Vec<Fact>) = list.into_iter().partition(is_verdict);
         out.push((c, acts));
         out.push((c, verdicts));
     }

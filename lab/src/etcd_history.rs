@@ -344,6 +344,15 @@ pub fn judge(s: &Scenario, t: &Trace, e: &EtcdHappened) -> Judgement {
                 if let Some(why) = crate::history::behind_at_difference(m, l, k, slack) {
                     return Judgement::Late(format!("{}'s {why}", t.client_name(c)));
                 }
+                // Or another client had before it (history::behind_before).
+                if let Some((other, why)) = crate::history::behind_before(
+                    &model,
+                    &lab,
+                    crate::history::instant_of(a, b),
+                    slack,
+                ) {
+                    return Judgement::Late(format!("{}'s {why}", t.client_name(other)));
+                }
                 let show = |f: Option<&Fact>| {
                     f.map_or("(nothing)".to_string(), |f| {
                         format!("{} at {:.1} ms", f.text, f.at_ms)
@@ -481,6 +490,29 @@ mod tests {
                 Judgement::Differs(d) if !late => assert!(d.contains("revision 35"), "{d}"),
                 other => panic!("answered at {answered_ms} ms: {other:?}"),
             }
+        }
+    }
+
+    /// A's verdict different at the model's 61 ms: a mismatch with B on time, a missed
+    /// schedule when B's debit (the model's 52 ms) was done more than the slack late before it.
+    #[test]
+    fn a_difference_after_another_client_fell_behind_is_late_on_time_a_mismatch() {
+        let s = preset("etcd-pause-fenced").expect("preset");
+        let t = run(&s);
+        let us = |ms: f64| (ms * 66_666.0) as u64;
+        let mut e = happened(134);
+        e.h.lines[0][4] = format!("op store 2 {} {} accepted 80", us(61.01), us(61.05));
+        assert!(matches!(judge(&s, &t, &e), Judgement::Differs(_)));
+        e.h.lines[1][2] = format!("op send 1 {} {} 134", us(60.5), us(60.5));
+        e.h.lines[1][3] = format!("op store 1 {} {} accepted 90", us(60.51), us(60.55));
+        match judge(&s, &t, &e) {
+            Judgement::Late(w) => {
+                assert!(
+                    w.starts_with("B's") && w.contains("before the first difference"),
+                    "{w}"
+                )
+            }
+            other => panic!("{other:?}"),
         }
     }
 

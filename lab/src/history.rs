@@ -399,6 +399,16 @@ pub(crate) fn behind_at_difference(
         })
 }
 
+/// The instant of a difference between the model's fact `a` and the lab's `b` (either may be
+/// missing): the earlier of the two.
+pub(crate) fn instant_of(a: Option<&Fact>, b: Option<&Fact>) -> f64 {
+    match (a, b) {
+        (Some(a), Some(b)) => a.at_ms.min(b.at_ms),
+        (Some(f), None) | (None, Some(f)) => f.at_ms,
+        (None, None) => f64::MAX,
+    }
+}
+
 /// Before a difference at `until_ms` (simulated ms) in one stream: a fact of any stream, the
 /// same in the lab and the model and at or before that instant in the model, that the run did
 /// more than `slack_ms` after the model's instant for it (another client's debit or lock reply
@@ -483,13 +493,8 @@ pub fn judge(s: &Scenario, t: &Trace, h: &Happened) -> Judgement {
                     return Judgement::Late(format!("{name}'s {why}"));
                 }
                 // Or another client had: what this one met was already off the schedule.
-                let until = match (a, b) {
-                    (Some(a), Some(b)) => a.at_ms.min(b.at_ms),
-                    (Some(f), None) | (None, Some(f)) => f.at_ms,
-                    (None, None) => f64::MAX,
-                };
                 if let Some((other, why)) =
-                    behind_before(&model, &lab, until, LATE_AT_A_DIFFERENCE_MS)
+                    behind_before(&model, &lab, instant_of(a, b), LATE_AT_A_DIFFERENCE_MS)
                 {
                     return Judgement::Late(format!("{}'s {why}", t.client_name(other)));
                 }

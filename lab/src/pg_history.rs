@@ -251,6 +251,15 @@ pub fn judge(s: &Scenario, t: &Trace, h: &Happened) -> Judgement {
                 {
                     return Judgement::Late(format!("{}'s {why}", t.client_name(c)));
                 }
+                // Or another client had before it (history::behind_before).
+                if let Some((other, why)) = crate::history::behind_before(
+                    &model,
+                    &lab,
+                    crate::history::instant_of(a, b),
+                    TOLERANCE_MS + LATE_MS,
+                ) {
+                    return Judgement::Late(format!("{}'s {why}", t.client_name(other)));
+                }
                 let show = |f: Option<&Fact>| {
                     f.map_or("(nothing)".to_string(), |f| {
                         format!("{} at {:.1} ms", f.text, f.at_ms)
@@ -335,6 +344,34 @@ mod tests {
         let t = run(&s);
         assert_eq!(judge(&s, &t, &happened(75.01)), Judgement::Same);
         assert!(matches!(judge(&s, &t, &happened(78.0)), Judgement::Late(_)));
+    }
+
+    /// advisory-failover under stress-ng (2026-12-07): A's debit landed before B's, which the
+    /// run did late, and A was told another balance. A difference after another client fell
+    /// behind is a missed schedule; with that client on time, the same difference is a mismatch.
+    #[test]
+    fn a_difference_after_another_client_fell_behind_is_late_on_time_a_mismatch() {
+        let s = preset("advisory-paused-holder").expect("preset");
+        let t = run(&s);
+        let us = |ms: f64| (ms * 20_000.0) as u64;
+        // B told another balance at the model's 80 ms, A's debit on time: a mismatch.
+        let mut h = happened(75.01);
+        h.lines[1][2] = format!("op store 1 {} {} accepted 70", us(80.01), us(80.05));
+        assert!(matches!(judge(&s, &t, &h), Judgement::Differs(_)));
+        // The same with A's debit (the model's 72 ms) done at 76.5 ms and its unlock after it:
+        // A fell behind first.
+        h.lines[0][1] = format!("op send 2 {} {} -", us(76.5), us(76.5));
+        h.lines[0][2] = format!("op store 2 {} {} accepted 90", us(76.51), us(76.55));
+        h.lines[0][3] = format!("op unlock 3 {} {} released", us(76.8), us(76.81));
+        match judge(&s, &t, &h) {
+            Judgement::Late(w) => {
+                assert!(
+                    w.starts_with("A's") && w.contains("before the first difference"),
+                    "{w}"
+                )
+            }
+            other => panic!("{other:?}"),
+        }
     }
 
     #[test]

@@ -505,15 +505,7 @@ mod tests {
         assert!(matches!(judge(&s, &t, &e), Judgement::Differs(_)));
         e.h.lines[1][2] = format!("op send 1 {} {} 134", us(60.5), us(60.5));
         e.h.lines[1][3] = format!("op store 1 {} {} accepted 90", us(60.51), us(60.55));
-        match judge(&s, &t, &e) {
-            Judgement::Late(w) => {
-                assert!(
-                    w.starts_with("B's") && w.contains("before the first difference"),
-                    "{w}"
-                )
-            }
-            other => panic!("{other:?}"),
-        }
+        crate::history::assert_late_before_difference(judge(&s, &t, &e), "B");
     }
 
     /// A verdict and an unlock's answer at one instant, in either order, are the same

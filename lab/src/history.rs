@@ -694,6 +694,19 @@ pub fn model_tie(s: &Scenario, t: &Trace) -> Option<String> {
     None
 }
 
+/// For the judges' tests: `j` is a missed schedule that names `who` as the client that fell
+/// behind before the first difference (`behind_before`).
+#[cfg(test)]
+pub(crate) fn assert_late_before_difference(j: Judgement, who: &str) {
+    match j {
+        Judgement::Late(w) => assert!(
+            w.starts_with(&format!("{who}'s")) && w.contains("before the first difference"),
+            "{w}"
+        ),
+        other => panic!("{other:?}"),
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -791,15 +804,7 @@ mod tests {
         // The same, with B's debit (the model's 32 ms) done at 40 ms: B fell behind first.
         h.lines[1][1] = format!("op send 1 {} {} 34", us(40), us(40));
         h.lines[1][2] = format!("op store 1 {} {} accepted 90", us(40) + 400, us(40) + 900);
-        match judge(&s, &t, &h) {
-            Judgement::Late(w) => {
-                assert!(
-                    w.starts_with("B's") && w.contains("before the first difference"),
-                    "{w}"
-                )
-            }
-            other => panic!("{other:?}"),
-        }
+        crate::history::assert_late_before_difference(judge(&s, &t, &h), "B");
     }
 
     /// The long random run's case 198 of seed 10: A's debit and its release both fall due at

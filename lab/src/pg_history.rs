@@ -363,15 +363,7 @@ mod tests {
         h.lines[0][1] = format!("op send 2 {} {} -", us(76.5), us(76.5));
         h.lines[0][2] = format!("op store 2 {} {} accepted 90", us(76.51), us(76.55));
         h.lines[0][3] = format!("op unlock 3 {} {} released", us(76.8), us(76.81));
-        match judge(&s, &t, &h) {
-            Judgement::Late(w) => {
-                assert!(
-                    w.starts_with("A's") && w.contains("before the first difference"),
-                    "{w}"
-                )
-            }
-            other => panic!("{other:?}"),
-        }
+        crate::history::assert_late_before_difference(judge(&s, &t, &h), "A");
     }
 
     #[test]

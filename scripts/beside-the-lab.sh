@@ -3,9 +3,10 @@
 # this in the background on core 0, and gives it both cores when the lab ends). Each step prints
 # its own wall time; they stop at the first failure. Their order: what the browser tests need
 # first (the release build), then what has a clock of its own (wasm-pack's Chromium and its
-# driver's timeouts, the fuzz's seconds) while the lab still leaves it a core, then the rest:
-# beside the browser tests, on a loaded machine, wasm-pack's driver once timed out waiting for
-# its page (30 s).
+# driver's timeouts, the fuzz's seconds, the embeds' frames) while the lab still leaves it a
+# core (beside the browser tests, on a loaded machine, wasm-pack's driver once timed out waiting
+# for its page, 30 s), then the rest, heaviest first, so what is left when the lab ends (it
+# then runs beside the browser tests) is the small checks.
 # Run by hand it needs what the test command has done before it: the installs and the builds.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -50,30 +51,30 @@ WASM_BINDGEN_TEST_TIMEOUT=300 wasm-pack test --headless --chrome --chromedriver 
 step "fuzz: replay corpus, then 60 s seeded (FUZZ_SEED=1 FUZZ_SERIAL=1 scripts/fuzz.sh 60)"
 FUZZ_SEED=1 FUZZ_SERIAL=1 bash scripts/fuzz.sh 60
 
-# Sizes are deterministic, so the first-visit size is checked here (times are only benchmarked).
-step "size guard (node scripts/bench/sizes.mjs --check)"
-node scripts/bench/sizes.mjs --check
-
 # The heights an embed keeps before it starts (www/embed-heights.js) must be what the release
 # build measures, so a layout change that forgets to regenerate them fails here. It waits for
 # every embed to hold its height (frames and a second), so a slow core draws late, never wrong.
 step "embed heights (node scripts/embed-heights.mjs --check)"
 node scripts/embed-heights.mjs --check
 
-# The JavaScript is type-checked (// @ts-check in www/ and scripts/) against the .d.ts files
-# the release build generated.
-step "typecheck (bash scripts/typecheck.sh)"
-bash scripts/typecheck.sh
-
-# The release package's JS API, loaded under Node (no browser): tests/node/*.test.mjs. The
-# search API is tested through the search workers' package (dist/pkg-search/).
-step "node API tests (node --test tests/node/*.test.mjs)"
-node --test tests/node/*.test.mjs
+# Sizes are deterministic, so the first-visit size is checked here (times are only benchmarked).
+step "size guard (node scripts/bench/sizes.mjs --check)"
+node scripts/bench/sizes.mjs --check
 
 # The native tests (built by the test command) but the lab's, which time real sockets and sleeps
 # and run in the lab's step (scripts/native-tests.mjs says why this is not `cargo test -p`).
 step "native tests (node scripts/native-tests.mjs --except fencing-lab), and the doc tests"
 node scripts/native-tests.mjs --except fencing-lab
 cargo test --workspace --doc
+
+# The release package's JS API, loaded under Node (no browser): tests/node/*.test.mjs. The
+# search API is tested through the search workers' package (dist/pkg-search/).
+step "node API tests (node --test tests/node/*.test.mjs)"
+node --test tests/node/*.test.mjs
+
+# The JavaScript is type-checked (// @ts-check in www/ and scripts/) against the .d.ts files
+# the release build generated.
+step "typecheck (bash scripts/typecheck.sh)"
+bash scripts/typecheck.sh
 
 end_step

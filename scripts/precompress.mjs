@@ -3,12 +3,13 @@
 // Writes `FILE.br` (brotli quality 11) and `FILE.gz` (gzip -9) beside every compressible file
 // under a folder, as static hosts precompress (nginx `brotli_static` / `gzip_static`, Netlify,
 // Cloudflare Pages): the compression a first visit gets, with the same settings as the size
-// guard (scripts/bench/sizes.mjs). scripts/serve.mjs sends them to browsers that accept them.
+// guard (scripts/bench/sizes.mjs), through scripts/compress.mjs, which keeps what it compressed
+// for the next build. scripts/serve.mjs sends them to browsers that accept them.
 //
 //   node scripts/precompress.mjs dist
 import { readdirSync, readFileSync, writeFileSync, statSync } from 'node:fs';
 import { extname, join } from 'node:path';
-import { gzipSync, brotliCompressSync, constants as z } from 'node:zlib';
+import { compress, trimCache } from './compress.mjs';
 import { COMPRESSIBLE } from './serve.mjs';
 
 const root = process.argv[2];
@@ -32,11 +33,11 @@ function* files(dir) {
 let count = 0;
 for (const path of [...files(root)]) {
   const raw = readFileSync(path);
-  const br = brotliCompressSync(raw, { params: { [z.BROTLI_PARAM_QUALITY]: 11, [z.BROTLI_PARAM_SIZE_HINT]: raw.length } });
-  const gz = gzipSync(raw, { level: 9 });
+  const { br, gz } = compress(raw);
   writeFileSync(path + '.br', br);
   writeFileSync(path + '.gz', gz);
   count++;
   if (statSync(path).mtimeMs > statSync(path + '.br').mtimeMs) throw new Error(`clock skew writing ${path}.br`);
 }
+trimCache();
 console.log(`[precompress] ${count} files under ${root}: .br (brotli 11) and .gz (gzip -9) beside each`);

@@ -38,6 +38,16 @@ pub fn against_committed(outcome: &Outcome, committed: Option<&str>) -> Result<(
     }
 }
 
+/// Whether a preset whose run failed against the committed table gets one more run, alone,
+/// after every other scenario: only one committed as `match` whose run compared nothing, late
+/// at every scale or too close to call for a reason measured in the run (two transactions that
+/// overlapped), which a loaded machine causes beside other scenarios. A difference (a mismatch)
+/// or a lab failure is never run again, and a preset committed as anything else is held to its
+/// row as it came.
+pub fn rerun_alone(outcome: &Outcome, committed: Option<&str>) -> bool {
+    committed == Some("match") && matches!(outcome, Outcome::Late(_) | Outcome::NotReproducible(_))
+}
+
 /// Committed rows whose preset no longer exists.
 pub fn orphan_rows<'a>(rows: &[&'a str], presets: &[&str]) -> Vec<&'a str> {
     rows.iter()
@@ -128,6 +138,25 @@ mod tests {
                 "{outcome:?} against {row:?}"
             );
         }
+    }
+
+    #[test]
+    fn only_a_match_that_compared_nothing_is_run_again_alone() {
+        let late = Outcome::Late("late at every scale".into());
+        let overlapped = Outcome::NotReproducible("the debits overlapped".into());
+        let differs = Outcome::Mismatch("debit: accepted / rejected".into());
+        let broke = Outcome::Failed("no server".into());
+        assert!(rerun_alone(&late, Some("match")));
+        assert!(rerun_alone(&overlapped, Some("match")));
+        // A difference on time stays a mismatch: it fails at once, with no second run.
+        assert!(!rerun_alone(&differs, Some("match")));
+        assert!(against_committed(&differs, Some("match")).is_err());
+        assert!(!rerun_alone(&broke, Some("match")));
+        assert!(!rerun_alone(&Outcome::Match, Some("match")));
+        // Rows committed as anything but `match` are held to what they say.
+        assert!(!rerun_alone(&late, Some("not reproducible")));
+        assert!(!rerun_alone(&overlapped, Some("mismatch")));
+        assert!(!rerun_alone(&late, None));
     }
 
     #[test]

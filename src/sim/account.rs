@@ -2,6 +2,7 @@
 //! only place a write becomes true, so it is the only place the fence can be checked. Every
 //! debit lands in the ledger with its verdict; a rejection is a result, not an error.
 
+use crate::sim::planted::{self, Bug};
 use serde::Serialize;
 use std::collections::HashSet;
 
@@ -121,13 +122,13 @@ impl Account {
     }
 
     fn fence_ok(&self, token: u64) -> bool {
-        // The lab's mutation test builds the model with this bug planted (`>` read as `>=`)
-        // and requires its random runs against real servers to catch it. Never on in a build
-        // anyone uses.
-        const PLANTED_BUG: bool = cfg!(feature = "planted-bug");
+        // The lab's mutation test plants a bug here (`>` read as `>=`, `sim::planted`) and
+        // requires its runs against real servers to catch it. Never on in a build anyone uses.
         match (self.rule, self.last_fence) {
             (FenceRule::Off, _) | (_, None) => true,
-            (FenceRule::Strict, Some(last)) => token > last || PLANTED_BUG && token == last,
+            (FenceRule::Strict, Some(last)) => {
+                token > last || planted::is(Bug::EqualFence) && token == last
+            }
             (FenceRule::NonDecreasing, Some(last)) => token >= last,
             (FenceRule::CasValue, Some(last)) => {
                 token == last || !self.seen_values.contains(&token)

@@ -13,6 +13,7 @@ pub mod invariants;
 pub mod lease;
 pub mod liveness;
 pub mod narrate;
+pub mod planted;
 pub mod presets;
 pub mod rng;
 pub mod scenario;

@@ -10,6 +10,7 @@
 
 use super::queue::{Action, Item, Queue};
 use super::world::World;
+use crate::sim::planted::{self, Bug};
 use crate::sim::scenario::{Advisory, AdvisoryLevel, PauseCause, ReleaseKind, Scenario};
 use crate::sim::trace::*;
 
@@ -346,6 +347,10 @@ impl AdvisoryService {
             } else {
                 SessionEnd::IdleTimeout
             };
+            // The lab's mutation test may plant a server that ignores `idle_session_timeout`.
+            if matches!(why, SessionEnd::IdleTimeout) && planted::is(Bug::AdvisoryIdle) {
+                return;
+            }
             self.end_session(w, t, k, why);
         }
     }

@@ -8,6 +8,7 @@
 use super::cluster::Cluster;
 use super::queue::{Action, Item};
 use super::world::World;
+use crate::sim::planted::{self, Bug};
 use crate::sim::scenario::{Etcd, EtcdVersion, ReleaseKind, Scenario};
 use crate::sim::trace::*;
 
@@ -270,7 +271,12 @@ impl EtcdService {
             session,
             ..
         } = self.keys[k];
-        let fence = self.fencing.then_some(revision);
+        // The lab's mutation test may plant the revision before the key's (`sim::planted`).
+        let fence = self.fencing.then_some(if planted::is(Bug::EtcdRevision) {
+            revision.saturating_sub(1)
+        } else {
+            revision
+        });
         let lease_until_ms = self.sessions[session].expires_at.max(t);
         let deadline = w.clocks[client].local(t).saturating_add(self.ttl_local);
         w.believe(t, client, fence, revision, deadline);

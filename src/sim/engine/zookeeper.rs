@@ -12,6 +12,7 @@
 
 use super::queue::{Action, Item, Queue};
 use super::world::World;
+use crate::sim::planted::{self, Bug};
 use crate::sim::scenario::{OnSuspended, ReleaseKind, Scenario, ZkEvent, ZkFence, Zookeeper};
 use crate::sim::trace::*;
 use crate::sim::words_zk;
@@ -242,6 +243,8 @@ impl ZkService {
         node.granted_ms = Some(t);
         let (client, session, czxid) = (node.client, node.session, node.czxid);
         let fence = self.fencing.then_some(match self.fence {
+            // The lab's mutation test may plant the sequence in the czxid's place.
+            ZkFence::Czxid if planted::is(Bug::ZkSequence) => node.sequence,
             ZkFence::Czxid => czxid,
             ZkFence::Sequence => node.sequence,
         });

@@ -24,6 +24,7 @@ pub mod history;
 pub mod independent;
 pub mod input;
 pub mod jobs;
+pub mod mutants;
 pub mod pg;
 pub mod pg_client;
 pub mod pg_history;

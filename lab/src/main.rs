@@ -14,6 +14,8 @@
 //! - `--jobs N` (presets and random): N scenarios at once, each worker with its own servers
 //!   (`jobs.rs`); each scenario's lines come out as one block, the presets' as they end, the
 //!   random cases' in case order. The tables are written from the results in preset order.
+//! - `fencing-lab-planted mutants [BUG…]`: the mutation test (`mutants.rs`): each planted model
+//!   bug, caught by the servers on its seed's cases, and the true model matching the catch.
 //! - `fencing-lab client …`: one client process of a single-lock run, started by the lab
 //!   itself (`independent.rs`, `client.rs`); not meant to be run by hand.
 
@@ -38,6 +40,10 @@ const USAGE: &str = "usage:
   fencing-lab random [--seed S] [--count N | --case N] [--scale N] [--tries N]
                      [--budget-s N] [--jobs N] [--no-shrink] [--expect-mismatch] [--record]
                      (cases are numbered from 1: `--case 5` is the fifth case of the seed)
+  fencing-lab-planted mutants [BUG…] [--count N] [--scale N] [--tries N] [--budget-s N]
+                     [--jobs N]
+                     (each planted model bug, or those named, must be caught by its seed's
+                     cases and the true model must match the case that caught it)
   --jobs N: run N scenarios at once (1 by default), each of N workers with its own PostgreSQL,
             etcd and ZooKeeper; a scenario's lines come out together (presets as they end,
             random cases in case order). `--expect-mismatch` always runs one at a time.";
@@ -47,6 +53,7 @@ enum Mode {
     Presets,
     Replay,
     Random,
+    Mutants,
 }
 
 struct Args {
@@ -75,6 +82,7 @@ fn args() -> Result<Args, String> {
     let mode = match it.peek().map(String::as_str) {
         Some("replay") => Mode::Replay,
         Some("random") => Mode::Random,
+        Some("mutants") => Mode::Mutants,
         _ => Mode::Presets,
     };
     if mode != Mode::Presets {
@@ -109,7 +117,9 @@ fn args() -> Result<Args, String> {
             "--budget-s" => a.budget_s = number("--budget-s", 100_000)?,
             "--jobs" if a.mode != Mode::Replay => a.jobs = number("--jobs", 32)? as usize,
             "--seed" if a.mode == Mode::Random => a.seed = number("--seed", u64::MAX)?,
-            "--count" if a.mode == Mode::Random => a.count = number("--count", 100_000)?,
+            "--count" if matches!(a.mode, Mode::Random | Mode::Mutants) => {
+                a.count = number("--count", 100_000)?
+            }
             "--case" if a.mode == Mode::Random => {
                 a.case = Some(number("--case", 100_000)?.saturating_sub(1))
             }
@@ -257,6 +267,10 @@ fn pg_ports(arg: &str) -> Result<Vec<(usize, u16)>, String> {
 /// `fencing-lab client …`: one client process of an independent run (`client.rs`), or of an
 /// etcd run with `--etcd PORT,…` (`etcd_client.rs`).
 fn client_main(argv: &[String]) -> ExitCode {
+    // A client is the real world, never the model: no planted bug in it, whichever the lab
+    // that started it plants in its own model.
+    #[cfg(feature = "planted-bug")]
+    fencing_playground::sim::planted::plant(None);
     let get = |flag: &str| -> Result<String, String> {
         let i = argv
             .iter()
@@ -458,6 +472,7 @@ fn main() -> ExitCode {
         Mode::Presets => run_presets(&a),
         Mode::Replay => run_replay(&a),
         Mode::Random => run_random(&a),
+        Mode::Mutants => run_mutants(&a),
     };
     match code {
         Ok(true) => ExitCode::SUCCESS,
@@ -467,6 +482,155 @@ fn main() -> ExitCode {
             ExitCode::from(2)
         }
     }
+}
+
+/// `mutants`: each planted model bug in turn (`fencing_lab::mutants::MUTANTS`, or the ones
+/// named), its seed's cases against the servers until one disagrees with the planted model, then
+/// that case with no bug planted, where the servers must agree. Fails on a bug not caught in
+/// `--count` cases, and on a caught case the true model does not match either.
+#[cfg(feature = "planted-bug")]
+fn run_mutants(a: &Args) -> Result<bool, String> {
+    use fencing_lab::mutants::{first_case_changed, MUTANTS};
+    use fencing_playground::sim::planted::{self, Bug};
+    let mut chosen = Vec::new();
+    for name in &a.rest {
+        let bug = Bug::named(name).ok_or_else(|| {
+            let names: Vec<&str> = Bug::ALL.iter().map(|b| b.name()).collect();
+            format!(
+                "mutants: no planted bug named {name:?} (there are {})",
+                names.join(", ")
+            )
+        })?;
+        chosen.extend(MUTANTS.iter().copied().filter(|(b, _)| *b == bug));
+    }
+    if chosen.is_empty() {
+        chosen = MUTANTS.to_vec();
+    }
+    if a.jobs > 1 && chosen.len() > 1 {
+        return mutants_side_by_side(&chosen, a);
+    }
+    let lab = start_lab()?;
+    let deadline = Instant::now() + Duration::from_secs(a.budget_s);
+    let mut ok = true;
+    for (bug, seed) in chosen {
+        // Why the bug changes the seed's first case is read off the true model's run.
+        planted::plant(None);
+        let (_, why) = first_case_changed(bug, seed)?;
+        println!(
+            "mutant {}: planted; seed {seed}, whose first case it changes ({why})",
+            bug.name()
+        );
+        // Drawn by the true model (the draws run it), judged against the planted one.
+        let cases: Vec<random::Case> = (0..a.count).filter_map(|n| random::case(seed, n)).collect();
+        planted::plant(Some(bug));
+        let mut caught = None;
+        for c in cases {
+            if Instant::now() >= deadline {
+                println!(
+                    "mutant {}: the budget of {} s ran out",
+                    bug.name(),
+                    a.budget_s
+                );
+                break;
+            }
+            let (r, secs) = judge(&c.name, &c.scenario, &lab, a, deadline);
+            print_line(&c.name, &r, secs);
+            match r.outcome {
+                Outcome::Mismatch(_) => {
+                    caught = Some(c);
+                    break;
+                }
+                Outcome::Failed(why) => {
+                    planted::plant(None);
+                    return Err(format!("{}: {why}", c.name));
+                }
+                _ => {}
+            }
+        }
+        planted::plant(None);
+        let Some(c) = caught else {
+            println!(
+                "mutant {}: NOT caught: every case run of seed {seed} agreed with the planted model",
+                bug.name()
+            );
+            ok = false;
+            continue;
+        };
+        // The caught case once more, with no bug planted: the true model must agree, so what
+        // was caught is the planted bug and nothing else. One case: a budget of its own.
+        let (r, secs) = judge(
+            &c.name,
+            &c.scenario,
+            &lab,
+            a,
+            Instant::now() + Duration::from_secs(120),
+        );
+        print_line(&c.name, &r, secs);
+        if matches!(r.outcome, Outcome::Match) {
+            println!(
+                "mutant {}: caught by {}; the true model matches the servers on it",
+                bug.name(),
+                c.name
+            );
+        } else {
+            println!(
+                "mutant {}: caught by {}, but the true model is `{}` on it too",
+                bug.name(),
+                c.name,
+                r.outcome.word()
+            );
+            ok = false;
+        }
+    }
+    Ok(ok)
+}
+
+/// `mutants --jobs N`: the bugs dealt round-robin to N processes of this binary, each with its
+/// own lab (a planted bug is the whole process's), side by side; each one's output is shown
+/// whole when all have ended. Whether every one passed.
+#[cfg(feature = "planted-bug")]
+fn mutants_side_by_side(
+    chosen: &[(fencing_playground::sim::planted::Bug, u64)],
+    a: &Args,
+) -> Result<bool, String> {
+    let exe =
+        std::env::current_exe().map_err(|e| format!("mutants: cannot find this binary: {e}"))?;
+    let n = a.jobs.min(chosen.len());
+    let children = (0..n)
+        .map(|k| {
+            let names = chosen
+                .iter()
+                .skip(k)
+                .step_by(n)
+                .map(|(b, _)| b.name().to_string());
+            std::process::Command::new(&exe)
+                .arg("mutants")
+                .args(names)
+                .args(["--count", &a.count.to_string()])
+                .args(["--tries", &a.tries.to_string()])
+                .args(["--scale", &a.scale.to_string()])
+                .args(["--budget-s", &a.budget_s.to_string()])
+                .stdout(std::process::Stdio::piped())
+                .stderr(std::process::Stdio::piped())
+                .spawn()
+                .map_err(|e| format!("mutants: cannot start {}: {e}", exe.display()))
+        })
+        .collect::<Result<Vec<_>, String>>()?;
+    let mut ok = true;
+    for child in children {
+        let out = child
+            .wait_with_output()
+            .map_err(|e| format!("mutants: a process of this binary failed: {e}"))?;
+        print!("{}", String::from_utf8_lossy(&out.stdout));
+        eprint!("{}", String::from_utf8_lossy(&out.stderr));
+        ok &= out.status.success();
+    }
+    Ok(ok)
+}
+
+#[cfg(not(feature = "planted-bug"))]
+fn run_mutants(_: &Args) -> Result<bool, String> {
+    Err("mutants: only the planted build (fencing-lab-planted, feature planted-bug) can plant a bug".into())
 }
 
 fn run_replay(a: &Args) -> Result<bool, String> {

@@ -65,9 +65,10 @@ fn the_lab_agrees_with_the_model_and_says_where_it_does_not() {
     let dir = TempDir::new().expect("a temporary directory");
     let pg = Postgres::start(&dir.0.join("pg")).expect("PostgreSQL starts");
     let p = |id: &str| preset(id).expect("preset");
-    check(&pg, "contract-4-fenced", &p("contract-4-fenced"), "match");
-    check(&pg, "idempotent-retry", &p("idempotent-retry"), "match");
-    check(&pg, "redlock-restart", &p("redlock-restart"), "match");
+    // The presets themselves (contract-4-fenced, idempotent-retry, redlock-restart,
+    // redlock-clock-jump under the clock shim, redlock-monotonic not reproducible) are judged
+    // on every run of the lab's presets step against the committed table; here, what no
+    // preset is: variants of them, and models changed on purpose.
     let kept = persistent_restart();
     let t = run(&kept);
     assert!(t.acquisitions.iter().any(|a| a.client == 1 && !a.ok));
@@ -84,14 +85,6 @@ fn the_lab_agrees_with_the_model_and_says_where_it_does_not() {
             delay_ms: 0,
         });
     check(&pg, "a debit inside a round", &early, "match");
-    // R3's wall clock jumps under the lab's clock shim; a monotonic R3 has no real server.
-    check(&pg, "redlock-clock-jump", &p("redlock-clock-jump"), "match");
-    check(
-        &pg,
-        "redlock-monotonic",
-        &p("redlock-monotonic"),
-        "not reproducible",
-    );
 
     // A Redlock model that has B granted where the instances refuse it is a mismatch naming
     // both answers.

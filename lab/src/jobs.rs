@@ -26,13 +26,13 @@ pub enum Service {
 }
 
 pub fn service(s: &Scenario) -> Service {
-    if s.lock.zookeeper.is_some() {
+    if s.lock.zookeeper().is_some() {
         Service::ZooKeeper
-    } else if s.lock.etcd.is_some() {
+    } else if s.lock.etcd().is_some() {
         Service::Etcd
-    } else if s.lock.advisory.is_some() {
+    } else if s.lock.advisory().is_some() {
         Service::Advisory
-    } else if s.lock.redlock.is_some() {
+    } else if s.lock.redlock().is_some() {
         Service::Redlock
     } else {
         Service::Redis

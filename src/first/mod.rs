@@ -103,7 +103,7 @@ impl First {
     /// each, the full page's limit before it computes in slices), so the page never freezes
     /// here where the full page would have stayed responsive.
     pub fn open(scenario: Scenario, width_px: u32) -> Option<First> {
-        if scenario.lock.redlock.is_some() || scenario.lock.etcd.is_some() {
+        if scenario.lock.redlock().is_some() || scenario.lock.etcd().is_some() {
             return None;
         }
         let runs = Runs::within(&scenario, SYNC_STEPS)?;
@@ -329,7 +329,7 @@ mod tests {
         for p in crate::sim::presets::presets() {
             let link = crate::link::encode(&p.scenario);
             let opened = First::from_link(&link, 700).map(|f| f.scenario);
-            if p.scenario.lock.redlock.is_none() && p.scenario.lock.etcd.is_none() {
+            if p.scenario.lock.redlock().is_none() && p.scenario.lock.etcd().is_none() {
                 assert_eq!(opened.as_ref(), Some(&p.scenario), "{}", p.id);
             } else {
                 assert_eq!(opened, None, "{}", p.id);

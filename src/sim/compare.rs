@@ -52,18 +52,18 @@ pub fn counterfactual(s: &Scenario) -> Counterfactual {
         };
     }
     let mut other = s.clone();
-    let redlock = s.lock.redlock.is_some();
+    let redlock = s.lock.redlock().is_some();
     let fenced_name = if redlock {
         "fenced Redlock"
     } else {
         "fenced lock"
     };
     // Whether the lock service hands out a number the storage could compare.
-    let mints = match &s.lock.redlock {
+    let mints = match s.lock.redlock() {
         Some(r) => r.fence,
         None => s.lock.fencing,
     };
-    let add_fence = |o: &mut Scenario| match o.lock.redlock.as_mut() {
+    let add_fence = |o: &mut Scenario| match o.lock.redlock_mut() {
         Some(r) => r.fence = true,
         None => o.lock.fencing = true,
     };
@@ -75,7 +75,7 @@ pub fn counterfactual(s: &Scenario) -> Counterfactual {
     let (label, lane_title, lane_sub) = match s.storage.fence_rule {
         // An advisory lock mints no fence to add: its honest contrast is where the write goes,
         // on the lock's own session or on storage apart from it.
-        _ if s.lock.advisory.is_some() => {
+        _ if s.lock.advisory().is_some() => {
             let inside = s.storage.in_transaction;
             other.storage.in_transaction = !inside;
             if inside {
@@ -96,7 +96,7 @@ pub fn counterfactual(s: &Scenario) -> Counterfactual {
         // sequence suffix or nothing, and otherwise flips the check.
         rule if !cfg!(feature = "first-stage") && zk_without_czxid(s) => {
             other.lock.fencing = true;
-            if let Some(z) = other.lock.zookeeper.as_mut() {
+            if let Some(z) = other.lock.zookeeper_mut() {
                 z.fence = ZkFence::Czxid;
             }
             if rule == FenceRule::Off {
@@ -187,8 +187,7 @@ pub fn counterfactual(s: &Scenario) -> Counterfactual {
 /// A ZooKeeper run whose writes carry no czxid: no fence at all, or the sequence suffix.
 fn zk_without_czxid(s: &Scenario) -> bool {
     s.lock
-        .zookeeper
-        .as_ref()
+        .zookeeper()
         .is_some_and(|z| !s.lock.fencing || z.fence == ZkFence::Sequence)
 }
 
@@ -220,7 +219,7 @@ mod tests {
     fn standard_redlock_is_compared_with_the_fenced_variant() {
         let (other, label) = with("redlock-clock-jump");
         assert_eq!(label, "Redlock with a fence (non-standard), strict storage");
-        assert!(other.lock.redlock.as_ref().is_some_and(|r| r.fence));
+        assert!(other.lock.redlock().is_some_and(|r| r.fence));
         assert_eq!(other.storage.fence_rule, FenceRule::Strict);
     }
 
@@ -230,8 +229,7 @@ mod tests {
         assert_eq!(label, "With the czxid as the fence");
         assert!(other
             .lock
-            .zookeeper
-            .as_ref()
+            .zookeeper()
             .is_some_and(|z| z.fence == ZkFence::Czxid));
         let (other, label) = with("zk-suspended-ignored");
         assert_eq!(label, "With the czxid as the fence, strict storage");

@@ -127,7 +127,7 @@ fn indices_and_order(trace: &Trace, out: &mut Vec<String>) {
 
 /// Each lock instance's clock, as the run read it.
 fn instance_clocks(scenario: &Scenario) -> Vec<Clock> {
-    match &scenario.lock.redlock {
+    match scenario.lock.redlock() {
         None => vec![Clock::new(&scenario.lock.clock, [])],
         Some(r) => r
             .instances

@@ -63,7 +63,7 @@ pub fn commands(s: &Scenario, t: &Trace) -> Vec<Command> {
 
 /// Loads the scripts on every instance, starts the fence counter, and creates the account.
 fn setup(s: &Scenario, t: &Trace) -> Vec<Command> {
-    let fenced = match &s.lock.redlock {
+    let fenced = match s.lock.redlock() {
         Some(r) => r.fence,
         None => s.lock.fencing,
     };
@@ -312,9 +312,9 @@ mod tests {
     fn every_grant_denial_and_verdict_of_every_preset_has_its_command() {
         // The Redis services' commands; etcd's gateway calls are checked in `tests/etcd.rs`.
         for p in presets().into_iter().filter(|p| {
-            p.scenario.lock.etcd.is_none()
-                && p.scenario.lock.advisory.is_none()
-                && p.scenario.lock.zookeeper.is_none()
+            p.scenario.lock.etcd().is_none()
+                && p.scenario.lock.advisory().is_none()
+                && p.scenario.lock.zookeeper().is_none()
         }) {
             let t = run(&p.scenario);
             let list = commands(&p.scenario, &t);

@@ -107,10 +107,10 @@ pub enum Target {
 /// The targets of `kind`, in the grid's order: every client, then the single lock (its clock
 /// jumps) or every instance.
 pub fn targets(s: &Scenario, kind: FaultKind) -> Vec<Target> {
-    let instances = s.lock.redlock.as_ref().map_or(0, |r| r.instances.len());
+    let instances = s.lock.redlock().map_or(0, |r| r.instances.len());
     let mut out: Vec<Target> = (0..s.clients.len()).map(Target::Client).collect();
-    let advisory = s.lock.advisory.is_some();
-    let zookeeper = s.lock.zookeeper.is_some();
+    let advisory = s.lock.advisory().is_some();
+    let zookeeper = s.lock.zookeeper().is_some();
     match kind {
         // An advisory lock keeps no time: a jump of its clock would change nothing; nor would
         // one of a ZooKeeper server's, which counts its ticks on a monotonic clock.
@@ -133,7 +133,7 @@ pub fn rows(s: &Scenario, kind: FaultKind, target: Target, instants: usize) -> u
     match (target, kind) {
         (Target::Client(c), Delay) => s.clients.get(c).map_or(0, |c| c.events.len()),
         // ZooKeeper's partitions cut one client off from the ensemble.
-        (Target::Client(_), Partition) if s.lock.zookeeper.is_some() => instants,
+        (Target::Client(_), Partition) if s.lock.zookeeper().is_some() => instants,
         (Target::Client(_), Pause | ClientClockJump | ClientCrash)
         | (Target::Lock, LockClockJump | Failover)
         | (Target::Instance(_), LockClockJump | InstanceCrash | Partition) => instants,
@@ -210,7 +210,7 @@ pub fn row(
         (Target::Client(client), FaultKind::ClientCrash) => {
             out.push(Fault::ClientCrash { client, at_ms: t });
         }
-        (Target::Client(client), FaultKind::Partition) if s.lock.zookeeper.is_some() => {
+        (Target::Client(client), FaultKind::Partition) if s.lock.zookeeper().is_some() => {
             for d in lengths(t, instants, spec.partition_ms) {
                 out.push(Fault::Partition {
                     instance: 0,

@@ -321,9 +321,9 @@ pub fn FindPanel(props: &FindProps) -> Html {
         _ => false,
     };
     let shown = if stale { &Status::Idle } else { &*status };
-    let redlock = props.scenario.lock.redlock.is_some();
-    let advisory = props.scenario.lock.advisory.is_some();
-    let zookeeper = props.scenario.lock.zookeeper.is_some();
+    let redlock = props.scenario.lock.redlock().is_some();
+    let advisory = props.scenario.lock.advisory().is_some();
+    let zookeeper = props.scenario.lock.zookeeper().is_some();
     // Only the kinds that apply to this lock service: instance faults for Redlock, a failover
     // for PostgreSQL's advisory lock (which keeps no time, so its clock never jumps), a
     // client cut off from the ensemble for ZooKeeper (whose servers count ticks).

@@ -68,7 +68,7 @@ pub fn Settings(props: &SettingsProps) -> Html {
                     <option value="cas_value" selected={r == FenceRule::CasValue}>{ "CAS on the lock value" }</option>
                 </select>
             </label>
-            if lock.advisory.is_none() && lock.zookeeper.is_none() {
+            if lock.advisory().is_none() && lock.zookeeper().is_none() {
                 <label>
                     <span class="fp-group-name">{ "TTL ms" }</span>
                     <input type="number" min="1" max="60000" value={lock.ttl_ms.to_string()} onchange={ttl} data-testid="ttl" />
@@ -85,7 +85,7 @@ pub fn Settings(props: &SettingsProps) -> Html {
                     <input type="checkbox" checked={lock.watchdog} onchange={watchdog} data-testid="watchdog" />
                     { "watchdog renews every TTL/2" }
                 </label>
-            } else if lock.zookeeper.is_some() {
+            } else if lock.zookeeper().is_some() {
                 <label title="the server clamps it to 2–20 ticks; the client pings every third of it">
                     <span class="fp-group-name">{ "session timeout ms" }</span>
                     <input type="number" min="1" max="60000" value={lock.ttl_ms.to_string()} onchange={ttl} data-testid="ttl" />

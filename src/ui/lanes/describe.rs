@@ -493,7 +493,7 @@ mod tests {
     #[test]
     fn the_playhead_counts_a_majority_of_one_redlock_instance() {
         let mut s = preset("redlock-clock-jump").unwrap();
-        if let Some(r) = s.lock.redlock.as_mut() {
+        if let Some(r) = s.lock.redlock_mut() {
             r.instances = vec![r.instances[2].clone()];
         }
         let t = run(&s);

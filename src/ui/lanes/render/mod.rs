@@ -74,7 +74,7 @@ impl View<'_> {
     /// Whether Redlock's lanes (per instance, or one for the service) and its attempt brackets
     /// may be drawn: never in the first stage's build, which never draws Redlock.
     fn redlock(&self) -> bool {
-        !cfg!(feature = "first-stage") && self.scenario.lock.redlock.is_some()
+        !cfg!(feature = "first-stage") && self.scenario.lock.redlock().is_some()
     }
 }
 
@@ -96,12 +96,7 @@ pub fn keys(v: &View) -> Vec<LaneKey> {
     let has = |k: LaneKind| v.layout.lane(k).is_some();
     let mut keys = Vec::new();
     if v.redlock() {
-        let n = v
-            .scenario
-            .lock
-            .redlock
-            .as_ref()
-            .map_or(0, |r| r.instances.len());
+        let n = v.scenario.lock.redlock().map_or(0, |r| r.instances.len());
         keys.extend(
             (0..n)
                 .filter(|&i| has(LaneKind::Instance(i)))

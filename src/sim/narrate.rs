@@ -7,6 +7,34 @@ use crate::sim::sort;
 use std::cmp::Reverse;
 use std::collections::{BinaryHeap, HashMap};
 
+/// Whether a lease's expiry is told as the TTL's doing: not for an advisory lock, which has no
+/// TTL, nor for ZooKeeper, whose server lines say why a session ended.
+fn tells_ttl(trace: &Trace) -> bool {
+    match trace.kind() {
+        ServiceKind::Single | ServiceKind::Redlock | ServiceKind::Etcd => true,
+        ServiceKind::Advisory | ServiceKind::Zookeeper => false,
+    }
+}
+
+/// The lines of the service's own server, by instant: the PostgreSQL server's, the ensemble's
+/// (etcd's members are told from its record below; Redis instances' events with the steps).
+fn server_lines(trace: &Trace) -> Vec<(u64, String)> {
+    match trace.kind() {
+        ServiceKind::Single | ServiceKind::Redlock | ServiceKind::Etcd => Vec::new(),
+        ServiceKind::Advisory => super::words_advisory::server_lines(trace),
+        ServiceKind::Zookeeper => super::words_zk::ensemble_lines(trace),
+    }
+}
+
+/// A step told in the service's own words, when it has words of its own for it.
+fn service_step(trace: &Trace, step: &Step) -> Option<String> {
+    match trace.kind() {
+        ServiceKind::Single | ServiceKind::Redlock | ServiceKind::Etcd => None,
+        ServiceKind::Advisory => super::words_advisory::narrate(trace, step),
+        ServiceKind::Zookeeper => super::words_zk::narrate(trace, step),
+    }
+}
+
 pub fn narrate(trace: &Trace) -> Vec<String> {
     let mut lines: Vec<(u64, usize, String)> = Vec::new();
     let name = |c: usize| trace.client_name(c);
@@ -35,13 +63,7 @@ pub fn narrate(trace: &Trace) -> Vec<String> {
     let told: Vec<&LeaseSpan> = trace
         .leases
         .iter()
-        // An advisory lock has no TTL: the server's own lines say why a session ended.
-        .filter(|l| {
-            l.end == SpanEnd::Expired
-                && l.end_ms <= trace.end_ms
-                && !trace.is_advisory()
-                && !trace.is_zookeeper()
-        })
+        .filter(|l| l.end == SpanEnd::Expired && l.end_ms <= trace.end_ms && tells_ttl(trace))
         .collect();
     let paused = if redlock {
         Vec::new()
@@ -112,31 +134,15 @@ pub fn narrate(trace: &Trace) -> Vec<String> {
             ));
         }
     }
-    if trace.is_advisory() {
-        for (at, line) in super::words_advisory::server_lines(trace) {
-            lines.push((at, 0, line));
-        }
-    }
-    // Never in the first stage's build, where `is_zookeeper` is a constant false.
-    if trace.is_zookeeper() {
-        for (at, line) in super::words_zk::ensemble_lines(trace) {
-            lines.push((at, 0, line));
-        }
+    for (at, line) in server_lines(trace) {
+        lines.push((at, 0, line));
     }
     for (i, step) in trace.steps.iter().enumerate() {
         let who = name(step.client);
         let t = step.at_ms;
-        if trace.is_advisory() {
-            if let Some(text) = super::words_advisory::narrate(trace, step) {
-                lines.push((t, i + 1, text));
-                continue;
-            }
-        }
-        if trace.is_zookeeper() {
-            if let Some(text) = super::words_zk::narrate(trace, step) {
-                lines.push((t, i + 1, text));
-                continue;
-            }
+        if let Some(text) = service_step(trace, step) {
+            lines.push((t, i + 1, text));
+            continue;
         }
         let regrant = || {
             !trace

@@ -20,7 +20,7 @@ mod steps;
 pub mod zookeeper;
 
 use super::scenario::Scenario;
-use super::trace::Trace;
+use super::trace::{ServiceKind, Trace};
 pub use command::{Act, Command, Who};
 use lookup::Run;
 pub use ops::{Debit, DebitEnd, Line, RedisCmd, RedisReply, Tally};
@@ -29,14 +29,11 @@ pub use scripts::Script;
 /// Every command of the run of `s` that produced `t`, in the order the run performed them:
 /// the servers' setup, then the run, then reading the account back.
 pub fn commands(s: &Scenario, t: &Trace) -> Vec<Command> {
-    if t.is_etcd() {
-        return etcd::plan(s, t);
-    }
-    if t.is_advisory() {
-        return advisory::plan(s, t);
-    }
-    if t.is_zookeeper() {
-        return zookeeper::plan(s, t);
+    match t.kind() {
+        ServiceKind::Single | ServiceKind::Redlock => {}
+        ServiceKind::Etcd => return etcd::plan(s, t),
+        ServiceKind::Advisory => return advisory::plan(s, t),
+        ServiceKind::Zookeeper => return zookeeper::plan(s, t),
     }
     let run = Run { s, t };
     let mut timed: Vec<(u8, Command)> = Vec::new();

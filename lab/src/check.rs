@@ -4,7 +4,7 @@
 
 use crate::servers::Postgres;
 use fencing_playground::sim::commands::{self, Act, Command, DebitEnd, RedisCmd, RedisReply, Who};
-use fencing_playground::sim::scenario::InstanceEvent;
+use fencing_playground::sim::scenario::{InstanceEvent, LockService};
 use fencing_playground::sim::trace::SpanEnd;
 use fencing_playground::sim::{self, Scenario, Trace};
 use std::collections::BTreeMap;
@@ -964,20 +964,30 @@ pub fn check(
         worst_late_ms: 0.0,
         clients: INDEPENDENT,
     };
-    if s.lock.advisory().is_some() {
-        result.compared = crate::pg_history::compared(s, &t);
-        return check_advisory(s, &t, pg, scale, tries, deadline, result);
-    }
-    if s.lock.etcd().is_some() {
-        result.compared = crate::etcd_history::compared(s, &t);
-        return check_etcd(s, &t, pg, etcd, scale, tries, deadline, result);
-    }
-    if s.lock.zookeeper().is_some() {
-        result.compared = crate::zk_history::compared(s, &t);
-        return check_zk(s, &t, pg, zk, scale, tries, deadline, result);
-    }
-    if s.lock.redlock().is_some() {
-        return crate::redlock_check::check_redlock(s, &t, pg, (scale, tries), deadline, result);
+    match &s.lock.service {
+        LockService::Redis => {}
+        LockService::Advisory(_) => {
+            result.compared = crate::pg_history::compared(s, &t);
+            return check_advisory(s, &t, pg, scale, tries, deadline, result);
+        }
+        LockService::Etcd(_) => {
+            result.compared = crate::etcd_history::compared(s, &t);
+            return check_etcd(s, &t, pg, etcd, scale, tries, deadline, result);
+        }
+        LockService::Zookeeper(_) => {
+            result.compared = crate::zk_history::compared(s, &t);
+            return check_zk(s, &t, pg, zk, scale, tries, deadline, result);
+        }
+        LockService::Redlock(_) => {
+            return crate::redlock_check::check_redlock(
+                s,
+                &t,
+                pg,
+                (scale, tries),
+                deadline,
+                result,
+            );
+        }
     }
     let tie =
         || crate::history::model_tie(s, &t).map(|w| format!("too close to call at any scale: {w}"));

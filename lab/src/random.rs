@@ -13,7 +13,7 @@
 use crate::check::unreproducible;
 use crate::tables::nothing_to_compare;
 use fencing_playground::sim::presets::presets;
-use fencing_playground::sim::scenario::{AdvisoryLevel, Event, Redlock, ReleaseKind};
+use fencing_playground::sim::scenario::{AdvisoryLevel, Event, LockService, Redlock, ReleaseKind};
 use fencing_playground::sim::search::fault::scenario_of;
 use fencing_playground::sim::search::grid;
 use fencing_playground::sim::search::spec::Persistence;
@@ -74,15 +74,12 @@ pub fn spec_for(s: &Scenario, seed: u64) -> SearchSpec {
         FaultKind::ClientClockJump,
         FaultKind::LockClockJump,
     ];
-    if s.lock.redlock().is_some() {
-        faults.extend([FaultKind::InstanceCrash, FaultKind::Partition]);
-    }
-    if s.lock.advisory().is_some() {
-        faults.push(FaultKind::Failover);
-    }
-    // A client cut off from the ensemble: the lab's tap holds its traffic (`zk_run`).
-    if s.lock.zookeeper().is_some() {
-        faults.push(FaultKind::Partition);
+    match &s.lock.service {
+        LockService::Redis | LockService::Etcd(_) => {}
+        LockService::Redlock(_) => faults.extend([FaultKind::InstanceCrash, FaultKind::Partition]),
+        LockService::Advisory(_) => faults.push(FaultKind::Failover),
+        // A client cut off from the ensemble: the lab's tap holds its traffic (`zk_run`).
+        LockService::Zookeeper(_) => faults.push(FaultKind::Partition),
     }
     SearchSpec {
         faults,

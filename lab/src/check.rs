@@ -93,11 +93,14 @@ pub fn moved_clocks(s: &Scenario) -> Vec<Option<sim::clock::Clock>> {
 
 /// Why a scenario cannot run against real servers on one machine, if it cannot.
 pub fn unreproducible(s: &Scenario) -> Option<String> {
-    if let Some(why) = etcd_unreproducible(s)
-        .or_else(|| advisory_unreproducible(s))
-        .or_else(|| zk_unreproducible(s))
-        .or_else(|| crate::redlock_check::redlock_unreproducible(s))
-    {
+    let service = match &s.lock.service {
+        LockService::Redis => None,
+        LockService::Redlock(_) => crate::redlock_check::redlock_unreproducible(s),
+        LockService::Etcd(_) => etcd_unreproducible(s),
+        LockService::Advisory(_) => advisory_unreproducible(s),
+        LockService::Zookeeper(_) => zk_unreproducible(s),
+    };
+    if let Some(why) = service {
         return Some(why);
     }
     let moves = |c: &sim::clock::ClockSpec| c.drift_ppm != 0 || !c.jumps.is_empty();

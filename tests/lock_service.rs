@@ -78,6 +78,30 @@ fn a_scenario_with_two_services_is_unrepresentable_after_reading() {
 }
 
 #[test]
+fn a_service_takes_renewals_exactly_when_it_says_it_is_renewable() {
+    for keys in [
+        &[][..],
+        &["redlock"],
+        &["etcd"],
+        &["advisory"],
+        &["zookeeper"],
+    ] {
+        let plain = Scenario::from_json(&with_services(keys)).expect("one service");
+        let mut v: Value = serde_json::from_str(&with_services(keys)).expect("JSON");
+        v["clients"][0]["events"] = json!([
+            { "kind": "acquire", "atMs": 0 },
+            { "kind": "renew", "atMs": 5 }
+        ]);
+        let renews = Scenario::from_json(&v.to_string());
+        assert_eq!(
+            renews.is_ok(),
+            plain.lock.service.renewable(),
+            "{keys:?}: {renews:?}"
+        );
+    }
+}
+
+#[test]
 fn every_preset_writes_its_service_under_its_own_key_and_reads_back() {
     for p in presets() {
         let text = p.scenario.to_json();

@@ -321,7 +321,7 @@ pub fn App(props: &AppProps) -> Html {
                 <div class="fp-row">
                     <Palette tool={state.tool} selected={state.selection.event()} clients={scenario.clients.len()}
                         playhead_ms={state.playhead_ms} on_add={dispatch.clone()}
-                        session_lock={scenario.lock.advisory().is_some() || scenario.lock.zookeeper().is_some()} />
+                        session_lock={!scenario.lock.service.renewable()} />
                 </div>
                 <div class="fp-row">
                     <Settings lock={Rc::new(scenario.lock.clone())} fence_rule={scenario.storage.fence_rule}

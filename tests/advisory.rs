@@ -187,7 +187,7 @@ fn a_client_whose_session_timed_out_unseen_does_not_ask_again() {
 #[test]
 fn idle_session_timeout_does_not_apply_inside_an_open_transaction() {
     let mut s = load("advisory-in-transaction");
-    if let Some(a) = s.lock.advisory.as_mut() {
+    if let Some(a) = s.lock.advisory_mut() {
         a.idle_session_timeout_ms = a.idle_in_transaction_timeout_ms.take();
     }
     // A's transaction stays open through the pause, so B waits, and A's write commits; only
@@ -266,7 +266,7 @@ fn a_partitioned_holder_keeps_the_lock_until_the_keepalive_gives_up() {
     let waits: Vec<_> = t.advisory.iter().flat_map(|a| a.waits.iter()).collect();
     assert_eq!(waits[0].end, PgWaitEnd::Open);
     // A 50 ms keepalive: the server drops A's session at 70 ms and B gets the lock.
-    if let Some(a) = s.lock.advisory.as_mut() {
+    if let Some(a) = s.lock.advisory_mut() {
         a.keepalive_ms = 50;
     }
     let t = check_run(
@@ -331,7 +331,7 @@ fn defaults_fill_in_and_a_link_round_trips() {
     let text = r#"{"version":1,"lock":{"fencing":false,"advisory":{}},"storage":{"fenceRule":"off"},
         "clients":[{"name":"A","events":[{"kind":"acquire","atMs":0}]}]}"#;
     let s = Scenario::from_json(text).expect("a minimal advisory scenario");
-    let a = s.lock.advisory.clone().expect("advisory");
+    let a = s.lock.advisory().cloned().expect("advisory");
     assert_eq!((a.lock_id, a.keepalive_ms), (42, 7_875_000));
     assert_eq!(a.idle_session_timeout_ms, None);
     assert_eq!(Scenario::from_json(&s.to_json()).as_ref(), Ok(&s));
@@ -350,7 +350,7 @@ fn each_advisory_hint_does_what_it_says() {
     // The paused holder with idle_session_timeout = 20 ms: A's session and lock end at 20 ms.
     assert!(hint("advisory-paused-holder").contains("set idle_session_timeout to 20 ms"));
     let mut s = load("advisory-paused-holder");
-    if let Some(a) = s.lock.advisory.as_mut() {
+    if let Some(a) = s.lock.advisory_mut() {
         a.idle_session_timeout_ms = Some(20);
     }
     let t = run(&s);
@@ -441,7 +441,7 @@ fn a_debit_in_the_lock_transaction_commits_before_the_unlock_held_back_with_it()
     // it finds nothing held, as the lab's real client saw. The model once ran the unlock
     // before the debit reached the server.
     let mut s = load("advisory-killed-holder");
-    if let Some(a) = s.lock.advisory.as_mut() {
+    if let Some(a) = s.lock.advisory_mut() {
         a.level = fencing_playground::sim::scenario::AdvisoryLevel::Transaction;
     }
     s.storage.in_transaction = true;

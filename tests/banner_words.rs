@@ -85,14 +85,14 @@ fn every_comparison_line_is_one_a_reader_can_act_on() {
                     p.id
                 );
                 // Standard Redlock is compared with its fenced variant, and says so.
-                if let Some(r) = &s.lock.redlock {
+                if let Some(r) = s.lock.redlock() {
                     if !r.fence && s.storage.fence_rule == FenceRule::Off {
                         assert_eq!(
                             label, "Redlock with a fence (non-standard), strict storage",
                             "{}",
                             p.id
                         );
-                        assert!(other.lock.redlock.as_ref().is_some_and(|r| r.fence));
+                        assert!(other.lock.redlock().is_some_and(|r| r.fence));
                     }
                 }
                 // What the ghost's storage did is what the line says about it.
@@ -214,7 +214,7 @@ fn every_hint_fits_the_scenario_on_screen() {
         let s = &p.scenario;
         let h = hint_for(s);
         let words = format!("{}{}", h.act, h.watch);
-        if s.lock.redlock.is_some() {
+        if s.lock.redlock().is_some() {
             assert!(
                 !words.contains("lease"),
                 "{}: a single-Redis hint: {words}",
@@ -258,8 +258,7 @@ fn every_hint_fits_the_scenario_on_screen() {
         }
         let blank = s.clients.iter().all(|c| c.events.is_empty())
             && s.lock
-                .redlock
-                .as_ref()
+                .redlock()
                 .is_none_or(|r| r.instances.iter().all(|i| i.events.is_empty()));
         if blank {
             assert_eq!(h.act, "Add the first event", "{}", p.id);

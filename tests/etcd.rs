@@ -213,7 +213,7 @@ fn a_failover_restarts_the_lease_past_its_ttl() {
     assert_eq!(e.sessions[0].end_ms, 85);
     assert_eq!(e.sessions[0].extended_ms, [45]);
     let mut calm = load("etcd-failover");
-    if let Some(x) = calm.lock.etcd.as_mut() {
+    if let Some(x) = calm.lock.etcd_mut() {
         x.members[0].events.clear();
     }
     let t = run(&calm);
@@ -229,7 +229,7 @@ fn a_failover_restarts_the_lease_past_its_ttl() {
 #[test]
 fn a_follower_crash_changes_nothing() {
     let mut s = load("etcd-failover");
-    if let Some(x) = s.lock.etcd.as_mut() {
+    if let Some(x) = s.lock.etcd_mut() {
         let crash = x.members[0].events.remove(0);
         x.members[2].events.push(crash);
     }
@@ -241,7 +241,7 @@ fn a_follower_crash_changes_nothing() {
 #[test]
 fn without_a_quorum_requests_wait_for_the_next_leader() {
     let mut s = load("etcd-failover");
-    if let Some(x) = s.lock.etcd.as_mut() {
+    if let Some(x) = s.lock.etcd_mut() {
         x.members[1]
             .events
             .push(fencing_playground::sim::scenario::MemberEvent::Partition {
@@ -343,7 +343,7 @@ fn etcd_settings_are_read_with_their_defaults_and_errors_name_the_field() {
     let ok =
         r#"{"version":1,"lock":{"etcd":{"members":[{"name":"n1"}]}},"clients":[{"name":"A"}]}"#;
     let s = Scenario::from_json(ok).expect("a minimal etcd scenario");
-    let e = s.lock.etcd.as_ref().expect("etcd");
+    let e = s.lock.etcd().expect("etcd");
     assert_eq!((e.election_timeout_ms, e.version.label()), (10, "3.5"));
     for (json, want) in [
         (
@@ -456,7 +456,7 @@ fn the_commands_are_gateway_calls_with_their_etcdctl_lines() {
 #[test]
 fn every_step_of_every_etcd_preset_has_its_entry_in_time_order() {
     for p in fencing_playground::sim::presets::presets() {
-        if p.scenario.lock.etcd.is_none() {
+        if p.scenario.lock.etcd().is_none() {
             continue;
         }
         let t = run(&p.scenario);

@@ -186,7 +186,7 @@ fn redlock_scenario() -> impl Strategy<Value = Scenario> {
                 r.parallel = parallel;
                 r.retries = retries;
                 r.fence = fence;
-                s.lock.redlock = Some(r);
+                s.lock.service = LockService::Redlock(r);
                 s.lock.ttl_ms = ttl_ms;
                 s.seed = seed;
                 s
@@ -286,7 +286,7 @@ proptest! {
     #[test]
     fn with_fencing_on_no_stale_write_is_accepted(mut s in any_scenario(), strict in prop::bool::ANY) {
         s.lock.fencing = true;
-        if let Some(r) = s.lock.redlock.as_mut() {
+        if let Some(r) = s.lock.redlock_mut() {
             r.fence = true;
             // An instance restarted without persistence starts its fence counter again from
             // one (as real Redis does), so fences can repeat: that is a lesson of its own
@@ -380,7 +380,7 @@ proptest! {
 fn one_instance(latency_ms: u64, ttl_ms: u64, events: Vec<Event>) -> Scenario {
     let mut s =
         fencing_playground::sim::presets::preset("redlock-happy").unwrap_or_else(|| unreachable!());
-    if let Some(r) = s.lock.redlock.as_mut() {
+    if let Some(r) = s.lock.redlock_mut() {
         r.instances.truncate(1);
         r.instances[0].latency_ms = latency_ms;
     }
@@ -405,7 +405,7 @@ fn a_grant_that_arrives_after_the_timeline_ends_still_expires_and_is_released() 
     assert_eq!(invariants::check(&s, &trace), Vec::<String>::new());
     // Without the release, the key expires by its TTL.
     let mut s = s;
-    if let Some(r) = s.lock.redlock.as_mut() {
+    if let Some(r) = s.lock.redlock_mut() {
         r.timeout_ms = 3_000;
     }
     let trace = run(&s);
@@ -481,7 +481,7 @@ fn a_fence_counter_lost_in_a_restart_lets_a_stale_write_through() {
     s.storage.balance = 100;
     s.storage.fence_rule = FenceRule::NonDecreasing;
     s.lock.fencing = true;
-    if let Some(r) = s.lock.redlock.as_mut() {
+    if let Some(r) = s.lock.redlock_mut() {
         r.fence = true;
         r.instances[0].events = vec![InstanceEvent::Crash {
             at_ms: 2,
@@ -518,7 +518,7 @@ fn a_fence_counter_lost_in_a_restart_lets_a_stale_write_through() {
         trace.verdict
     );
     // With the restart keeping its data, A's fence is 34 and B's late write is refused.
-    if let Some(r) = s.lock.redlock.as_mut() {
+    if let Some(r) = s.lock.redlock_mut() {
         r.instances[0].events = vec![InstanceEvent::Crash {
             at_ms: 2,
             down_ms: 1,

@@ -35,7 +35,7 @@ fn expect(trace: &Trace, safe: bool, want: &[&str]) {
 }
 
 fn settings(s: &mut Scenario) -> &mut Redlock {
-    s.lock.redlock.as_mut().expect("a Redlock scenario")
+    s.lock.redlock_mut().expect("a Redlock scenario")
 }
 
 #[test]

@@ -32,7 +32,7 @@ fn without(id: &str, fault: At) -> Scenario {
             s.clients[c].events.remove(e);
         }
         At::Instance(i, e) => {
-            s.lock.redlock.as_mut().expect("redlock").instances[i]
+            s.lock.redlock_mut().expect("redlock").instances[i]
                 .events
                 .remove(e);
         }
@@ -464,7 +464,7 @@ fn spec_json(json: &str) -> SearchSpec {
 /// k = 3: three of the five instances must step for B to get a majority.
 fn three_jumps(budget: u64) -> (Scenario, SearchSpec) {
     let s = preset("redlock-happy").expect("preset");
-    assert_eq!(s.lock.redlock.as_ref().map(|r| r.instances.len()), Some(5));
+    assert_eq!(s.lock.redlock().map(|r| r.instances.len()), Some(5));
     let json = format!(r#"{{"faults":["lock_clock_jump"],"maxFaults":3,"budget":{budget}}}"#);
     (s, spec_json(&json))
 }
@@ -669,7 +669,7 @@ fn advisory_locks_break_by_a_pause_only_when_a_timeout_makes_them_a_lease() {
     // The failover preset without its failover is safe; one injected failover breaks it again,
     // and the counterexample names it. A Redis lock is offered no failover to inject.
     let mut s = preset("advisory-failover").expect("preset");
-    if let Some(a) = s.lock.advisory.as_mut() {
+    if let Some(a) = s.lock.advisory_mut() {
         a.events.clear();
     }
     assert!(run(&s).verdict.safe);
@@ -698,7 +698,7 @@ fn advisory_locks_break_by_a_pause_only_when_a_timeout_makes_them_a_lease() {
 #[test]
 fn zookeeper_breaks_by_a_partition_of_a_client_from_the_ensemble() {
     let mut s = preset("zk-suspended-ignored").expect("preset");
-    if let Some(z) = s.lock.zookeeper.as_mut() {
+    if let Some(z) = s.lock.zookeeper_mut() {
         z.events.clear();
     }
     assert!(run(&s).verdict.safe);

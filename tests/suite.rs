@@ -21,6 +21,7 @@ mod etcd;
 mod json_keys;
 mod lean;
 mod limits;
+mod lock_service;
 mod properties;
 mod redlock;
 mod scenarios;

@@ -201,7 +201,7 @@ fn the_czxid_keeps_rising_under_a_recreated_parent() {
 #[test]
 fn a_parent_with_children_is_not_removed() {
     let mut s = load("zk-parent-sequence");
-    if let Some(z) = s.lock.zookeeper.as_mut() {
+    if let Some(z) = s.lock.zookeeper_mut() {
         z.events = vec![ZkEvent::ParentRemoved { at_ms: 30 }];
     }
     // At 30 ms A's node still exists: the parent stays, B's node follows in sequence, and
@@ -255,7 +255,7 @@ fn stopping_on_suspended_is_safe_for_a_running_client() {
 #[test]
 fn a_short_partition_ends_reconnected_and_the_holder_writes_again() {
     let mut s = load("zk-suspended-stops");
-    if let Some(z) = s.lock.zookeeper.as_mut() {
+    if let Some(z) = s.lock.zookeeper_mut() {
         z.events = vec![ZkEvent::Partition {
             at_ms: 12,
             duration_ms: 25,
@@ -280,7 +280,7 @@ fn stopping_on_suspended_does_not_save_a_paused_client() {
     // The paused-holder run with the stop-writing policy: a stopped process notices nothing,
     // so its late debit still goes out, and only the fence check would refuse it.
     let mut s = load("zk-pause-unfenced");
-    if let Some(z) = s.lock.zookeeper.as_mut() {
+    if let Some(z) = s.lock.zookeeper_mut() {
         z.on_suspended = fencing_playground::sim::OnSuspended::StopWriting;
     }
     check_run(&s, false, 80, &["A@62: sent debit 10 with fence 34"]);
@@ -371,12 +371,12 @@ fn defaults_fill_in_and_a_link_round_trips() {
     let text = r#"{"version":1,"lock":{"zookeeper":{}},
         "clients":[{"name":"A","events":[{"kind":"acquire","atMs":0}]}]}"#;
     let s = Scenario::from_json(text).expect("a minimal ZooKeeper scenario");
-    let z = s.lock.zookeeper.clone().expect("zookeeper");
+    let z = s.lock.zookeeper().cloned().expect("zookeeper");
     assert_eq!(z.tick_time_ms, 5);
     assert_eq!(z.fence, fencing_playground::sim::ZkFence::Czxid);
     assert_eq!(Scenario::from_json(&s.to_json()).as_ref(), Ok(&s));
     for p in fencing_playground::sim::presets::presets() {
-        if p.scenario.lock.zookeeper.is_some() {
+        if p.scenario.lock.zookeeper().is_some() {
             assert_eq!(
                 Scenario::from_json(&p.scenario.to_json()).as_ref(),
                 Ok(&p.scenario)

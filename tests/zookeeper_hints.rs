@@ -90,7 +90,7 @@ fn each_zookeeper_hint_does_what_it_says() {
     // The czxid preset with the sequence as the fence: A's older suffix beats B's 0.
     assert!(words("zk-parent-czxid").contains("set the fence to the sequence suffix"));
     let mut s = load("zk-parent-czxid");
-    if let Some(z) = s.lock.zookeeper.as_mut() {
+    if let Some(z) = s.lock.zookeeper_mut() {
         z.fence = ZkFence::Sequence;
     }
     let t = run(&s);
@@ -107,7 +107,7 @@ fn each_zookeeper_hint_does_what_it_says() {
     // Writing through SUSPENDED, told to stop: A's debit is held back, only B's is accepted.
     assert!(words("zk-suspended-ignored").contains("set \"on SUSPENDED\" to stop writing"));
     let mut s = load("zk-suspended-ignored");
-    if let Some(z) = s.lock.zookeeper.as_mut() {
+    if let Some(z) = s.lock.zookeeper_mut() {
         z.on_suspended = OnSuspended::StopWriting;
     }
     let t = run(&s);

@@ -4,7 +4,7 @@
 
 use crate::servers::Postgres;
 use fencing_playground::sim::commands::{self, Act, Command, DebitEnd, RedisCmd, RedisReply, Who};
-use fencing_playground::sim::scenario::InstanceEvent;
+use fencing_playground::sim::scenario::{InstanceEvent, LockService};
 use fencing_playground::sim::trace::SpanEnd;
 use fencing_playground::sim::{self, Scenario, Trace};
 use std::collections::BTreeMap;
@@ -76,7 +76,7 @@ pub fn moved_clocks(s: &Scenario) -> Vec<Option<sim::clock::Clock>> {
     let moves = |c: &sim::clock::ClockSpec, jumps: bool| {
         c.offset_ms != 0 || c.drift_ppm != 0 || (!c.monotonic && (jumps || !c.jumps.is_empty()))
     };
-    match &s.lock.redlock {
+    match s.lock.redlock() {
         None => {
             vec![moves(&s.lock.clock, false).then(|| sim::clock::Clock::new(&s.lock.clock, []))]
         }
@@ -93,11 +93,14 @@ pub fn moved_clocks(s: &Scenario) -> Vec<Option<sim::clock::Clock>> {
 
 /// Why a scenario cannot run against real servers on one machine, if it cannot.
 pub fn unreproducible(s: &Scenario) -> Option<String> {
-    if let Some(why) = etcd_unreproducible(s)
-        .or_else(|| advisory_unreproducible(s))
-        .or_else(|| zk_unreproducible(s))
-        .or_else(|| crate::redlock_check::redlock_unreproducible(s))
-    {
+    let service = match &s.lock.service {
+        LockService::Redis => None,
+        LockService::Redlock(_) => crate::redlock_check::redlock_unreproducible(s),
+        LockService::Etcd(_) => etcd_unreproducible(s),
+        LockService::Advisory(_) => advisory_unreproducible(s),
+        LockService::Zookeeper(_) => zk_unreproducible(s),
+    };
+    if let Some(why) = service {
         return Some(why);
     }
     let moves = |c: &sim::clock::ClockSpec| c.drift_ppm != 0 || !c.jumps.is_empty();
@@ -120,7 +123,7 @@ pub fn unreproducible(s: &Scenario) -> Option<String> {
                     .iter()
                     .any(|e| matches!(e, InstanceEvent::ClockJump { .. })))
     };
-    let monotonic = match &s.lock.redlock {
+    let monotonic = match s.lock.redlock() {
         None => jumps_a_monotonic_clock(&s.lock.clock, &[]),
         Some(r) => r
             .instances
@@ -155,7 +158,7 @@ pub(crate) fn outcome_of(j: crate::history::Judgement) -> (Outcome, bool) {
 /// which the server's TCP keepalive would notice), delay a write on the lock's own session, or
 /// run an isHeld() check.
 fn advisory_unreproducible(s: &Scenario) -> Option<String> {
-    s.lock.advisory.as_ref()?;
+    s.lock.advisory()?;
     for c in &s.clients {
         for e in &c.events {
             match e {
@@ -201,11 +204,7 @@ fn check_advisory(
     deadline: Instant,
     mut result: Result,
 ) -> Result {
-    if s.lock
-        .advisory
-        .as_ref()
-        .is_some_and(|a| !a.events.is_empty())
-    {
+    if s.lock.advisory().is_some_and(|a| !a.events.is_empty()) {
         result.note = crate::pg_run::FAILOVER_NOTE.to_string();
     }
     if let Some(why) = unreproducible(s) {
@@ -254,7 +253,7 @@ fn check_advisory(
 /// What the lab's ZooKeeper path cannot do: compare a lock value (a lock node has none), run
 /// the events its clients do not.
 fn zk_unreproducible(s: &Scenario) -> Option<String> {
-    s.lock.zookeeper.as_ref()?;
+    s.lock.zookeeper()?;
     if s.storage.fence_rule == sim::FenceRule::CasValue {
         return Some(
             "compare-and-set storage with ZooKeeper: a lock node has no value to compare".into(),
@@ -313,7 +312,7 @@ fn last_heard(s: &Scenario, k: usize, p: f64, st: f64, slack: f64) -> (f64, f64)
 pub fn zk_tie(s: &Scenario, t: &Trace, scale_us: u64) -> Option<String> {
     use sim::scenario::ZkEvent;
     use sim::trace::{ZkNotice, ZxidCause};
-    let z = s.lock.zookeeper.as_ref()?;
+    let z = s.lock.zookeeper()?;
     let zt = t.zookeeper.as_ref()?;
     let tol = 0.4;
     let st = zt.session_timeout_ms as f64;
@@ -644,8 +643,7 @@ fn check_zk(
 ) -> Result {
     let partitioned = s
         .lock
-        .zookeeper
-        .as_ref()
+        .zookeeper()
         .is_some_and(|z| z.events.iter().any(|e| e.kind() == "partition"));
     if partitioned {
         result.note = crate::zk_run::PARTITION_NOTE.to_string();
@@ -728,7 +726,7 @@ fn check_zk(
 /// What the lab's etcd path cannot do: the server version it has, a member partition, the
 /// events its clients do not run.
 fn etcd_unreproducible(s: &Scenario) -> Option<String> {
-    let e = s.lock.etcd.as_ref()?;
+    let e = s.lock.etcd()?;
     let installed = crate::etcd_cluster::version();
     // 3.4 and 3.5 differ only in what a waiter whose key went with its lease is told.
     let version_matters = sim::run(s).etcd.is_some_and(|x| {
@@ -817,7 +815,7 @@ pub fn reclaim_tie(s: &Scenario, t: &Trace, scale: u64) -> Option<String> {
              reclaims an expired key within about {RECLAIM_REAL_MS} real ms, {window} ms at scale \
              {scale}, and a key not yet reclaimed lives again when the clock goes back below its \
              deadline, which the model's lease does not",
-            if s.lock.redlock.is_some() {
+            if s.lock.redlock().is_some() {
                 t.instance_name(lease.instance)
             } else {
                 "the lock server"
@@ -836,8 +834,7 @@ pub fn reclaim_tie(s: &Scenario, t: &Trace, scale: u64) -> Option<String> {
 pub fn expiry_tie(s: &Scenario, t: &Trace, plan: &[Command]) -> Option<String> {
     let latency = |i: usize| {
         s.lock
-            .redlock
-            .as_ref()
+            .redlock()
             .and_then(|r| r.instances.get(i))
             .map_or(0, |inst| inst.latency_ms)
     };
@@ -871,7 +868,7 @@ pub fn expiry_tie(s: &Scenario, t: &Trace, plan: &[Command]) -> Option<String> {
                      orders the two by microseconds, so neither order can be reproduced on \
                      purpose",
                     t.client_name(k),
-                    if s.lock.redlock.is_some() {
+                    if s.lock.redlock().is_some() {
                         t.instance_name(*instance)
                     } else {
                         "the lock server"
@@ -970,20 +967,30 @@ pub fn check(
         worst_late_ms: 0.0,
         clients: INDEPENDENT,
     };
-    if s.lock.advisory.is_some() {
-        result.compared = crate::pg_history::compared(s, &t);
-        return check_advisory(s, &t, pg, scale, tries, deadline, result);
-    }
-    if s.lock.etcd.is_some() {
-        result.compared = crate::etcd_history::compared(s, &t);
-        return check_etcd(s, &t, pg, etcd, scale, tries, deadline, result);
-    }
-    if s.lock.zookeeper.is_some() {
-        result.compared = crate::zk_history::compared(s, &t);
-        return check_zk(s, &t, pg, zk, scale, tries, deadline, result);
-    }
-    if s.lock.redlock.is_some() {
-        return crate::redlock_check::check_redlock(s, &t, pg, (scale, tries), deadline, result);
+    match &s.lock.service {
+        LockService::Redis => {}
+        LockService::Advisory(_) => {
+            result.compared = crate::pg_history::compared(s, &t);
+            return check_advisory(s, &t, pg, scale, tries, deadline, result);
+        }
+        LockService::Etcd(_) => {
+            result.compared = crate::etcd_history::compared(s, &t);
+            return check_etcd(s, &t, pg, etcd, scale, tries, deadline, result);
+        }
+        LockService::Zookeeper(_) => {
+            result.compared = crate::zk_history::compared(s, &t);
+            return check_zk(s, &t, pg, zk, scale, tries, deadline, result);
+        }
+        LockService::Redlock(_) => {
+            return crate::redlock_check::check_redlock(
+                s,
+                &t,
+                pg,
+                (scale, tries),
+                deadline,
+                result,
+            );
+        }
     }
     let tie =
         || crate::history::model_tie(s, &t).map(|w| format!("too close to call at any scale: {w}"));
@@ -1313,7 +1320,7 @@ mod tests {
         assert_eq!(reclaim_tie(&s, &t, 160), None);
         // Without the step there is nothing to wait for.
         let mut still = s.clone();
-        if let Some(r) = still.lock.redlock.as_mut() {
+        if let Some(r) = still.lock.redlock_mut() {
             r.instances[2].events.clear();
         }
         assert_eq!(reclaim_tie(&still, &sim::run(&still), 20), None);

@@ -56,7 +56,7 @@ pub struct EtcdHappened {
 
 /// The real election timeout, in ms, for the scenario at this scale.
 pub fn election_real_ms(s: &Scenario, scale_us: u64) -> u64 {
-    let et = s.lock.etcd.as_ref().map_or(10, |e| e.election_timeout_ms);
+    let et = s.lock.etcd().map_or(10, |e| e.election_timeout_ms);
     (et * scale_us / 1000).max(5 * MIN_HEARTBEAT_MS)
 }
 
@@ -255,11 +255,7 @@ pub fn replay(
     slot: &Slot,
     scale_us: u64,
 ) -> std::io::Result<EtcdHappened> {
-    let e = s
-        .lock
-        .etcd
-        .as_ref()
-        .ok_or_else(|| fail("not an etcd scenario"))?;
+    let e = s.lock.etcd().ok_or_else(|| fail("not an etcd scenario"))?;
     let ttl_s = (s.lock.ttl_ms * scale_us).div_ceil(1_000_000);
     let member_faults = e.members.iter().any(|m| !m.events.is_empty());
     let mut cluster = slot.cluster(election_real_ms(s, scale_us), member_faults, ttl_s)?;
@@ -437,7 +433,7 @@ fn conduct(
         .into_iter()
         .map(|(at, k, sig)| (at, Due::Client(k, sig)))
         .collect();
-    if let (Some(e), Some(et)) = (&s.lock.etcd, &t.etcd) {
+    if let (Some(e), Some(et)) = (s.lock.etcd(), &t.etcd) {
         for (m, member) in e.members.iter().enumerate() {
             for ev in &member.events {
                 if let MemberEvent::Crash { at_ms, down_ms } = ev {

@@ -10,6 +10,7 @@
 //! starts last. Each scenario's lines are held back while it runs (`crate::held`) and handed
 //! to the caller with its result, to be printed as one block.
 
+use fencing_playground::sim::scenario::LockService;
 use fencing_playground::sim::Scenario;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{mpsc, Mutex};
@@ -26,16 +27,12 @@ pub enum Service {
 }
 
 pub fn service(s: &Scenario) -> Service {
-    if s.lock.zookeeper.is_some() {
-        Service::ZooKeeper
-    } else if s.lock.etcd.is_some() {
-        Service::Etcd
-    } else if s.lock.advisory.is_some() {
-        Service::Advisory
-    } else if s.lock.redlock.is_some() {
-        Service::Redlock
-    } else {
-        Service::Redis
+    match &s.lock.service {
+        LockService::Redis => Service::Redis,
+        LockService::Redlock(_) => Service::Redlock,
+        LockService::Etcd(_) => Service::Etcd,
+        LockService::Advisory(_) => Service::Advisory,
+        LockService::Zookeeper(_) => Service::ZooKeeper,
     }
 }
 

@@ -1023,7 +1023,7 @@ fn tally(
         *t.by_rule
             .entry(format!("{:?}", c.scenario.storage.fence_rule))
             .or_insert(0) += 1;
-        if c.scenario.lock.redlock.is_some() {
+        if c.scenario.lock.redlock().is_some() {
             t.redlock += 1;
         }
         for f in &c.schedule.faults {

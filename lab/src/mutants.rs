@@ -57,14 +57,13 @@ pub fn changed_by(bug: Bug, c: &Case) -> Option<String> {
                 )
             }),
         // An etcd holder that writes with its fence: the bug fences with the revision before.
-        Bug::EtcdRevision => (s.lock.etcd.is_some() && fenced_write())
+        Bug::EtcdRevision => (s.lock.etcd().is_some() && fenced_write())
             .then(|| "an etcd holder writes with its create revision as the fence".into()),
         // A ZooKeeper holder fenced by its czxid that writes with it: the bug sends the
         // node's sequence number instead.
         Bug::ZkSequence => (s
             .lock
-            .zookeeper
-            .as_ref()
+            .zookeeper()
             .is_some_and(|z| z.fence == ZkFence::Czxid)
             && fenced_write())
         .then(|| "a ZooKeeper holder writes with its node's czxid as the fence".into()),

@@ -102,8 +102,8 @@ pub fn run(setup: Setup) -> Result<(), String> {
     let s = setup.scenario;
     let a = s
         .lock
-        .advisory
-        .clone()
+        .advisory()
+        .cloned()
         .ok_or("not an advisory-lock scenario")?;
     // The first lock connection is opened before the run, as a pool's would be.
     let spare = lock_connection(setup.port, setup.index)?;

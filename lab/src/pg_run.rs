@@ -33,8 +33,7 @@ struct Proc {
 pub fn replay(s: &Scenario, t: &Trace, pg: &Postgres, scale_us: u64) -> std::io::Result<Happened> {
     let a = s
         .lock
-        .advisory
-        .as_ref()
+        .advisory()
         .ok_or_else(|| fail("not an advisory-lock scenario"))?;
     prepare_storage(s, pg.port)?;
     let dir = TempDir::in_memory()?;

@@ -13,7 +13,7 @@
 use crate::check::unreproducible;
 use crate::tables::nothing_to_compare;
 use fencing_playground::sim::presets::presets;
-use fencing_playground::sim::scenario::{AdvisoryLevel, Event, Redlock, ReleaseKind};
+use fencing_playground::sim::scenario::{AdvisoryLevel, Event, LockService, Redlock, ReleaseKind};
 use fencing_playground::sim::search::fault::scenario_of;
 use fencing_playground::sim::search::grid;
 use fencing_playground::sim::search::spec::Persistence;
@@ -74,15 +74,12 @@ pub fn spec_for(s: &Scenario, seed: u64) -> SearchSpec {
         FaultKind::ClientClockJump,
         FaultKind::LockClockJump,
     ];
-    if s.lock.redlock.is_some() {
-        faults.extend([FaultKind::InstanceCrash, FaultKind::Partition]);
-    }
-    if s.lock.advisory.is_some() {
-        faults.push(FaultKind::Failover);
-    }
-    // A client cut off from the ensemble: the lab's tap holds its traffic (`zk_run`).
-    if s.lock.zookeeper.is_some() {
-        faults.push(FaultKind::Partition);
+    match &s.lock.service {
+        LockService::Redis | LockService::Etcd(_) => {}
+        LockService::Redlock(_) => faults.extend([FaultKind::InstanceCrash, FaultKind::Partition]),
+        LockService::Advisory(_) => faults.push(FaultKind::Failover),
+        // A client cut off from the ensemble: the lab's tap holds its traffic (`zk_run`).
+        LockService::Zookeeper(_) => faults.push(FaultKind::Partition),
     }
     SearchSpec {
         faults,
@@ -120,7 +117,7 @@ fn vary_redlock(r: &mut Redlock, d: &mut Draws) {
 /// `idle_session_timeout` and an `idle_in_transaction_session_timeout` or none, and whether the
 /// debit is an `UPDATE` on the lock's own session.
 fn vary_advisory(s: &mut Scenario, d: &mut Draws) {
-    let Some(a) = s.lock.advisory.as_mut() else {
+    let Some(a) = s.lock.advisory_mut() else {
         return;
     };
     if d.below(3) == 0 {
@@ -196,7 +193,7 @@ pub fn case(seed: u64, n: u64) -> Option<Case> {
         let (base_id, preset) = all.get(d.below(all.len() as u64) as usize)?;
         let mut base = preset.clone();
         base.storage.fence_rule = RULES[d.below(RULES.len() as u64) as usize];
-        if let Some(r) = base.lock.redlock.as_mut() {
+        if let Some(r) = base.lock.redlock_mut() {
             vary_redlock(r, &mut d);
         }
         vary_advisory(&mut base, &mut d);
@@ -211,29 +208,21 @@ pub fn case(seed: u64, n: u64) -> Option<Case> {
              {base_id}, with the fence rule {:?}{}{added}.",
             n + 1,
             base.storage.fence_rule,
-            base.lock
-                .redlock
-                .as_ref()
-                .map_or(String::new(), |r| format!(
-                    ", {} requests, latencies {:?} ms, timeout {} ms, {} retries, fence {}",
-                    if r.parallel { "parallel" } else { "sequential" },
-                    r.instances.iter().map(|i| i.latency_ms).collect::<Vec<_>>(),
-                    r.timeout_ms,
-                    r.retries,
-                    if r.fence { "on" } else { "off" }
-                ))
-                + &base
-                    .lock
-                    .advisory
-                    .as_ref()
-                    .map_or(String::new(), |a| format!(
-                        ", advisory lock at {} level, idle_session_timeout {:?} ms, \
+            base.lock.redlock().map_or(String::new(), |r| format!(
+                ", {} requests, latencies {:?} ms, timeout {} ms, {} retries, fence {}",
+                if r.parallel { "parallel" } else { "sequential" },
+                r.instances.iter().map(|i| i.latency_ms).collect::<Vec<_>>(),
+                r.timeout_ms,
+                r.retries,
+                if r.fence { "on" } else { "off" }
+            )) + &base.lock.advisory().map_or(String::new(), |a| format!(
+                ", advisory lock at {} level, idle_session_timeout {:?} ms, \
                      idle_in_transaction_session_timeout {:?} ms, debit on the lock's session {}",
-                        a.level.label(),
-                        a.idle_session_timeout_ms,
-                        a.idle_in_transaction_timeout_ms,
-                        base.storage.in_transaction
-                    ))
+                a.level.label(),
+                a.idle_session_timeout_ms,
+                a.idle_in_transaction_timeout_ms,
+                base.storage.in_transaction
+            ))
         );
         let Some(base) = valid(&base) else {
             continue;
@@ -302,10 +291,10 @@ mod tests {
     fn cases_cover_both_services_every_rule_and_the_lab_faults() {
         let cases: Vec<Case> = (0..60).filter_map(|n| case(1, n)).collect();
         assert_eq!(cases.len(), 60, "every draw gave a case");
-        assert!(cases.iter().any(|c| c.scenario.lock.redlock.is_some()));
-        assert!(cases.iter().any(|c| c.scenario.lock.redlock.is_none()));
-        assert!(cases.iter().any(|c| c.scenario.lock.advisory.is_some()));
-        assert!(cases.iter().any(|c| c.scenario.lock.zookeeper.is_some()));
+        assert!(cases.iter().any(|c| c.scenario.lock.redlock().is_some()));
+        assert!(cases.iter().any(|c| c.scenario.lock.redlock().is_none()));
+        assert!(cases.iter().any(|c| c.scenario.lock.advisory().is_some()));
+        assert!(cases.iter().any(|c| c.scenario.lock.zookeeper().is_some()));
         for rule in RULES {
             assert!(
                 cases.iter().any(|c| c.scenario.storage.fence_rule == rule),
@@ -330,7 +319,7 @@ mod zk_screen {
         for seed in 1..=5u64 {
             for n in 0..40 {
                 if let Some(c) = super::case(seed, n) {
-                    if c.scenario.lock.zookeeper.is_some() {
+                    if c.scenario.lock.zookeeper().is_some() {
                         println!("seed {seed} case {} from {}", n + 1, c.base_id);
                     }
                 }

@@ -14,7 +14,7 @@ use std::time::{Duration, Instant};
 /// What the lab's Redlock client does not run: an `isHeld()` check, which the model answers
 /// by looking at every instance at one instant, with no network time.
 pub fn redlock_unreproducible(s: &Scenario) -> Option<String> {
-    s.lock.redlock.as_ref()?;
+    s.lock.redlock()?;
     let c = s.clients.iter().find(|c| {
         c.events
             .iter()
@@ -29,7 +29,7 @@ pub fn redlock_unreproducible(s: &Scenario) -> Option<String> {
 
 /// How the lab does this scenario's instance faults, for the table.
 pub fn notes(s: &Scenario) -> String {
-    let Some(r) = &s.lock.redlock else {
+    let Some(r) = s.lock.redlock() else {
         return String::new();
     };
     let has = |f: fn(&InstanceEvent) -> bool| r.instances.iter().any(|i| i.events.iter().any(f));

@@ -95,8 +95,8 @@ pub fn run(setup: Setup) -> Result<(), String> {
     let r = setup
         .scenario
         .lock
-        .redlock
-        .clone()
+        .redlock()
+        .cloned()
         .ok_or("client: the scenario has no lock.redlock")?;
     let mut conns: Vec<Conn> = setup.ports.iter().map(|p| Conn::new(*p)).collect();
     // One round trip on each connection before the run, as a pool would have made.

@@ -68,7 +68,7 @@ pub fn read_times(s: &Scenario, t: &Trace, a: &Acquisition) -> Vec<(Option<u64>,
             }
         }
     }
-    let parallel = s.lock.redlock.as_ref().is_some_and(|r| r.parallel);
+    let parallel = s.lock.redlock().is_some_and(|r| r.parallel);
     (0..n)
         .map(|i| {
             let read = if parallel {
@@ -214,7 +214,7 @@ pub fn model_grant_of(t: &Trace, value: Option<u64>) -> String {
 
 /// Why the lab cannot reproduce this Redlock run at any scale, if it cannot.
 pub fn tie(s: &Scenario, t: &Trace, plan: &[Command]) -> Option<String> {
-    let r = s.lock.redlock.as_ref()?;
+    let r = s.lock.redlock()?;
     if let Some(w) = crate::history::model_tie(s, t) {
         return Some(format!("too close to call at any scale: {w}"));
     }
@@ -322,7 +322,7 @@ pub fn tie(s: &Scenario, t: &Trace, plan: &[Command]) -> Option<String> {
 /// client's look at its replies fell due; the lab's client looks first: kept only where every
 /// reply of an all-at-once round was due before the debit (the model then judges first too).
 fn inside_round(s: &Scenario, t: &Trace, a: &Acquisition) -> Option<String> {
-    let r = s.lock.redlock.as_ref()?;
+    let r = s.lock.redlock()?;
     let events = &s.clients.get(a.client)?.events;
     for (i, e) in events.iter().enumerate() {
         if matches!(
@@ -425,7 +425,7 @@ mod tests {
             }
         }
         let mut rounds = 0;
-        for s in scenarios.iter().filter(|s| s.lock.redlock.is_some()) {
+        for s in scenarios.iter().filter(|s| s.lock.redlock().is_some()) {
             let t = run(s);
             let plan = commands(s, &t);
             for (rec, a) in t.acquisitions.iter().enumerate() {

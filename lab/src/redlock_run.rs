@@ -131,8 +131,8 @@ const RESTART_LEAD_US: u64 = 300_000;
 pub fn replay(s: &Scenario, pg: &Postgres, scale: u64) -> std::io::Result<Run> {
     let r = s
         .lock
-        .redlock
-        .clone()
+        .redlock()
+        .cloned()
         .ok_or_else(|| fail("not a Redlock scenario"))?;
     let dir = TempDir::in_memory()?;
     let scale_us = scale * 1000;

@@ -158,7 +158,7 @@ pub fn compared(s: &Scenario, t: &Trace) -> String {
         .map(|g| g.replace("lock-", "").replace(", czxid ", "/"))
         .collect();
     let notices: Vec<String> = notices.into_iter().flatten().collect();
-    let fence = match s.lock.zookeeper.as_ref() {
+    let fence = match s.lock.zookeeper() {
         _ if !s.lock.fencing => "no fence sent".to_string(),
         Some(z) => format!("the {} as the fence", z.fence.label()),
         None => String::new(),
@@ -277,7 +277,7 @@ pub fn read(h: &Happened) -> Result<Read, String> {
 /// The number a printed fence stands for in the model's numbering.
 fn fence_of(s: &Scenario, z: &ZkHappened, printed: &str) -> Option<i64> {
     let f: i64 = printed.parse().ok()?;
-    match s.lock.zookeeper.as_ref().map(|x| x.fence) {
+    match s.lock.zookeeper().map(|x| x.fence) {
         Some(ZkFence::Sequence) => Some(f),
         _ => Some(z.relative(f)),
     }
@@ -704,8 +704,7 @@ pub fn judge(s: &Scenario, t: &Trace, z: &ZkHappened) -> Judgement {
     }
     let by_sequence = s
         .lock
-        .zookeeper
-        .as_ref()
+        .zookeeper()
         .is_some_and(|x| x.fence == ZkFence::Sequence);
     let lab_fence = (h.last_fence >= 0).then(|| {
         if by_sequence {

@@ -88,7 +88,7 @@ impl ZkHappened {
 /// smallest at or above `base_us` whose tick is a whole number of real ms, at least
 /// `MIN_TICK_MS`, with a session of at least `MIN_SESSION_MS`, doubled on each rerun.
 pub fn scale_for(s: &Scenario, base_us: u64, n: u32) -> Option<(u64, u64)> {
-    let z = s.lock.zookeeper.as_ref()?;
+    let z = s.lock.zookeeper()?;
     let tick = z.tick_time_ms.max(1);
     let session = z.negotiated_timeout_ms(s.lock.ttl_ms).max(1);
     let want_us = base_us
@@ -216,8 +216,7 @@ pub fn replay(
 ) -> std::io::Result<ZkHappened> {
     let z = s
         .lock
-        .zookeeper
-        .as_ref()
+        .zookeeper()
         .ok_or_else(|| fail("not a ZooKeeper scenario"))?;
     let ens = slot.ensemble(tick_ms)?;
     ens.cluster.wait_until_serving(Duration::from_secs(20))?;
@@ -376,7 +375,7 @@ fn conduct(
         .into_iter()
         .map(|(at, k, sig)| (at, Due::Client(k, sig)))
         .collect();
-    for e in s.lock.zookeeper.iter().flat_map(|z| &z.events) {
+    for e in s.lock.zookeeper().into_iter().flat_map(|z| &z.events) {
         match e {
             ZkEvent::Partition {
                 at_ms,

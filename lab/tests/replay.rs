@@ -48,7 +48,7 @@ fn on_schedule(what: &str, mut judged_at: impl FnMut(u64) -> Judgement) -> Judge
 /// redlock-restart, but R3 keeps its keys on disk: B then reaches only R3's old key and fails.
 fn persistent_restart() -> Scenario {
     let mut s = preset("redlock-restart").expect("preset");
-    if let Some(r) = s.lock.redlock.as_mut() {
+    if let Some(r) = s.lock.redlock_mut() {
         for e in &mut r.instances[2].events {
             if let InstanceEvent::Crash { persistent, .. } = e {
                 *persistent = true;

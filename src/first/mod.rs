@@ -20,7 +20,7 @@ mod js;
 
 use crate::sim::compare::{counterfactual, Contrast};
 use crate::sim::engine::{Progress, Run, Words};
-use crate::sim::scenario::SYNC_STEPS;
+use crate::sim::scenario::{LockService, SYNC_STEPS};
 use crate::sim::{Scenario, Trace};
 use crate::ui::lanes::geometry::{axis_end_ms, Layout};
 use crate::ui::lanes::hits::client_hits;
@@ -103,8 +103,10 @@ impl First {
     /// each, the full page's limit before it computes in slices), so the page never freezes
     /// here where the full page would have stayed responsive.
     pub fn open(scenario: Scenario, width_px: u32) -> Option<First> {
-        if scenario.lock.redlock.is_some() || scenario.lock.etcd.is_some() {
-            return None;
+        match scenario.lock.service {
+            // The first stage's reader refuses an advisory lock and ZooKeeper before this.
+            LockService::Redis | LockService::Advisory(_) | LockService::Zookeeper(_) => {}
+            LockService::Redlock(_) | LockService::Etcd(_) => return None,
         }
         let runs = Runs::within(&scenario, SYNC_STEPS)?;
         Some(First::with_runs(scenario, runs, width_px))
@@ -329,7 +331,7 @@ mod tests {
         for p in crate::sim::presets::presets() {
             let link = crate::link::encode(&p.scenario);
             let opened = First::from_link(&link, 700).map(|f| f.scenario);
-            if p.scenario.lock.redlock.is_none() && p.scenario.lock.etcd.is_none() {
+            if p.scenario.lock.redlock().is_none() && p.scenario.lock.etcd().is_none() {
                 assert_eq!(opened.as_ref(), Some(&p.scenario), "{}", p.id);
             } else {
                 assert_eq!(opened, None, "{}", p.id);

@@ -79,7 +79,7 @@ impl Breaker {
 /// Makes one change to `s`.
 pub fn change(s: &mut Scenario, what: Change) {
     let clocks = |s: &mut Scenario, monotonic: bool| {
-        if let Some(r) = s.lock.redlock.as_mut() {
+        if let Some(r) = s.lock.redlock_mut() {
             for i in &mut r.instances {
                 i.clock.monotonic = monotonic;
             }
@@ -116,7 +116,7 @@ pub fn without_faults(s: &mut Scenario, kinds: &[FaultKind]) {
     if has(FaultKind::LockClockJump) {
         s.lock.clock.jumps.clear();
     }
-    if let Some(r) = s.lock.redlock.as_mut() {
+    if let Some(r) = s.lock.redlock_mut() {
         for i in &mut r.instances {
             i.events.retain(|e| match e {
                 InstanceEvent::ClockJump { .. } => !has(FaultKind::LockClockJump),

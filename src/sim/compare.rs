@@ -6,7 +6,7 @@
 //! and says so in words. A scenario with no debit has nothing to compare, and says why.
 
 use super::account::FenceRule;
-use super::scenario::{Event, Scenario, ZkFence};
+use super::scenario::{Event, LockService, Scenario, ZkFence};
 use super::trace::Trace;
 use super::words;
 
@@ -52,18 +52,18 @@ pub fn counterfactual(s: &Scenario) -> Counterfactual {
         };
     }
     let mut other = s.clone();
-    let redlock = s.lock.redlock.is_some();
+    let redlock = s.lock.redlock().is_some();
     let fenced_name = if redlock {
         "fenced Redlock"
     } else {
         "fenced lock"
     };
     // Whether the lock service hands out a number the storage could compare.
-    let mints = match &s.lock.redlock {
+    let mints = match s.lock.redlock() {
         Some(r) => r.fence,
         None => s.lock.fencing,
     };
-    let add_fence = |o: &mut Scenario| match o.lock.redlock.as_mut() {
+    let add_fence = |o: &mut Scenario| match o.lock.redlock_mut() {
         Some(r) => r.fence = true,
         None => o.lock.fencing = true,
     };
@@ -72,51 +72,12 @@ pub fn counterfactual(s: &Scenario) -> Counterfactual {
     } else {
         "A lock service that mints fences"
     };
-    let (label, lane_title, lane_sub) = match s.storage.fence_rule {
-        // An advisory lock mints no fence to add: its honest contrast is where the write goes,
-        // on the lock's own session or on storage apart from it.
-        _ if s.lock.advisory.is_some() => {
-            let inside = s.storage.in_transaction;
-            other.storage.in_transaction = !inside;
-            if inside {
-                (
-                    "With the write on separate storage".to_string(),
-                    "separate storage",
-                    "same run, write apart",
-                )
-            } else {
-                (
-                    "With the write inside the lock's session".to_string(),
-                    "write in session",
-                    "same run, UPDATE on the lock's session",
-                )
-            }
-        }
-        // ZooKeeper always has a czxid to send: the contrast sends it where the run sends the
-        // sequence suffix or nothing, and otherwise flips the check.
-        rule if !cfg!(feature = "first-stage") && zk_without_czxid(s) => {
-            other.lock.fencing = true;
-            if let Some(z) = other.lock.zookeeper.as_mut() {
-                z.fence = ZkFence::Czxid;
-            }
-            if rule == FenceRule::Off {
-                other.storage.fence_rule = FenceRule::Strict;
-                (
-                    "With the czxid as the fence, strict storage".to_string(),
-                    "czxid fence",
-                    "same run, czxid, strict",
-                )
-            } else {
-                (
-                    "With the czxid as the fence".to_string(),
-                    "czxid fence",
-                    "same run, czxid",
-                )
-            }
-        }
+    let service = service_contrast(s, &mut other);
+    let (label, lane_title, lane_sub) = match (service, s.storage.fence_rule) {
+        (Some(contrast), _) => contrast,
         // etcd's guard is the check this storage makes: the comparison takes it away, and
         // leaves the fence rule as it is.
-        _ if s.storage.create_guard => {
+        (None, _) if s.storage.create_guard => {
             other.storage.create_guard = false;
             (
                 "Without the CREATE == myRev guard".to_string(),
@@ -124,7 +85,7 @@ pub fn counterfactual(s: &Scenario) -> Counterfactual {
                 "same run, plain debits",
             )
         }
-        FenceRule::CasValue => {
+        (None, FenceRule::CasValue) => {
             other.storage.fence_rule = FenceRule::Off;
             (
                 "Without compare-and-set".to_string(),
@@ -132,7 +93,7 @@ pub fn counterfactual(s: &Scenario) -> Counterfactual {
                 "same run, no CAS",
             )
         }
-        FenceRule::Off if mints => {
+        (None, FenceRule::Off) if mints => {
             other.storage.fence_rule = FenceRule::Strict;
             (
                 "With strict fencing".to_string(),
@@ -140,7 +101,7 @@ pub fn counterfactual(s: &Scenario) -> Counterfactual {
                 "same run, strict",
             )
         }
-        FenceRule::Off => {
+        (None, FenceRule::Off) => {
             add_fence(&mut other);
             other.storage.fence_rule = FenceRule::Strict;
             (
@@ -153,7 +114,7 @@ pub fn counterfactual(s: &Scenario) -> Counterfactual {
                 },
             )
         }
-        FenceRule::Strict | FenceRule::NonDecreasing if mints => {
+        (None, FenceRule::Strict | FenceRule::NonDecreasing) if mints => {
             other.storage.fence_rule = FenceRule::Off;
             (
                 "Without fencing".to_string(),
@@ -161,7 +122,7 @@ pub fn counterfactual(s: &Scenario) -> Counterfactual {
                 "same run, no check",
             )
         }
-        FenceRule::Strict | FenceRule::NonDecreasing => {
+        (None, FenceRule::Strict | FenceRule::NonDecreasing) => {
             add_fence(&mut other);
             (
                 source.to_string(),
@@ -184,12 +145,58 @@ pub fn counterfactual(s: &Scenario) -> Counterfactual {
     }
 }
 
-/// A ZooKeeper run whose writes carry no czxid: no fence at all, or the sequence suffix.
-fn zk_without_czxid(s: &Scenario) -> bool {
-    s.lock
-        .zookeeper
-        .as_ref()
-        .is_some_and(|z| !s.lock.fencing || z.fence == ZkFence::Sequence)
+/// The contrast the service itself calls for, before any of the storage's (`None`: the
+/// storage's). An advisory lock mints no fence to add: its honest contrast is where the write
+/// goes, on the lock's own session or on storage apart from it. ZooKeeper always has a czxid
+/// to send: the contrast sends it where the run sends the sequence suffix or nothing.
+fn service_contrast(
+    s: &Scenario,
+    other: &mut Scenario,
+) -> Option<(String, &'static str, &'static str)> {
+    match &s.lock.service {
+        LockService::Redis | LockService::Redlock(_) | LockService::Etcd(_) => None,
+        LockService::Advisory(_) => {
+            let inside = s.storage.in_transaction;
+            other.storage.in_transaction = !inside;
+            Some(if inside {
+                (
+                    "With the write on separate storage".to_string(),
+                    "separate storage",
+                    "same run, write apart",
+                )
+            } else {
+                (
+                    "With the write inside the lock's session".to_string(),
+                    "write in session",
+                    "same run, UPDATE on the lock's session",
+                )
+            })
+        }
+        LockService::Zookeeper(z) => {
+            let without_czxid = !s.lock.fencing || z.fence == ZkFence::Sequence;
+            if cfg!(feature = "first-stage") || !without_czxid {
+                return None;
+            }
+            other.lock.fencing = true;
+            if let Some(z) = other.lock.zookeeper_mut() {
+                z.fence = ZkFence::Czxid;
+            }
+            Some(if s.storage.fence_rule == FenceRule::Off {
+                other.storage.fence_rule = FenceRule::Strict;
+                (
+                    "With the czxid as the fence, strict storage".to_string(),
+                    "czxid fence",
+                    "same run, czxid, strict",
+                )
+            } else {
+                (
+                    "With the czxid as the fence".to_string(),
+                    "czxid fence",
+                    "same run, czxid",
+                )
+            })
+        }
+    }
 }
 
 /// The banner's comparison line, built from the contrast and the ghost run alone: e.g.
@@ -220,7 +227,7 @@ mod tests {
     fn standard_redlock_is_compared_with_the_fenced_variant() {
         let (other, label) = with("redlock-clock-jump");
         assert_eq!(label, "Redlock with a fence (non-standard), strict storage");
-        assert!(other.lock.redlock.as_ref().is_some_and(|r| r.fence));
+        assert!(other.lock.redlock().is_some_and(|r| r.fence));
         assert_eq!(other.storage.fence_rule, FenceRule::Strict);
     }
 
@@ -230,8 +237,7 @@ mod tests {
         assert_eq!(label, "With the czxid as the fence");
         assert!(other
             .lock
-            .zookeeper
-            .as_ref()
+            .zookeeper()
             .is_some_and(|z| z.fence == ZkFence::Czxid));
         let (other, label) = with("zk-suspended-ignored");
         assert_eq!(label, "With the czxid as the fence, strict storage");

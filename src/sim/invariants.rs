@@ -127,7 +127,7 @@ fn indices_and_order(trace: &Trace, out: &mut Vec<String>) {
 
 /// Each lock instance's clock, as the run read it.
 fn instance_clocks(scenario: &Scenario) -> Vec<Clock> {
-    match &scenario.lock.redlock {
+    match scenario.lock.redlock() {
         None => vec![Clock::new(&scenario.lock.clock, [])],
         Some(r) => r
             .instances
@@ -138,14 +138,11 @@ fn instance_clocks(scenario: &Scenario) -> Vec<Clock> {
 }
 
 fn leases_end_by_their_ttl(scenario: &Scenario, trace: &Trace, out: &mut Vec<String>) {
-    if trace.is_etcd() {
-        return etcd_leases_outlive_their_ttl(scenario, trace, out);
-    }
-    if trace.is_advisory() {
-        return advisory_locks_are_exclusive(trace, out);
-    }
-    if trace.is_zookeeper() {
-        return zookeeper_holdings(trace, out);
+    match trace.kind() {
+        ServiceKind::Single | ServiceKind::Redlock => {}
+        ServiceKind::Etcd => return etcd_leases_outlive_their_ttl(scenario, trace, out),
+        ServiceKind::Advisory => return advisory_locks_are_exclusive(trace, out),
+        ServiceKind::Zookeeper => return zookeeper_holdings(trace, out),
     }
     let clocks = instance_clocks(scenario);
     let ttl = scenario.lock.ttl_ms;

@@ -22,6 +22,7 @@ pub mod sort;
 pub mod trace;
 pub mod trace_advisory;
 pub mod trace_etcd;
+pub mod trace_kind;
 pub mod trace_zk;
 pub mod words;
 pub mod words_advisory;

@@ -7,6 +7,71 @@ use crate::sim::sort;
 use std::cmp::Reverse;
 use std::collections::{BinaryHeap, HashMap};
 
+/// Whether a lease's expiry is told as the TTL's doing: not for an advisory lock, which has no
+/// TTL, nor for ZooKeeper, whose server lines say why a session ended.
+fn tells_ttl(trace: &Trace) -> bool {
+    match trace.kind() {
+        ServiceKind::Single | ServiceKind::Redlock | ServiceKind::Etcd => true,
+        ServiceKind::Advisory | ServiceKind::Zookeeper => false,
+    }
+}
+
+/// The lines of the service's own server, by instant: the PostgreSQL server's, the ensemble's
+/// (etcd's members are told from its record below; Redis instances' events with the steps).
+fn server_lines(trace: &Trace) -> Vec<(u64, String)> {
+    match trace.kind() {
+        ServiceKind::Single | ServiceKind::Redlock | ServiceKind::Etcd => Vec::new(),
+        ServiceKind::Advisory => super::words_advisory::server_lines(trace),
+        ServiceKind::Zookeeper => super::words_zk::ensemble_lines(trace),
+    }
+}
+
+/// A step told in the service's own words, when it has words of its own for it.
+fn service_step(trace: &Trace, step: &Step) -> Option<String> {
+    match trace.kind() {
+        ServiceKind::Single | ServiceKind::Redlock | ServiceKind::Etcd => None,
+        ServiceKind::Advisory => super::words_advisory::narrate(trace, step),
+        ServiceKind::Zookeeper => super::words_zk::narrate(trace, step),
+    }
+}
+
+/// A grant told in the words of the service that made it (an advisory lock's and ZooKeeper's
+/// are told in `service_step` when their words have a line for them).
+fn granted_line(trace: &Trace, step: &Step, fence: Option<u64>, lease_until_ms: u64) -> String {
+    let (t, who) = (step.at_ms, trace.client_name(step.client));
+    match trace.kind() {
+        ServiceKind::Etcd => {
+            let regrant = !trace
+                .leases
+                .iter()
+                .any(|l| l.holder == step.client && l.start_ms == t);
+            match fence {
+                _ if regrant => format!(
+                    "At {t} ms {who} called lock again while holding it: etcd's lock service found {who}'s own key on the same session{} and answered at once. Nothing changed on the server.",
+                    fence.map_or(String::new(), |r| format!(" (create revision {r}, its fence)"))
+                ),
+                Some(r) => format!(
+                    "At {t} ms {who} got the lock: its key's create revision {r} is its fence. Its session's lease runs until {lease_until_ms} ms, and each keepalive pushes that out."
+                ),
+                None => format!(
+                    "At {t} ms {who} got the lock (its key's revision is not used as a fence). Its session's lease runs until {lease_until_ms} ms, and each keepalive pushes that out."
+                ),
+            }
+        }
+        ServiceKind::Single
+        | ServiceKind::Redlock
+        | ServiceKind::Advisory
+        | ServiceKind::Zookeeper => match fence {
+            Some(f) => format!(
+                "At {t} ms {who} acquired the lock with fence {f}; the lease runs until {lease_until_ms} ms."
+            ),
+            None => format!(
+                "At {t} ms {who} acquired the lock (no fence: the service answers only OK); the lease runs until {lease_until_ms} ms."
+            ),
+        },
+    }
+}
+
 pub fn narrate(trace: &Trace) -> Vec<String> {
     let mut lines: Vec<(u64, usize, String)> = Vec::new();
     let name = |c: usize| trace.client_name(c);
@@ -35,13 +100,7 @@ pub fn narrate(trace: &Trace) -> Vec<String> {
     let told: Vec<&LeaseSpan> = trace
         .leases
         .iter()
-        // An advisory lock has no TTL: the server's own lines say why a session ended.
-        .filter(|l| {
-            l.end == SpanEnd::Expired
-                && l.end_ms <= trace.end_ms
-                && !trace.is_advisory()
-                && !trace.is_zookeeper()
-        })
+        .filter(|l| l.end == SpanEnd::Expired && l.end_ms <= trace.end_ms && tells_ttl(trace))
         .collect();
     let paused = if redlock {
         Vec::new()
@@ -112,65 +171,21 @@ pub fn narrate(trace: &Trace) -> Vec<String> {
             ));
         }
     }
-    if trace.is_advisory() {
-        for (at, line) in super::words_advisory::server_lines(trace) {
-            lines.push((at, 0, line));
-        }
-    }
-    // Never in the first stage's build, where `is_zookeeper` is a constant false.
-    if trace.is_zookeeper() {
-        for (at, line) in super::words_zk::ensemble_lines(trace) {
-            lines.push((at, 0, line));
-        }
+    for (at, line) in server_lines(trace) {
+        lines.push((at, 0, line));
     }
     for (i, step) in trace.steps.iter().enumerate() {
         let who = name(step.client);
         let t = step.at_ms;
-        if trace.is_advisory() {
-            if let Some(text) = super::words_advisory::narrate(trace, step) {
-                lines.push((t, i + 1, text));
-                continue;
-            }
+        if let Some(text) = service_step(trace, step) {
+            lines.push((t, i + 1, text));
+            continue;
         }
-        if trace.is_zookeeper() {
-            if let Some(text) = super::words_zk::narrate(trace, step) {
-                lines.push((t, i + 1, text));
-                continue;
-            }
-        }
-        let regrant = || {
-            !trace
-                .leases
-                .iter()
-                .any(|l| l.holder == step.client && l.start_ms == t)
-        };
         let text = match &step.outcome {
-            Outcome::Granted { fence, .. } if trace.is_etcd() && regrant() => Some(format!(
-                "At {t} ms {who} called lock again while holding it: etcd's lock service found {who}'s own key on the same session{} and answered at once. Nothing changed on the server.",
-                fence.map_or(String::new(), |r| format!(" (create revision {r}, its fence)"))
-            )),
             Outcome::Granted {
                 fence,
                 lease_until_ms,
-            } if trace.is_etcd() => Some(match fence {
-                Some(r) => format!(
-                    "At {t} ms {who} got the lock: its key's create revision {r} is its fence. Its session's lease runs until {lease_until_ms} ms, and each keepalive pushes that out."
-                ),
-                None => format!(
-                    "At {t} ms {who} got the lock (its key's revision is not used as a fence). Its session's lease runs until {lease_until_ms} ms, and each keepalive pushes that out."
-                ),
-            }),
-            Outcome::Granted {
-                fence,
-                lease_until_ms,
-            } => Some(match fence {
-                Some(f) => format!(
-                    "At {t} ms {who} acquired the lock with fence {f}; the lease runs until {lease_until_ms} ms."
-                ),
-                None => format!(
-                    "At {t} ms {who} acquired the lock (no fence: the service answers only OK); the lease runs until {lease_until_ms} ms."
-                ),
-            }),
+            } => Some(granted_line(trace, step, *fence, *lease_until_ms)),
             Outcome::Denied { holder } => Some(format!(
                 "At {t} ms {who} tried to acquire, but {holder} holds the lock (lock_held)."
             )),
@@ -268,12 +283,19 @@ pub fn narrate(trace: &Trace) -> Vec<String> {
                 ),
             }),
             Outcome::Released { .. } => Some(format!("At {t} ms {who}: {}.", step.text)),
-            Outcome::Crashed if trace.is_etcd() => Some(format!(
-                "At {t} ms {who} crashed without unlocking; its keepalives stop, and only its lease's expiry (by the leader) can delete its key."
-            )),
-            Outcome::Crashed => Some(format!(
-                "At {t} ms {who} crashed without releasing; only the TTL can end its lease."
-            )),
+            Outcome::Crashed => Some(match trace.kind() {
+                ServiceKind::Etcd => format!(
+                    "At {t} ms {who} crashed without unlocking; its keepalives stop, and only its lease's expiry (by the leader) can delete its key."
+                ),
+                // An advisory lock's and ZooKeeper's crashes are told in `service_step`
+                // when their words have a line for them.
+                ServiceKind::Single
+                | ServiceKind::Redlock
+                | ServiceKind::Advisory
+                | ServiceKind::Zookeeper => format!(
+                    "At {t} ms {who} crashed without releasing; only the TTL can end its lease."
+                ),
+            }),
             Outcome::ClockJumped { by_ms } => Some(format!(
                 "At {t} ms {who}'s clock jumped by {by_ms:+} ms."
             )),
@@ -368,16 +390,19 @@ pub fn narrate(trace: &Trace) -> Vec<String> {
     }
     sort::sort_by_key(&mut lines, |(t, order, _)| (*t, *order));
     let mut out: Vec<String> = lines.into_iter().map(|(_, _, s)| s).collect();
-    out.push(match trace.last_fence {
-        None if trace.is_advisory() => format!(
-            "Final balance {}. No fence: PostgreSQL's advisory lock hands none out.",
-            trace.final_balance
-        ),
-        Some(f) => format!(
+    out.push(match (trace.last_fence, trace.kind()) {
+        (Some(f), _) => format!(
             "Final balance {}, last accepted fence {f}.",
             trace.final_balance
         ),
-        None => format!("Final balance {}.", trace.final_balance),
+        (None, ServiceKind::Advisory) => format!(
+            "Final balance {}. No fence: PostgreSQL's advisory lock hands none out.",
+            trace.final_balance
+        ),
+        (
+            None,
+            ServiceKind::Single | ServiceKind::Redlock | ServiceKind::Etcd | ServiceKind::Zookeeper,
+        ) => format!("Final balance {}.", trace.final_balance),
     });
     if trace.step_limit_hit {
         out.push("The run stopped at its step limit before every event ran.".to_string());

@@ -364,7 +364,7 @@ fn redlock(
     let mut s = scenario(name, caption, clients);
     s.end_ms = 140;
     s.lock.ttl_ms = 60;
-    s.lock.redlock = Some(Redlock::standard(instances(events)));
+    s.lock.service = LockService::Redlock(Redlock::standard(instances(events)));
     // Standard Redlock hands out no fence, so the storage has nothing to compare.
     s.storage.fence_rule = FenceRule::Off;
     s
@@ -423,7 +423,7 @@ fn redlock_presets() -> Vec<Preset> {
         },
         two_debits(),
     );
-    if let Some(r) = monotonic.lock.redlock.as_mut() {
+    if let Some(r) = monotonic.lock.redlock_mut() {
         r.instances[2].clock.monotonic = true;
     }
     let mut gc = redlock(
@@ -442,7 +442,7 @@ fn redlock_presets() -> Vec<Preset> {
             client("B", vec![acquire(65), debit(75, 10)]),
         ],
     );
-    if let Some(r) = gc.lock.redlock.as_mut() {
+    if let Some(r) = gc.lock.redlock_mut() {
         r.parallel = true;
     }
     let order = |fenced: bool| {
@@ -473,7 +473,7 @@ fn redlock_presets() -> Vec<Preset> {
         );
         if fenced {
             s.storage.fence_rule = FenceRule::Strict;
-            if let Some(r) = s.lock.redlock.as_mut() {
+            if let Some(r) = s.lock.redlock_mut() {
                 r.fence = true;
             }
         }
@@ -521,7 +521,7 @@ fn redlock_presets() -> Vec<Preset> {
         ],
     );
     backwards.storage.fence_rule = FenceRule::Strict;
-    if let Some(r) = backwards.lock.redlock.as_mut() {
+    if let Some(r) = backwards.lock.redlock_mut() {
         r.fence = true;
     }
     let mut cas = order(false);
@@ -1043,7 +1043,7 @@ pub fn hint_for(s: &Scenario) -> Hint {
 /// blank; the fence check when the service mints fences the storage ignores; Redlock's
 /// instance events; a pause's end; otherwise any event.
 pub fn derived_hint(s: &Scenario) -> Hint {
-    let redlock = s.lock.redlock.as_ref();
+    let redlock = s.lock.redlock();
     let instance_events = redlock.is_some_and(|r| r.instances.iter().any(|i| !i.events.is_empty()));
     let client_events = s.clients.iter().any(|c| !c.events.is_empty());
     if !client_events && !instance_events {
@@ -1085,7 +1085,7 @@ pub fn derived_hint(s: &Scenario) -> Hint {
     });
     let until = if redlock.is_some() {
         "while its lock is still valid, and watch the verdict"
-    } else if let Some(a) = &s.lock.advisory {
+    } else if let Some(a) = s.lock.advisory() {
         if a.idle_session_timeout_ms.is_some() || a.idle_in_transaction_timeout_ms.is_some() {
             "before an idle timeout ends its session, and the lock with it"
         } else {

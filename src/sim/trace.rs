@@ -8,6 +8,7 @@ pub use super::account::{DebitVerdict, FenceRule, Rejection};
 pub use super::scenario::{PauseCause, ReleaseKind, Tier};
 pub use super::trace_advisory::*;
 pub use super::trace_etcd::*;
+pub use super::trace_kind::ServiceKind;
 pub use super::trace_zk::*;
 use serde::Serialize;
 
@@ -73,44 +74,35 @@ impl Trace {
         self.clients.get(client).map_or("?", String::as_str)
     }
 
+    /// The service the run used, to `match` on (`ServiceKind::in_this_build`).
+    pub fn kind(&self) -> ServiceKind {
+        self.service.in_this_build()
+    }
+
     /// Whether the run was against Redlock (over any number of instances).
     pub fn is_redlock(&self) -> bool {
-        self.service == ServiceKind::Redlock
+        self.kind() == ServiceKind::Redlock
     }
 
-    /// Whether the run was against an etcd cluster. Never in the first stage's build, whose
-    /// reader refuses `lock.etcd`: there the answer is a constant, and every etcd branch that
-    /// asks goes out of the first download.
+    /// Whether the run was against an etcd cluster (never in the first stage's build).
     pub fn is_etcd(&self) -> bool {
-        !cfg!(feature = "first-stage") && self.service == ServiceKind::Etcd
+        self.kind() == ServiceKind::Etcd
     }
 
-    /// Whether the run was against a PostgreSQL advisory lock; never in the first stage's
-    /// build, as for etcd.
+    /// Whether the run was against a PostgreSQL advisory lock (never in the first stage's).
     pub fn is_advisory(&self) -> bool {
-        !cfg!(feature = "first-stage") && self.service == ServiceKind::Advisory
+        self.kind() == ServiceKind::Advisory
     }
 
-    /// Whether the run was against a ZooKeeper ensemble; never in the first stage's build.
+    /// Whether the run was against a ZooKeeper ensemble (never in the first stage's build).
     pub fn is_zookeeper(&self) -> bool {
-        !cfg!(feature = "first-stage") && self.service == ServiceKind::Zookeeper
+        self.kind() == ServiceKind::Zookeeper
     }
 
     /// A lock instance's name, or "?" for an index the trace does not know.
     pub fn instance_name(&self, instance: usize) -> &str {
         self.instances.get(instance).map_or("?", String::as_str)
     }
-}
-
-/// Which lock service a run used: `single` (one Redis) or `redlock`.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
-#[serde(rename_all = "snake_case")]
-pub enum ServiceKind {
-    Single,
-    Redlock,
-    Etcd,
-    Advisory,
-    Zookeeper,
 }
 
 /// One thing a client or the storage did, in the order it happened.

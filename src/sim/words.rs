@@ -50,30 +50,66 @@ pub fn token_text(trace: &Trace, token: Option<u64>) -> String {
     }
 }
 
-/// A step's outcome in a few words, for the timeline and the console.
-pub fn describe(outcome: &Outcome, trace: &Trace) -> String {
-    match outcome {
-        #[cfg(not(feature = "first-stage"))]
-        Outcome::Granted { .. } if trace.is_advisory() => super::words_advisory::granted(trace),
-        #[cfg(not(feature = "first-stage"))]
-        Outcome::Released { own, .. } if trace.is_advisory() => {
-            super::words_advisory::released(trace, *own)
-        }
-        #[cfg(not(feature = "first-stage"))]
-        Outcome::LockWaits { behind } => super::words_advisory::waits(trace, behind),
-        #[cfg(not(feature = "first-stage"))]
-        Outcome::SessionGone { why } => super::words_advisory::gone(*why),
-        #[cfg(not(feature = "first-stage"))]
-        Outcome::Granted { fence, .. } if trace.is_zookeeper() => {
+/// A grant in the words of the service that made it. (In the first stage's build `kind` is
+/// never etcd, advisory or ZooKeeper, so their arms are left out of it.)
+fn granted(trace: &Trace, fence: Option<u64>, lease_until_ms: u64) -> String {
+    match trace.kind() {
+        ServiceKind::Single | ServiceKind::Redlock => format!(
+            "granted {}, lease until {lease_until_ms} ms",
+            fence_text(fence)
+        ),
+        ServiceKind::Etcd => match fence {
+            Some(r) => {
+                format!("locked, create revision {r} (the fence), lease until {lease_until_ms} ms")
+            }
+            None => {
+                format!("locked (revision not used as a fence), lease until {lease_until_ms} ms")
+            }
+        },
+        ServiceKind::Advisory => super::words_advisory::granted(trace),
+        ServiceKind::Zookeeper => {
             // The step is the last one written when this runs: it is the trace's newest grant.
             let (client, t) = trace
                 .leases
                 .last()
                 .map_or((0, 0), |l| (l.holder, l.start_ms));
-            super::words_zk::granted(trace, client, t, *fence)
+            super::words_zk::granted(trace, client, t, fence)
         }
+    }
+}
+
+/// A release in the words of the service that ran it.
+fn released(trace: &Trace, mode: ReleaseKind, deleted: &Option<String>, own: bool) -> String {
+    match trace.kind() {
+        ServiceKind::Single | ServiceKind::Redlock => {
+            let how = match mode {
+                ReleaseKind::TokenChecked => "token-checked release",
+                ReleaseKind::BareDel => "bare DEL",
+            };
+            match (own, deleted) {
+                (true, _) => format!("{how}: released its own lease"),
+                (false, Some(victim)) => format!("{how}: deleted {victim}'s lease"),
+                (false, None) => format!("{how}: nothing to delete"),
+            }
+        }
+        ServiceKind::Etcd => if own {
+            "unlocked: deleted its own key"
+        } else {
+            "unlock: it had no key to delete"
+        }
+        .to_string(),
+        ServiceKind::Advisory => super::words_advisory::released(trace, own),
+        ServiceKind::Zookeeper => super::words_zk::released(own),
+    }
+}
+
+/// A step's outcome in a few words, for the timeline and the console.
+pub fn describe(outcome: &Outcome, trace: &Trace) -> String {
+    match outcome {
         #[cfg(not(feature = "first-stage"))]
-        Outcome::Released { own, .. } if trace.is_zookeeper() => super::words_zk::released(*own),
+        Outcome::LockWaits { behind } => super::words_advisory::waits(trace, behind),
+        #[cfg(not(feature = "first-stage"))]
+        Outcome::SessionGone { why } => super::words_advisory::gone(*why),
         #[cfg(not(feature = "first-stage"))]
         Outcome::NodeWaits { node, behind } => super::words_zk::waits(node, behind),
         #[cfg(not(feature = "first-stage"))]
@@ -82,21 +118,10 @@ pub fn describe(outcome: &Outcome, trace: &Trace) -> String {
         Outcome::ZkNotice { notice } => super::words_zk::notice(*notice),
         #[cfg(not(feature = "first-stage"))]
         Outcome::WriteHeldBack { state } => super::words_zk::held_back(*state),
-        #[cfg(not(feature = "first-stage"))]
         Outcome::Granted {
             fence,
             lease_until_ms,
-        } if trace.is_etcd() => match fence {
-            Some(r) => format!("locked, create revision {r} (the fence), lease until {lease_until_ms} ms"),
-            None => format!("locked (revision not used as a fence), lease until {lease_until_ms} ms"),
-        },
-        Outcome::Granted {
-            fence,
-            lease_until_ms,
-        } => format!(
-            "granted {}, lease until {lease_until_ms} ms",
-            fence_text(*fence)
-        ),
+        } => granted(trace, *fence, *lease_until_ms),
         #[cfg(not(feature = "first-stage"))]
         Outcome::Queued { revision, behind } => {
             format!("key put at revision {revision}; waits for {behind}'s key to go")
@@ -144,23 +169,7 @@ pub fn describe(outcome: &Outcome, trace: &Trace) -> String {
             None => "renew denied: the lease had expired".to_string(),
         },
         Outcome::WatchdogStarted => "watchdog started".to_string(),
-        #[cfg(not(feature = "first-stage"))]
-        Outcome::Released { own, .. } if trace.is_etcd() => if *own {
-            "unlocked: deleted its own key".to_string()
-        } else {
-            "unlock: it had no key to delete".to_string()
-        },
-        Outcome::Released { mode, deleted, own } => {
-            let how = match mode {
-                ReleaseKind::TokenChecked => "token-checked release",
-                ReleaseKind::BareDel => "bare DEL",
-            };
-            match (own, deleted) {
-                (true, _) => format!("{how}: released its own lease"),
-                (false, Some(victim)) => format!("{how}: deleted {victim}'s lease"),
-                (false, None) => format!("{how}: nothing to delete"),
-            }
-        }
+        Outcome::Released { mode, deleted, own } => released(trace, *mode, deleted, *own),
         Outcome::CheckPassed => "isHeld() returned true".to_string(),
         Outcome::CheckFailed => "isHeld() returned false; write skipped".to_string(),
         Outcome::DebitSent { write } => match trace.writes.get(*write) {

@@ -251,7 +251,7 @@ pub fn App(props: &AppProps) -> Html {
         .instance()
         .filter(|_| !state.readonly && !props.compact)
         .and_then(|r| {
-            let inst = scenario.lock.redlock.as_ref()?.instances.get(r.instance)?;
+            let inst = scenario.lock.redlock()?.instances.get(r.instance)?;
             Some((r, inst.name.clone(), inst.events.get(r.event)?.clone()))
         });
     let hint_notice = state
@@ -270,9 +270,9 @@ pub fn App(props: &AppProps) -> Html {
                     <span class="fp-group">
                         <PresetPicker current={state.preset_id.clone().map(AttrValue::from)}
                             {on_pick} />
-                        <ServiceSettings instances={scenario.lock.redlock.as_ref().map_or(0, |r| r.instances.len())}
-                            etcd={scenario.lock.etcd.as_ref().map(|e| e.version)}
-                            advisory={scenario.lock.advisory.is_some()} zookeeper={scenario.lock.zookeeper.is_some()}
+                        <ServiceSettings instances={scenario.lock.redlock().map_or(0, |r| r.instances.len())}
+                            etcd={scenario.lock.etcd().map(|e| e.version)}
+                            advisory={scenario.lock.advisory().is_some()} zookeeper={scenario.lock.zookeeper().is_some()}
                             on_change={dispatch.clone()} />
                     </span>
                 }
@@ -321,27 +321,27 @@ pub fn App(props: &AppProps) -> Html {
                 <div class="fp-row">
                     <Palette tool={state.tool} selected={state.selection.event()} clients={scenario.clients.len()}
                         playhead_ms={state.playhead_ms} on_add={dispatch.clone()}
-                        session_lock={scenario.lock.advisory.is_some() || scenario.lock.zookeeper.is_some()} />
+                        session_lock={!scenario.lock.service.renewable()} />
                 </div>
                 <div class="fp-row">
                     <Settings lock={Rc::new(scenario.lock.clone())} fence_rule={scenario.storage.fence_rule}
                         clients={Rc::new(scenario.clients.iter().map(|c| c.name.clone()).collect::<Vec<_>>())}
                         uid={uid.clone()} on_change={dispatch.clone()} />
                 </div>
-                if let Some(a) = &scenario.lock.advisory {
+                if let Some(a) = scenario.lock.advisory() {
                     <div class="fp-row">
                         <AdvisoryOptions advisory={Rc::new(a.clone())} in_transaction={scenario.storage.in_transaction}
                             on_change={dispatch.clone()} />
                     </div>
                 }
-                if let Some(z) = &scenario.lock.zookeeper {
+                if let Some(z) = scenario.lock.zookeeper() {
                     <div class="fp-row">
                         // Keyed by the notice, so a refused tick shows the kept one again.
                         <ZkOptions key={u8::from(state.notice.is_some())} zookeeper={Rc::new(z.clone())} requested_ms={scenario.lock.ttl_ms}
                             on_change={dispatch.clone()} />
                     </div>
                 }
-                if let Some(r) = &scenario.lock.redlock {
+                if let Some(r) = scenario.lock.redlock() {
                     <div class="fp-row">
                         <InstancePalette names={Rc::new(r.instances.iter().map(|i| i.name.clone()).collect::<Vec<_>>())}
                             tool={state.instance_tool} playhead_ms={state.playhead_ms} on_add={dispatch.clone()}
@@ -352,7 +352,7 @@ pub fn App(props: &AppProps) -> Html {
                 }
                 </div>
                 // Always there for Redlock, so selecting or deselecting never moves the timeline.
-                if scenario.lock.redlock.is_some() {
+                if scenario.lock.redlock().is_some() {
                     <div class="fp-row fp-inspector-row">
                         if let Some((target, name, event)) = inspected {
                             <Inspector key={u8::from(state.notice.is_some())} {target} name={AttrValue::from(name)}

@@ -186,8 +186,7 @@ fn redlock_base(instances: usize) -> Scenario {
     let mut s = base("redlock-happy");
     let template = s
         .lock
-        .redlock
-        .as_ref()
+        .redlock()
         .map(|r| r.instances[0].clone())
         .unwrap_or_else(|| panic!("redlock-happy is a Redlock preset"));
     let list = (0..instances)
@@ -196,7 +195,7 @@ fn redlock_base(instances: usize) -> Scenario {
             ..template.clone()
         })
         .collect();
-    s.lock.redlock = Some(Redlock::standard(list));
+    s.lock.service = LockService::Redlock(Redlock::standard(list));
     s
 }
 
@@ -204,7 +203,7 @@ pub fn instance_events(n: usize) -> Scenario {
     let mut s = redlock_base(MAX_INSTANCES);
     let half = n / 2;
     let clients = names(MAX_CLIENTS);
-    if let Some(r) = s.lock.redlock.as_mut() {
+    if let Some(r) = s.lock.redlock_mut() {
         for (i, inst) in r.instances.iter_mut().enumerate() {
             inst.latency_ms = 1;
             inst.events = (0..half / MAX_INSTANCES)
@@ -259,7 +258,7 @@ pub fn watchdog_ttl_2(n: usize) -> Scenario {
 
 pub fn redlock_retries(n: usize) -> Scenario {
     let mut s = redlock_base(MAX_INSTANCES);
-    if let Some(r) = s.lock.redlock.as_mut() {
+    if let Some(r) = s.lock.redlock_mut() {
         r.retries = 20;
         r.retry_delay_ms = 3;
         r.parallel = true;

@@ -20,7 +20,7 @@ mod steps;
 pub mod zookeeper;
 
 use super::scenario::Scenario;
-use super::trace::Trace;
+use super::trace::{ServiceKind, Trace};
 pub use command::{Act, Command, Who};
 use lookup::Run;
 pub use ops::{Debit, DebitEnd, Line, RedisCmd, RedisReply, Tally};
@@ -29,14 +29,11 @@ pub use scripts::Script;
 /// Every command of the run of `s` that produced `t`, in the order the run performed them:
 /// the servers' setup, then the run, then reading the account back.
 pub fn commands(s: &Scenario, t: &Trace) -> Vec<Command> {
-    if t.is_etcd() {
-        return etcd::plan(s, t);
-    }
-    if t.is_advisory() {
-        return advisory::plan(s, t);
-    }
-    if t.is_zookeeper() {
-        return zookeeper::plan(s, t);
+    match t.kind() {
+        ServiceKind::Single | ServiceKind::Redlock => {}
+        ServiceKind::Etcd => return etcd::plan(s, t),
+        ServiceKind::Advisory => return advisory::plan(s, t),
+        ServiceKind::Zookeeper => return zookeeper::plan(s, t),
     }
     let run = Run { s, t };
     let mut timed: Vec<(u8, Command)> = Vec::new();
@@ -63,7 +60,7 @@ pub fn commands(s: &Scenario, t: &Trace) -> Vec<Command> {
 
 /// Loads the scripts on every instance, starts the fence counter, and creates the account.
 fn setup(s: &Scenario, t: &Trace) -> Vec<Command> {
-    let fenced = match &s.lock.redlock {
+    let fenced = match s.lock.redlock() {
         Some(r) => r.fence,
         None => s.lock.fencing,
     };
@@ -312,9 +309,9 @@ mod tests {
     fn every_grant_denial_and_verdict_of_every_preset_has_its_command() {
         // The Redis services' commands; etcd's gateway calls are checked in `tests/etcd.rs`.
         for p in presets().into_iter().filter(|p| {
-            p.scenario.lock.etcd.is_none()
-                && p.scenario.lock.advisory.is_none()
-                && p.scenario.lock.zookeeper.is_none()
+            p.scenario.lock.etcd().is_none()
+                && p.scenario.lock.advisory().is_none()
+                && p.scenario.lock.zookeeper().is_none()
         }) {
             let t = run(&p.scenario);
             let list = commands(&p.scenario, &t);

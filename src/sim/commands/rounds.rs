@@ -12,7 +12,7 @@ use crate::sim::trace::{MessageSpan, Purpose, SpanEnd, Target};
 
 pub fn plan(run: &Run) -> Vec<Command> {
     // A single Redis answers at once: its commands are the steps themselves.
-    if run.s.lock.redlock.is_none() {
+    if run.s.lock.redlock().is_none() {
         return Vec::new();
     }
     let mut out = Vec::new();
@@ -42,7 +42,7 @@ fn request(run: &Run, m: &MessageSpan, i: usize) -> Option<Command> {
     let c = m.client;
     let key = run.s.key.clone();
     let ttl_ms = run.s.lock.ttl_ms;
-    let fenced = run.s.lock.redlock.as_ref().is_some_and(|r| r.fence);
+    let fenced = run.s.lock.redlock().is_some_and(|r| r.fence);
     let delivered = !m.lost && run.reachable(i, c, m.arrived_ms);
     // Where the request met the failure: at once if it was lost on the way out, on arrival if
     // the instance was cut off or down by then. A request that got through is listed when it
@@ -167,7 +167,7 @@ fn outages(events: &[InstanceEvent]) -> Vec<(u64, u64, bool)> {
 
 /// Each instance's crashes and restarts, and a comment for its partitions and clock jumps.
 pub fn instance_events(run: &Run) -> Vec<Command> {
-    let Some(r) = &run.s.lock.redlock else {
+    let Some(r) = run.s.lock.redlock() else {
         return Vec::new();
     };
     let mut out = Vec::new();

@@ -27,7 +27,7 @@ struct Walk<'a> {
 pub fn plan(run: &Run) -> Vec<Command> {
     let mut w = Walk {
         run,
-        redlock: run.s.lock.redlock.is_some(),
+        redlock: run.s.lock.redlock().is_some(),
         grants: 0,
         values: vec![None; run.t.clients.len()],
         seen_values: HashSet::new(),

@@ -450,7 +450,7 @@ mod tests {
     fn every_zookeeper_preset_is_in_time_order_and_ends_with_the_balance() {
         for p in presets()
             .into_iter()
-            .filter(|p| p.scenario.lock.zookeeper.is_some())
+            .filter(|p| p.scenario.lock.zookeeper().is_some())
         {
             let t = run(&p.scenario);
             let list = plan(&p.scenario, &t);

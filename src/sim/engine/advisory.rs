@@ -100,7 +100,7 @@ impl AdvisoryService {
 
     /// Every failover, as an instance event of the one server.
     pub fn schedule(&self, queue: &mut Queue, s: &Scenario) {
-        let events = s.lock.advisory.iter().flat_map(|a| a.events.iter());
+        let events = s.lock.advisory().into_iter().flat_map(|a| a.events.iter());
         for (event, e) in events.enumerate() {
             queue.push(
                 e.at_ms(),

@@ -10,7 +10,7 @@ use super::redlock::Redlock;
 use super::single::Single;
 use super::world::{self, World};
 use super::zookeeper::ZkService;
-use crate::sim::scenario::Scenario;
+use crate::sim::scenario::{LockService, Scenario};
 use crate::sim::trace::{Outcome, ServiceKind, Trace};
 
 /// The lock service a scenario runs against.
@@ -127,63 +127,51 @@ impl Service {
 impl Service {
     /// The service of `s`, its kind, its instances' names and the majority it needs.
     pub(super) fn choose(s: &Scenario) -> (Service, ServiceKind, Vec<String>, usize) {
-        let zookeeper = s.lock.zookeeper.as_ref().and_then(|z| ZkService::new(s, z));
-        if let Some(x) = zookeeper {
-            return (
-                Service::Zookeeper(Box::new(x)),
-                ServiceKind::Zookeeper,
-                vec!["zookeeper".to_string()],
+        let single = || {
+            (
+                Service::Single(Box::new(Single::new(s))),
+                ServiceKind::Single,
+                vec!["lock".to_string()],
                 1,
-            );
-        }
-        let advisory = s
-            .lock
-            .advisory
-            .as_ref()
-            .and_then(|a| AdvisoryService::new(s, a));
-        match (&s.lock.redlock, &s.lock.etcd) {
-            // Only the first stage's build has no advisory service (its `validate` refuses one).
-            (None, None) if advisory.is_some() => match advisory {
-                Some(x) => (
-                    Service::Advisory(Box::new(x)),
-                    ServiceKind::Advisory,
-                    vec!["postgres".to_string()],
-                    1,
-                ),
-                None => (
-                    Service::Single(Box::new(Single::new(s))),
-                    ServiceKind::Single,
-                    vec!["lock".to_string()],
-                    1,
-                ),
-            },
-            (None, Some(e)) => match EtcdService::new(s, e, world::run_limit(s)) {
+            )
+        };
+        // An etcd, advisory or ZooKeeper service is `None` only in the first stage's build,
+        // whose reader and `validate` refuse them: its stubs have no value.
+        match &s.lock.service {
+            LockService::Redis => single(),
+            LockService::Redlock(r) => (
+                Service::Redlock(Redlock::new(s, r)),
+                ServiceKind::Redlock,
+                r.instances.iter().map(|i| i.name.clone()).collect(),
+                r.majority(),
+            ),
+            LockService::Etcd(e) => match EtcdService::new(s, e, world::run_limit(s)) {
                 Some(x) => (
                     Service::Etcd(Box::new(x)),
                     ServiceKind::Etcd,
                     vec!["etcd".to_string()],
                     1,
                 ),
-                // Only in the first stage's build, whose `validate` refuses etcd.
-                None => (
-                    Service::Single(Box::new(Single::new(s))),
-                    ServiceKind::Single,
-                    vec!["lock".to_string()],
+                None => single(),
+            },
+            LockService::Advisory(a) => match AdvisoryService::new(s, a) {
+                Some(x) => (
+                    Service::Advisory(Box::new(x)),
+                    ServiceKind::Advisory,
+                    vec!["postgres".to_string()],
                     1,
                 ),
+                None => single(),
             },
-            (None, None) => (
-                Service::Single(Box::new(Single::new(s))),
-                ServiceKind::Single,
-                vec!["lock".to_string()],
-                1,
-            ),
-            (Some(r), _) => (
-                Service::Redlock(Redlock::new(s, r)),
-                ServiceKind::Redlock,
-                r.instances.iter().map(|i| i.name.clone()).collect(),
-                r.majority(),
-            ),
+            LockService::Zookeeper(z) => match ZkService::new(s, z) {
+                Some(x) => (
+                    Service::Zookeeper(Box::new(x)),
+                    ServiceKind::Zookeeper,
+                    vec!["zookeeper".to_string()],
+                    1,
+                ),
+                None => single(),
+            },
         }
     }
 }

@@ -33,7 +33,7 @@ fn advisory(name: &str, caption: &str, a: Advisory, clients: Vec<Client>) -> Sce
         key: "acct:1".to_string(),
         lock: LockSettings {
             fencing: false,
-            advisory: Some(a),
+            service: LockService::Advisory(a),
             ..LockSettings::default()
         },
         storage: StorageSettings {

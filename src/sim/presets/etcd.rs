@@ -31,7 +31,7 @@ fn etcd(name: &str, caption: &str, end_ms: u64, clients: Vec<Client>) -> Scenari
         end_ms,
         key: "acct:1".to_string(),
         lock: LockSettings {
-            etcd: Some(Etcd::cluster(3)),
+            service: LockService::Etcd(Etcd::cluster(3)),
             ..LockSettings::default()
         },
         storage: StorageSettings::default(),
@@ -104,7 +104,7 @@ pub fn expired_waiter(version: EtcdVersion) -> Scenario {
         ],
     );
     s.storage.fence_rule = FenceRule::Off;
-    if let Some(e) = s.lock.etcd.as_mut() {
+    if let Some(e) = s.lock.etcd_mut() {
         e.version = version;
     }
     s
@@ -126,7 +126,7 @@ pub fn failover() -> Scenario {
             client("B", vec![acquire(50), debit(90, 10)]),
         ],
     );
-    if let Some(e) = s.lock.etcd.as_mut() {
+    if let Some(e) = s.lock.etcd_mut() {
         e.members[0].events.push(MemberEvent::Crash {
             at_ms: 35,
             down_ms: 60,

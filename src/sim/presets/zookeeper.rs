@@ -31,7 +31,7 @@ fn zookeeper(name: &str, caption: &str, z: Zookeeper, clients: Vec<Client>) -> S
         end_ms: 100,
         key: "acct:1".to_string(),
         lock: LockSettings {
-            zookeeper: Some(z),
+            service: LockService::Zookeeper(z),
             ..LockSettings::default()
         },
         storage: StorageSettings::default(),

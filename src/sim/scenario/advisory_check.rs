@@ -22,13 +22,6 @@ fn within(path: &str, limit: &lim::Limit, n: u64) -> Result<(), ScenarioError> {
 impl Scenario {
     /// The advisory lock, and what the rest of the scenario may ask of it.
     pub(super) fn validate_advisory(&self, a: &Advisory) -> Result<(), ScenarioError> {
-        if self.lock.redlock.is_some() || self.lock.etcd.is_some() {
-            return refuse(
-                "lock.advisory".into(),
-                "a lock service is one of Redlock, etcd or a PostgreSQL advisory lock: \
-                 remove lock.redlock or lock.etcd",
-            );
-        }
         within("lock.advisory.lockId", &lim::LOCK_ID, a.lock_id)?;
         within(
             "lock.advisory.keepaliveMs",

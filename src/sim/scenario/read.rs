@@ -8,10 +8,10 @@
 
 use super::fields::{Fields, Result};
 use super::limits::{self as lim};
+use super::redlock::{default_drift_factor_ppm, default_retry_delay_ms, default_timeout_ms};
 use super::types::{
-    default_drift_factor_ppm, default_end_ms, default_key, default_retry_delay_ms,
-    default_step_limit, default_timeout_ms, Client, Event, Instance, InstanceEvent, LockSettings,
-    PauseCause, Redlock, ReleaseKind, Scenario, StorageSettings, Tier,
+    default_end_ms, default_key, default_step_limit, Client, Event, Instance, InstanceEvent,
+    LockService, LockSettings, PauseCause, Redlock, ReleaseKind, Scenario, StorageSettings, Tier,
 };
 use crate::sim::account::FenceRule;
 use crate::sim::clock::{ClockJump, ClockSpec};
@@ -83,57 +83,100 @@ fn lock(v: &Value, path: String) -> Result<LockSettings> {
         "zookeeper",
     ])?;
     let d = LockSettings::default();
+    let ttl_ms = f.whole_or("ttlMs", d.ttl_ms, &lim::TTL_MS)?;
+    let first_fence = f.whole_or("firstFence", d.first_fence, &lim::FIRST_FENCE)?;
+    let fencing = f.bool_or("fencing", d.fencing)?;
+    let watchdog = f.bool_or("watchdog", d.watchdog)?;
+    let clock = f.object_or("clock", ClockSpec::default, clock)?;
+    let redlock = match f.map.get("redlock") {
+        None | Some(Value::Null) => None,
+        Some(r) => Some(LockService::Redlock(redlock(r, f.at("redlock"))?)),
+    };
+    let etcd = match f.map.get("etcd") {
+        None | Some(Value::Null) => None,
+        #[cfg(not(feature = "first-stage"))]
+        Some(e) => Some(LockService::Etcd(super::etcd::etcd(e, f.at("etcd"))?)),
+        #[cfg(feature = "first-stage")]
+        Some(_) => {
+            return super::fields::fail(
+                &f.at("etcd"),
+                "the first stage draws Redis scenarios only; the full page runs etcd".to_string(),
+            )
+        }
+    };
+    let advisory = match f.map.get("advisory") {
+        None | Some(Value::Null) => None,
+        #[cfg(not(feature = "first-stage"))]
+        Some(a) => Some(LockService::Advisory(super::advisory::advisory(
+            a,
+            f.at("advisory"),
+        )?)),
+        #[cfg(feature = "first-stage")]
+        Some(_) => {
+            return super::fields::fail(
+                &f.at("advisory"),
+                "the first stage draws Redis scenarios only; the full page runs PostgreSQL \
+                 advisory locks"
+                    .to_string(),
+            )
+        }
+    };
+    let zookeeper = match f.map.get("zookeeper") {
+        None | Some(Value::Null) => None,
+        #[cfg(not(feature = "first-stage"))]
+        Some(z) => Some(LockService::Zookeeper(super::zookeeper::zookeeper(
+            z,
+            f.at("zookeeper"),
+        )?)),
+        #[cfg(feature = "first-stage")]
+        Some(_) => {
+            return super::fields::fail(
+                &f.at("zookeeper"),
+                "the first stage draws Redis scenarios only; the full page runs ZooKeeper"
+                    .to_string(),
+            )
+        }
+    };
     Ok(LockSettings {
-        ttl_ms: f.whole_or("ttlMs", d.ttl_ms, &lim::TTL_MS)?,
-        first_fence: f.whole_or("firstFence", d.first_fence, &lim::FIRST_FENCE)?,
-        fencing: f.bool_or("fencing", d.fencing)?,
-        watchdog: f.bool_or("watchdog", d.watchdog)?,
-        clock: f.object_or("clock", ClockSpec::default, clock)?,
-        redlock: match f.map.get("redlock") {
-            None | Some(Value::Null) => None,
-            Some(r) => Some(redlock(r, f.at("redlock"))?),
-        },
-        etcd: match f.map.get("etcd") {
-            None | Some(Value::Null) => None,
-            #[cfg(not(feature = "first-stage"))]
-            Some(e) => Some(super::etcd::etcd(e, f.at("etcd"))?),
-            #[cfg(feature = "first-stage")]
-            Some(_) => {
-                return super::fields::fail(
-                    &f.at("etcd"),
-                    "the first stage draws Redis scenarios only; the full page runs etcd"
-                        .to_string(),
-                )
-            }
-        },
-        advisory: match f.map.get("advisory") {
-            None | Some(Value::Null) => None,
-            #[cfg(not(feature = "first-stage"))]
-            Some(a) => Some(super::advisory::advisory(a, f.at("advisory"))?),
-            #[cfg(feature = "first-stage")]
-            Some(_) => {
-                return super::fields::fail(
-                    &f.at("advisory"),
-                    "the first stage draws Redis scenarios only; the full page runs PostgreSQL \
-                     advisory locks"
-                        .to_string(),
-                )
-            }
-        },
-        zookeeper: match f.map.get("zookeeper") {
-            None | Some(Value::Null) => None,
-            #[cfg(not(feature = "first-stage"))]
-            Some(z) => Some(super::zookeeper::zookeeper(z, f.at("zookeeper"))?),
-            #[cfg(feature = "first-stage")]
-            Some(_) => {
-                return super::fields::fail(
-                    &f.at("zookeeper"),
-                    "the first stage draws Redis scenarios only; the full page runs ZooKeeper"
-                        .to_string(),
-                )
-            }
-        },
+        ttl_ms,
+        first_fence,
+        fencing,
+        watchdog,
+        clock,
+        service: one_service(&f, [redlock, etcd, advisory, zookeeper])?,
     })
+}
+
+/// The one lock service among those `lock` names (in the JSON's order: Redlock, etcd, advisory,
+/// ZooKeeper), or one Redis when it names none. A second one is refused at its own key, with
+/// the services that came before it named.
+fn one_service(f: &Fields, named: [Option<LockService>; 4]) -> Result<LockService> {
+    let mut named = named.into_iter().flatten();
+    let first = named.next().unwrap_or_default();
+    let Some(second) = named.next() else {
+        return Ok(first);
+    };
+    let (key, why) = match second {
+        // Never second: Redlock is read first, and one Redis has no key.
+        LockService::Redis | LockService::Redlock(_) => {
+            ("redlock", "a lock service is one at a time")
+        }
+        LockService::Etcd(_) => (
+            "etcd",
+            "a lock service is Redlock or etcd, not both: remove lock.redlock or lock.etcd",
+        ),
+        LockService::Advisory(_) => (
+            "advisory",
+            "a lock service is one of Redlock, etcd or a PostgreSQL advisory lock: remove \
+             lock.redlock or lock.etcd",
+        ),
+        LockService::Zookeeper(_) => (
+            "zookeeper",
+            "a lock service is one of Redlock, etcd, a PostgreSQL advisory lock or ZooKeeper: \
+             remove lock.redlock, lock.etcd or lock.advisory",
+        ),
+    };
+    super::fields::fail(&f.at(key), why.to_string())
 }
 
 fn redlock(v: &Value, path: String) -> Result<Redlock> {

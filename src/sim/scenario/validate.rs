@@ -10,7 +10,7 @@
 use super::counts::{events_in_all, jumps_in_all};
 use super::error::ScenarioError;
 use super::limits::*;
-use super::types::{Client, Event, InstanceEvent, Redlock, Scenario};
+use super::types::{Client, Event, InstanceEvent, LockService, Redlock, Scenario};
 #[cfg(not(feature = "first-stage"))]
 use super::types::{Etcd, MemberEvent, ReleaseKind};
 use super::work::work;
@@ -85,62 +85,64 @@ impl Scenario {
             self.lock.first_fence,
         )?;
         validate_clock(Path::Top("lock.clock"), &self.lock.clock)?;
-        if let Some(r) = &self.lock.redlock {
-            validate_redlock(r, &self.clients)?;
-        }
-        if let Some(e) = &self.lock.etcd {
-            #[cfg(feature = "first-stage")]
-            {
-                let _ = e;
-                return Err(ScenarioError::new(
-                    "lock.etcd",
-                    "the first stage draws Redis scenarios only; the full page runs etcd"
-                        .to_string(),
-                ));
+        // Each arm in the order the checks have always run: the storage options another
+        // service's write needs are refused where that service's checks would come.
+        match &self.lock.service {
+            LockService::Redis => {
+                self.no_create_guard()?;
+                self.no_in_transaction()?;
             }
-            #[cfg(not(feature = "first-stage"))]
-            self.validate_etcd(e)?;
-        } else if self.storage.create_guard {
-            return Err(ScenarioError::new(
-                "storage.createGuard",
-                "needs the etcd lock service (lock.etcd): the guard compares the lock key's \
-                 create revision"
-                    .to_string(),
-            ));
-        }
-        if let Some(a) = &self.lock.advisory {
-            #[cfg(feature = "first-stage")]
-            {
-                let _ = a;
-                return Err(ScenarioError::new(
-                    "lock.advisory",
-                    "the first stage draws Redis scenarios only; the full page runs PostgreSQL \
-                     advisory locks"
-                        .to_string(),
-                ));
+            LockService::Redlock(r) => {
+                validate_redlock(r, &self.clients)?;
+                self.no_create_guard()?;
+                self.no_in_transaction()?;
             }
-            #[cfg(not(feature = "first-stage"))]
-            self.validate_advisory(a)?;
-        } else if self.storage.in_transaction {
-            return Err(ScenarioError::new(
-                "storage.inTransaction",
-                "needs a PostgreSQL advisory lock (lock.advisory): the write goes on the lock's \
-                 own session"
-                    .to_string(),
-            ));
-        }
-        if let Some(z) = &self.lock.zookeeper {
-            #[cfg(feature = "first-stage")]
-            {
-                let _ = z;
-                return Err(ScenarioError::new(
-                    "lock.zookeeper",
-                    "the first stage draws Redis scenarios only; the full page runs ZooKeeper"
-                        .to_string(),
-                ));
+            LockService::Etcd(e) => {
+                #[cfg(feature = "first-stage")]
+                {
+                    let _ = e;
+                    return Err(ScenarioError::new(
+                        "lock.etcd",
+                        "the first stage draws Redis scenarios only; the full page runs etcd"
+                            .to_string(),
+                    ));
+                }
+                #[cfg(not(feature = "first-stage"))]
+                {
+                    self.validate_etcd(e)?;
+                    self.no_in_transaction()?;
+                }
             }
-            #[cfg(not(feature = "first-stage"))]
-            self.validate_zookeeper(z)?;
+            LockService::Advisory(a) => {
+                self.no_create_guard()?;
+                #[cfg(feature = "first-stage")]
+                {
+                    let _ = a;
+                    return Err(ScenarioError::new(
+                        "lock.advisory",
+                        "the first stage draws Redis scenarios only; the full page runs \
+                         PostgreSQL advisory locks"
+                            .to_string(),
+                    ));
+                }
+                #[cfg(not(feature = "first-stage"))]
+                self.validate_advisory(a)?;
+            }
+            LockService::Zookeeper(z) => {
+                self.no_create_guard()?;
+                self.no_in_transaction()?;
+                #[cfg(feature = "first-stage")]
+                {
+                    let _ = z;
+                    return Err(ScenarioError::new(
+                        "lock.zookeeper",
+                        "the first stage draws Redis scenarios only; the full page runs ZooKeeper"
+                            .to_string(),
+                    ));
+                }
+                #[cfg(not(feature = "first-stage"))]
+                self.validate_zookeeper(z)?;
+            }
         }
         check(Path::Top("storage.balance"), &BALANCE, self.storage.balance)?;
         let clients = Path::Top("clients");
@@ -163,32 +165,41 @@ impl Scenario {
         self.validate_totals()
     }
 
+    /// `storage.createGuard` without etcd, refused.
+    fn no_create_guard(&self) -> Result {
+        if self.storage.create_guard {
+            return Err(ScenarioError::new(
+                "storage.createGuard",
+                "needs the etcd lock service (lock.etcd): the guard compares the lock key's \
+                 create revision"
+                    .to_string(),
+            ));
+        }
+        Ok(())
+    }
+
+    /// `storage.inTransaction` without an advisory lock, refused.
+    fn no_in_transaction(&self) -> Result {
+        if self.storage.in_transaction {
+            return Err(ScenarioError::new(
+                "storage.inTransaction",
+                "needs a PostgreSQL advisory lock (lock.advisory): the write goes on the lock's \
+                 own session"
+                    .to_string(),
+            ));
+        }
+        Ok(())
+    }
+
     /// The totals that bound a run: events in all, clock jumps in all, and its work.
     fn validate_totals(&self) -> Result {
-        let instances = self.lock.redlock.iter().flat_map(|r| r.instances.iter());
+        let instances = self
+            .lock
+            .redlock()
+            .into_iter()
+            .flat_map(|r| r.instances.iter());
         let client_events: usize = self.clients.iter().map(|c| c.events.len()).sum();
-        let member_events: usize = self
-            .lock
-            .etcd
-            .iter()
-            .flat_map(|e| e.members.iter())
-            .map(|m| m.events.len())
-            .sum();
-        let server_events: usize = self
-            .lock
-            .advisory
-            .iter()
-            .map(|a| a.events.len())
-            .sum::<usize>()
-            + self
-                .lock
-                .zookeeper
-                .iter()
-                .map(|z| z.events.len())
-                .sum::<usize>();
-        let instance_events: usize = instances.clone().map(|i| i.events.len()).sum::<usize>()
-            + member_events
-            + server_events;
+        let instance_events = self.lock.service.event_count();
         events_in_all(client_events, instance_events)?;
         let jump_events = self
             .clients
@@ -323,12 +334,6 @@ impl Scenario {
     /// The etcd cluster, and what the rest of the scenario may ask of it.
     fn validate_etcd(&self, e: &Etcd) -> Result {
         let refuse = |path: String, why: &str| Err(ScenarioError::new(path, why.to_string()));
-        if self.lock.redlock.is_some() {
-            return refuse(
-                "lock.etcd".into(),
-                "a lock service is Redlock or etcd, not both: remove lock.redlock or lock.etcd",
-            );
-        }
         check(
             Path::Top("lock.etcd.electionTimeoutMs"),
             &ELECTION_TIMEOUT_MS,

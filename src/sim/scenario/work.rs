@@ -10,11 +10,7 @@
 //! acquisition releases everywhere and retries; a watchdog renews every TTL/2 until the
 //! timeline ends. The property tests check that a run never needs more steps than this.
 
-#[cfg(not(feature = "first-stage"))]
-use super::types::Etcd;
-#[cfg(not(feature = "first-stage"))]
-use super::types::Zookeeper;
-use super::types::{Event, Scenario};
+use super::types::{Etcd, Event, LockService, Redlock, Scenario, Zookeeper};
 
 /// What one scenario may cost, split as the message explains it.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
@@ -40,16 +36,18 @@ const POPS: u64 = 2;
 
 /// The most steps a run of `s` can take.
 pub fn work(s: &Scenario) -> Work {
-    // The first stage's build refuses etcd before it counts.
-    #[cfg(not(feature = "first-stage"))]
-    if let Some(e) = &s.lock.etcd {
-        return etcd_work(s, e);
+    match &s.lock.service {
+        LockService::Redis => redis_work(s, None),
+        // An advisory lock's calls are counted as a single Redis's are.
+        LockService::Advisory(_) => redis_work(s, None),
+        LockService::Redlock(r) => redis_work(s, Some(r)),
+        LockService::Etcd(e) => etcd_work(s, e),
+        LockService::Zookeeper(z) => zookeeper_work(s, z),
     }
-    #[cfg(not(feature = "first-stage"))]
-    if let Some(z) = &s.lock.zookeeper {
-        return zookeeper_work(s, z);
-    }
-    let redlock = s.lock.redlock.as_ref();
+}
+
+/// The most steps a run against one Redis or Redlock (`redlock`) can take.
+fn redis_work(s: &Scenario, redlock: Option<&Redlock>) -> Work {
     let n = redlock.map_or(1, |r| r.instances.len() as u64);
     let attempts = redlock.map_or(1, |r| u64::from(r.retries).saturating_add(1));
     // Requests, replies, expiries and the release after a failure: one each per instance; the
@@ -123,6 +121,18 @@ fn etcd_work(s: &Scenario, e: &Etcd) -> Work {
 fn zookeeper_work(s: &Scenario, z: &Zookeeper) -> Work {
     let period = (z.negotiated_timeout_ms(s.lock.ttl_ms) / 3).max(1);
     session_work(s, period, (z.events.len() as u64).saturating_mul(3))
+}
+
+/// The first stage's build refuses etcd before it counts, and has no etcd to count.
+#[cfg(feature = "first-stage")]
+fn etcd_work(_: &Scenario, _: &Etcd) -> Work {
+    Work::default()
+}
+
+/// The first stage's build refuses ZooKeeper before it counts, and has no ZooKeeper to count.
+#[cfg(feature = "first-stage")]
+fn zookeeper_work(_: &Scenario, _: &Zookeeper) -> Work {
+    Work::default()
 }
 
 #[cfg(not(feature = "first-stage"))]

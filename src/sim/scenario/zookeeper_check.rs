@@ -1,7 +1,6 @@
-//! What the rest of a scenario may ask of ZooKeeper: one lock service at a time, no watchdog
-//! and no renewal (the client's pings keep its session alive), no bare DEL, no `cas_value`,
-//! and a partition that names a client of the scenario. Apart from `validate.rs` so that each
-//! stays short.
+//! What the rest of a scenario may ask of ZooKeeper: no watchdog and no renewal (the client's
+//! pings keep its session alive), no bare DEL, no `cas_value`, and a partition that names a
+//! client of the scenario. Apart from `validate.rs` so that each stays short.
 
 use super::error::ScenarioError;
 use super::limits as lim;
@@ -24,13 +23,6 @@ impl Scenario {
     /// The ZooKeeper ensemble, and what the rest of the scenario may ask of it.
     pub(super) fn validate_zookeeper(&self, z: &Zookeeper) -> Result<(), ScenarioError> {
         let l = &self.lock;
-        if l.redlock.is_some() || l.etcd.is_some() || l.advisory.is_some() {
-            return refuse(
-                "lock.zookeeper".into(),
-                "a lock service is one of Redlock, etcd, a PostgreSQL advisory lock or \
-                 ZooKeeper: remove lock.redlock, lock.etcd or lock.advisory",
-            );
-        }
         within(
             "lock.zookeeper.tickTimeMs".into(),
             &lim::TICK_TIME_MS,

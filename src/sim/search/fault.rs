@@ -203,13 +203,13 @@ pub fn with_faults<T>(
         w.events.truncate(b.events.len());
     }
     work.lock.clock.jumps.truncate(base.lock.clock.jumps.len());
-    if let (Some(w), Some(b)) = (work.lock.advisory.as_mut(), base.lock.advisory.as_ref()) {
+    if let (Some(w), Some(b)) = (work.lock.advisory_mut(), base.lock.advisory()) {
         w.events.truncate(b.events.len());
     }
-    if let (Some(w), Some(b)) = (work.lock.zookeeper.as_mut(), base.lock.zookeeper.as_ref()) {
+    if let (Some(w), Some(b)) = (work.lock.zookeeper_mut(), base.lock.zookeeper()) {
         w.events.truncate(b.events.len());
     }
-    if let (Some(w), Some(b)) = (work.lock.redlock.as_mut(), base.lock.redlock.as_ref()) {
+    if let (Some(w), Some(b)) = (work.lock.redlock_mut(), base.lock.redlock()) {
         for (wi, bi) in w.instances.iter_mut().zip(&b.instances) {
             wi.events.truncate(bi.events.len());
         }
@@ -249,7 +249,7 @@ fn apply(base: &Scenario, schedule: &Schedule, texts: bool) -> (Scenario, Vec<In
         });
         new_index.push(map);
     }
-    if let Some(r) = s.lock.redlock.as_mut() {
+    if let Some(r) = s.lock.redlock_mut() {
         for (n, inst) in r.instances.iter_mut().enumerate() {
             let mut i = 0;
             inst.events.retain(|_| {
@@ -295,7 +295,7 @@ fn push_instance(
     instance: usize,
     e: InstanceEvent,
 ) -> Option<(Option<Own>, Option<usize>)> {
-    let events = &mut s.lock.redlock.as_mut()?.instances.get_mut(instance)?.events;
+    let events = &mut s.lock.redlock_mut()?.instances.get_mut(instance)?.events;
     events.push(e);
     Some((
         Some(Own::Instance {
@@ -314,7 +314,7 @@ fn inject(
     match *f {
         // The PostgreSQL lane draws the failover itself; it has no event to frame.
         Fault::Failover { at_ms } => {
-            let a = s.lock.advisory.as_mut()?;
+            let a = s.lock.advisory_mut()?;
             a.events
                 .push(crate::sim::scenario::ServerEvent::Failover { at_ms });
             Some((None, None))
@@ -325,9 +325,9 @@ fn inject(
             duration_ms,
             client: Some(client),
             ..
-        } if s.lock.zookeeper.is_some() => {
+        } if s.lock.zookeeper().is_some() => {
             let name = s.clients.get(client)?.name.clone();
-            let z = s.lock.zookeeper.as_mut()?;
+            let z = s.lock.zookeeper_mut()?;
             z.events.push(crate::sim::scenario::ZkEvent::Partition {
                 at_ms,
                 duration_ms,

@@ -10,8 +10,7 @@ impl Fault {
         let client = |c: &usize| s.clients.get(*c).map_or("?", |c| c.name.as_str());
         let instance = |i: &usize| {
             s.lock
-                .redlock
-                .as_ref()
+                .redlock()
                 .and_then(|r| r.instances.get(*i))
                 .map_or("?", |i| i.name.as_str())
         };
@@ -73,7 +72,7 @@ impl Fault {
                 duration_ms,
                 client: Some(c),
                 ..
-            } if s.lock.zookeeper.is_some() => format!(
+            } if s.lock.zookeeper().is_some() => format!(
                 "{} cut off from the ZooKeeper ensemble for {duration_ms} ms at {at_ms} ms",
                 client(c)
             ),

@@ -8,7 +8,7 @@
 
 use super::fault::Fault;
 use super::spec::{FaultKind, Persistence, Range, SearchSpec};
-use crate::sim::scenario::{Event, Scenario};
+use crate::sim::scenario::{Event, LockService, Scenario};
 use crate::sim::trace::Trace;
 use std::collections::BTreeSet;
 
@@ -104,22 +104,64 @@ pub enum Target {
     Instance(usize),
 }
 
+/// Which of the service's own faults a scenario's lock service takes (beside the clients'
+/// faults, which every service takes).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct ServiceFaults {
+    /// Redlock's instances crash and are cut off.
+    pub instances: bool,
+    /// The lock's clock (or each instance's) jumps.
+    pub lock_clock: bool,
+    /// The PostgreSQL server fails over.
+    pub failover: bool,
+    /// A client is cut off from the ZooKeeper ensemble.
+    pub ensemble_partition: bool,
+}
+
+/// The faults the service of `s` takes. An advisory lock keeps no time: a jump of its clock
+/// would change nothing; nor would one of a ZooKeeper server's, which counts its ticks on a
+/// monotonic clock.
+pub fn service_faults(s: &Scenario) -> ServiceFaults {
+    let none = ServiceFaults {
+        instances: false,
+        lock_clock: false,
+        failover: false,
+        ensemble_partition: false,
+    };
+    match &s.lock.service {
+        LockService::Redis | LockService::Etcd(_) => ServiceFaults {
+            lock_clock: true,
+            ..none
+        },
+        LockService::Redlock(_) => ServiceFaults {
+            instances: true,
+            lock_clock: true,
+            ..none
+        },
+        LockService::Advisory(_) => ServiceFaults {
+            failover: true,
+            ..none
+        },
+        LockService::Zookeeper(_) => ServiceFaults {
+            ensemble_partition: true,
+            ..none
+        },
+    }
+}
+
 /// The targets of `kind`, in the grid's order: every client, then the single lock (its clock
 /// jumps) or every instance.
 pub fn targets(s: &Scenario, kind: FaultKind) -> Vec<Target> {
-    let instances = s.lock.redlock.as_ref().map_or(0, |r| r.instances.len());
+    let instances = s.lock.redlock().map_or(0, |r| r.instances.len());
     let mut out: Vec<Target> = (0..s.clients.len()).map(Target::Client).collect();
-    let advisory = s.lock.advisory.is_some();
-    let zookeeper = s.lock.zookeeper.is_some();
+    let takes = service_faults(s);
     match kind {
-        // An advisory lock keeps no time: a jump of its clock would change nothing; nor would
-        // one of a ZooKeeper server's, which counts its ticks on a monotonic clock.
         FaultKind::LockClockJump if instances == 0 => {
-            if !advisory && !zookeeper {
+            if takes.lock_clock {
                 out.push(Target::Lock)
             }
         }
-        FaultKind::Failover if advisory => out.push(Target::Lock),
+        FaultKind::Failover if takes.failover => out.push(Target::Lock),
         FaultKind::Failover => {}
         _ => out.extend((0..instances).map(Target::Instance)),
     }
@@ -133,7 +175,7 @@ pub fn rows(s: &Scenario, kind: FaultKind, target: Target, instants: usize) -> u
     match (target, kind) {
         (Target::Client(c), Delay) => s.clients.get(c).map_or(0, |c| c.events.len()),
         // ZooKeeper's partitions cut one client off from the ensemble.
-        (Target::Client(_), Partition) if s.lock.zookeeper.is_some() => instants,
+        (Target::Client(_), Partition) if s.lock.zookeeper().is_some() => instants,
         (Target::Client(_), Pause | ClientClockJump | ClientCrash)
         | (Target::Lock, LockClockJump | Failover)
         | (Target::Instance(_), LockClockJump | InstanceCrash | Partition) => instants,
@@ -210,7 +252,7 @@ pub fn row(
         (Target::Client(client), FaultKind::ClientCrash) => {
             out.push(Fault::ClientCrash { client, at_ms: t });
         }
-        (Target::Client(client), FaultKind::Partition) if s.lock.zookeeper.is_some() => {
+        (Target::Client(client), FaultKind::Partition) if s.lock.zookeeper().is_some() => {
             for d in lengths(t, instants, spec.partition_ms) {
                 out.push(Fault::Partition {
                     instance: 0,

@@ -50,8 +50,8 @@ fn own_events(base: &Scenario, dropped: &[Own]) -> Vec<Own> {
     });
     let instances = base
         .lock
-        .redlock
-        .iter()
+        .redlock()
+        .into_iter()
         .flat_map(|r| r.instances.iter().enumerate())
         .flat_map(|(i, inst)| {
             (0..inst.events.len()).map(move |e| Own::Instance {
@@ -73,12 +73,7 @@ fn own_text(base: &Scenario, o: &Own) -> String {
             format!("{}'s {} at {} ms", c.name, e.kind(), e.at_ms())
         }
         Own::Instance { instance, event } => {
-            let Some(inst) = base
-                .lock
-                .redlock
-                .as_ref()
-                .and_then(|r| r.instances.get(instance))
-            else {
+            let Some(inst) = base.lock.redlock().and_then(|r| r.instances.get(instance)) else {
                 return "an instance event".to_string();
             };
             let at = inst.events.get(event).map_or(0, |e| e.at_ms());

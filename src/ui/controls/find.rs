@@ -11,6 +11,7 @@
 //! little.
 
 use crate::sim::breaks::{breakers_for, no_breaker};
+use crate::sim::search::grid::service_faults;
 use crate::sim::search::spec::MAX_BUDGET;
 use crate::sim::search::{FaultKind, SearchSpec};
 use crate::sim::Scenario;
@@ -321,19 +322,17 @@ pub fn FindPanel(props: &FindProps) -> Html {
         _ => false,
     };
     let shown = if stale { &Status::Idle } else { &*status };
-    let redlock = props.scenario.lock.redlock.is_some();
-    let advisory = props.scenario.lock.advisory.is_some();
-    let zookeeper = props.scenario.lock.zookeeper.is_some();
+    let takes = service_faults(&props.scenario);
     // Only the kinds that apply to this lock service: instance faults for Redlock, a failover
     // for PostgreSQL's advisory lock (which keeps no time, so its clock never jumps), a
     // client cut off from the ensemble for ZooKeeper (whose servers count ticks).
     let kinds = FaultKind::ALL
         .into_iter()
         .filter(|k| match k {
-            FaultKind::InstanceCrash => redlock,
-            FaultKind::Partition => redlock || zookeeper,
-            FaultKind::Failover => advisory,
-            FaultKind::LockClockJump => !advisory && !zookeeper,
+            FaultKind::InstanceCrash => takes.instances,
+            FaultKind::Partition => takes.instances || takes.ensemble_partition,
+            FaultKind::Failover => takes.failover,
+            FaultKind::LockClockJump => takes.lock_clock,
             _ => true,
         })
         .map(|k| html! {

@@ -4,7 +4,7 @@
 //! TTL is the session timeout the client asks for, and the czxid counter (not a first fence)
 //! and the client's pings (not a watchdog) are the ensemble's: its settings are in `zk_options`.
 
-use crate::sim::scenario::LockSettings;
+use crate::sim::scenario::{LockService, LockSettings};
 use crate::sim::FenceRule;
 use crate::ui::model::state::Action;
 use std::rc::Rc;
@@ -57,6 +57,13 @@ pub fn Settings(props: &SettingsProps) -> Html {
     let watchdog =
         on.reform(|e: Event| Action::SetWatchdog(input_of(&e).is_some_and(|i| i.checked())));
     let r = props.fence_rule;
+    // What the service's lock has of a lease: a TTL (with the first fence and the watchdog), a
+    // ZooKeeper session's timeout, or nothing at all (an advisory lock lasts with its session).
+    let (lease, session_timeout) = match &lock.service {
+        LockService::Redis | LockService::Redlock(_) | LockService::Etcd(_) => (true, false),
+        LockService::Zookeeper(_) => (false, true),
+        LockService::Advisory(_) => (false, false),
+    };
     html! {
         <div class="fp-group" role="group" aria-label="Settings" data-testid="settings">
             <label>
@@ -68,7 +75,7 @@ pub fn Settings(props: &SettingsProps) -> Html {
                     <option value="cas_value" selected={r == FenceRule::CasValue}>{ "CAS on the lock value" }</option>
                 </select>
             </label>
-            if lock.advisory.is_none() && lock.zookeeper.is_none() {
+            if lease {
                 <label>
                     <span class="fp-group-name">{ "TTL ms" }</span>
                     <input type="number" min="1" max="60000" value={lock.ttl_ms.to_string()} onchange={ttl} data-testid="ttl" />
@@ -85,7 +92,7 @@ pub fn Settings(props: &SettingsProps) -> Html {
                     <input type="checkbox" checked={lock.watchdog} onchange={watchdog} data-testid="watchdog" />
                     { "watchdog renews every TTL/2" }
                 </label>
-            } else if lock.zookeeper.is_some() {
+            } else if session_timeout {
                 <label title="the server clamps it to 2–20 ticks; the client pings every third of it">
                     <span class="fp-group-name">{ "session timeout ms" }</span>
                     <input type="number" min="1" max="60000" value={lock.ttl_ms.to_string()} onchange={ttl} data-testid="ttl" />

@@ -9,6 +9,7 @@ use super::super::share::export::settle;
 use crate::sim::commands::{self, Command, Who};
 use crate::sim::conformance;
 use crate::sim::presets;
+use crate::sim::trace::ServiceKind;
 use crate::sim::{Scenario, Trace};
 use std::rc::Rc;
 use wasm_bindgen::closure::Closure;
@@ -74,37 +75,34 @@ fn rows(t: &Trace, list: &[&Command], lit_ms: Option<u64>, on_move: &Callback<u6
 }
 
 fn reproduced_mark(preset: Option<&str>, trace: &Trace) -> Html {
-    let (etcd, advisory, zookeeper) = (trace.is_etcd(), trace.is_advisory(), trace.is_zookeeper());
     let Some(row) = preset.and_then(conformance::reproduced) else {
         return html! {};
     };
     let pg = short_version(conformance::POSTGRES_VERSION, 1);
-    let title = if advisory {
-        format!("Reproduced against PostgreSQL {pg}'s advisory locks")
-    } else {
-        let lock = if etcd {
-            format!("etcd {}", short_version(conformance::ETCD_VERSION, 3))
-        } else if zookeeper {
-            format!(
+    let against = |lock: String| format!("Reproduced against {lock} and PostgreSQL {pg}");
+    let (title, what) = match trace.kind() {
+        ServiceKind::Advisory => (
+            format!("Reproduced against PostgreSQL {pg}'s advisory locks"),
+            format!("The lab ran this preset on a real PostgreSQL, one process per client taking the lock on its own connection, and found the model's history: {}. ", row.detail),
+        ),
+        ServiceKind::Etcd => (
+            against(format!("etcd {}", short_version(conformance::ETCD_VERSION, 3))),
+            format!("The lab ran this preset on a real three-member etcd cluster, one process per client, and found the model's history: {}. ", row.detail),
+        ),
+        ServiceKind::Zookeeper => (
+            against(format!(
                 "ZooKeeper {}",
                 short_version(conformance::ZOOKEEPER_VERSION, 2)
-            )
-        } else {
-            format!("Redis {}", short_version(conformance::REDIS_VERSION, 2))
-        };
-        format!("Reproduced against {lock} and PostgreSQL {pg}")
-    };
-    let what = if advisory {
-        format!("The lab ran this preset on a real PostgreSQL, one process per client taking the lock on its own connection, and found the model's history: {}. ", row.detail)
-    } else if etcd {
-        format!("The lab ran this preset on a real three-member etcd cluster, one process per client, and found the model's history: {}. ", row.detail)
-    } else if zookeeper {
-        format!("The lab ran this preset on a real three-member ZooKeeper ensemble, one process per client running the lock recipe, and found the model's history: {}. ", row.detail)
-    } else {
-        format!(
-            "The lab sent these commands to real servers and got every reply shown here ({}). ",
-            row.detail
-        )
+            )),
+            format!("The lab ran this preset on a real three-member ZooKeeper ensemble, one process per client running the lock recipe, and found the model's history: {}. ", row.detail),
+        ),
+        ServiceKind::Single | ServiceKind::Redlock => (
+            against(format!("Redis {}", short_version(conformance::REDIS_VERSION, 2))),
+            format!(
+                "The lab sent these commands to real servers and got every reply shown here ({}). ",
+                row.detail
+            ),
+        ),
     };
     html! {
         <details class="fp-repro" data-testid="reproduced">
@@ -232,6 +230,36 @@ pub fn Commands(props: &CommandsProps) -> Html {
             );
         })
     };
+    let lab = match props.trace.kind() {
+        ServiceKind::Etcd => html! {
+            <p class="fp-hint fp-cmd-lab" data-testid="lab-replay">
+                { "To run this scenario on a real etcd cluster yourself: copy its link (Copy link), then in a checkout of the playground run " }
+                <code>{ "bash scripts/lab.sh replay 'LINK'" }</code>
+                { ". The lab starts three etcd 3.4 members and PostgreSQL on loopback, runs one process per client making these gateway calls on its own (pauses are SIGSTOP, crashes SIGKILL, a leader crash kills that member), and prints where the history (each grant's revision, each debit's verdict, the final balance) differs from this page's. etcd 3.5's answer to an expired waiter is not checked: no 3.5 server is installed." }
+            </p>
+        },
+        ServiceKind::Advisory => html! {
+            <p class="fp-hint fp-cmd-lab" data-testid="lab-replay">
+                { "To run this scenario on a real PostgreSQL yourself: copy its link (Copy link), then in a checkout of the playground run " }
+                <code>{ "bash scripts/lab.sh replay 'LINK'" }</code>
+                { ". The lab starts PostgreSQL 15 on loopback and runs one process per client, each taking the lock on its own connection with these statements (pauses are SIGSTOP, crashes SIGKILL, the idle timeouts are the server's own), and prints where the history (each lock's answer, each debit's verdict, the final balance) differs from this page's. A failover is stood in for by ending every lock session: the lab runs no standby. A network pause is not run: the lab cuts no connection." }
+            </p>
+        },
+        ServiceKind::Zookeeper => html! {
+            <p class="fp-hint fp-cmd-lab" data-testid="lab-replay">
+                { "These lines run as shown in zkCli.sh against a ZooKeeper 3.8 ensemble, one session per client, and the SQL in psql. To run this scenario on a real ensemble yourself: copy its link (Copy link), then in a checkout of the playground run " }
+                <code>{ "bash scripts/lab.sh replay 'LINK'" }</code>
+                { ". The lab starts three ZooKeeper 3.8 members and PostgreSQL on loopback, runs one process per client running the lock recipe on its own (pauses are SIGSTOP, crashes SIGKILL, a client cut off from the ensemble has its traffic held by a tap), and prints where the history (each grant's node and czxid, each debit's verdict, the final balance) differs from this page's. Its client library reports SUSPENDED sooner than Curator (at 9/20 of the timeout, not 2/3): a run that turns on that instant is reported not reproducible." }
+            </p>
+        },
+        ServiceKind::Single | ServiceKind::Redlock => html! {
+            <p class="fp-hint fp-cmd-lab" data-testid="lab-replay">
+                { "To send these commands to real servers yourself: copy this scenario's link (Copy link), then in a checkout of the playground run " }
+                <code>{ "bash scripts/lab.sh replay 'LINK'" }</code>
+                { ". The lab starts Redis and PostgreSQL on loopback, replays the run and prints where the servers and this page disagree." }
+            </p>
+        },
+    };
     html! {
         <section class={classes!("fp-commands", props.stale.then_some("fp-stale"))} data-testid="commands"
             data-lags="commands">
@@ -271,31 +299,7 @@ pub fn Commands(props: &CommandsProps) -> Html {
                     }
                 </tbody></table>
             </div>
-            if props.trace.is_etcd() {
-                <p class="fp-hint fp-cmd-lab" data-testid="lab-replay">
-                    { "To run this scenario on a real etcd cluster yourself: copy its link (Copy link), then in a checkout of the playground run " }
-                    <code>{ "bash scripts/lab.sh replay 'LINK'" }</code>
-                    { ". The lab starts three etcd 3.4 members and PostgreSQL on loopback, runs one process per client making these gateway calls on its own (pauses are SIGSTOP, crashes SIGKILL, a leader crash kills that member), and prints where the history (each grant's revision, each debit's verdict, the final balance) differs from this page's. etcd 3.5's answer to an expired waiter is not checked: no 3.5 server is installed." }
-                </p>
-            } else if props.trace.is_advisory() {
-                <p class="fp-hint fp-cmd-lab" data-testid="lab-replay">
-                    { "To run this scenario on a real PostgreSQL yourself: copy its link (Copy link), then in a checkout of the playground run " }
-                    <code>{ "bash scripts/lab.sh replay 'LINK'" }</code>
-                    { ". The lab starts PostgreSQL 15 on loopback and runs one process per client, each taking the lock on its own connection with these statements (pauses are SIGSTOP, crashes SIGKILL, the idle timeouts are the server's own), and prints where the history (each lock's answer, each debit's verdict, the final balance) differs from this page's. A failover is stood in for by ending every lock session: the lab runs no standby. A network pause is not run: the lab cuts no connection." }
-                </p>
-            } else if props.trace.is_zookeeper() {
-                <p class="fp-hint fp-cmd-lab" data-testid="lab-replay">
-                    { "These lines run as shown in zkCli.sh against a ZooKeeper 3.8 ensemble, one session per client, and the SQL in psql. To run this scenario on a real ensemble yourself: copy its link (Copy link), then in a checkout of the playground run " }
-                    <code>{ "bash scripts/lab.sh replay 'LINK'" }</code>
-                    { ". The lab starts three ZooKeeper 3.8 members and PostgreSQL on loopback, runs one process per client running the lock recipe on its own (pauses are SIGSTOP, crashes SIGKILL, a client cut off from the ensemble has its traffic held by a tap), and prints where the history (each grant's node and czxid, each debit's verdict, the final balance) differs from this page's. Its client library reports SUSPENDED sooner than Curator (at 9/20 of the timeout, not 2/3): a run that turns on that instant is reported not reproducible." }
-                </p>
-            } else {
-                <p class="fp-hint fp-cmd-lab" data-testid="lab-replay">
-                    { "To send these commands to real servers yourself: copy this scenario's link (Copy link), then in a checkout of the playground run " }
-                    <code>{ "bash scripts/lab.sh replay 'LINK'" }</code>
-                    { ". The lab starts Redis and PostgreSQL on loopback, replays the run and prints where the servers and this page disagree." }
-                </p>
-            }
+            { lab }
         </section>
     }
 }

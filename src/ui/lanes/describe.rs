@@ -5,7 +5,7 @@
 
 use crate::sim::account::DebitVerdict;
 use crate::sim::compare::Contrast;
-use crate::sim::trace::{Outcome, Step, Trace};
+use crate::sim::trace::{Outcome, ServiceKind, Step, Trace};
 use crate::sim::{Event, ReleaseKind};
 
 /// How a badge is marked. Never colour alone: each mark has its own glyph.
@@ -237,21 +237,25 @@ pub fn instant_text(trace: &Trace, at: &Instant) -> String {
     let name = |c: usize| trace.client_name(c);
     let fence = |f: Option<u64>| f.map_or(String::new(), |f| format!(" (fence {f})"));
     let mut s = format!("At {} ms: ", at.at_ms);
-    match at.holder {
-        Some((c, f)) if trace.is_redlock() => s.push_str(&format!(
+    match (trace.kind(), at.holder) {
+        (ServiceKind::Redlock, Some((c, f))) => s.push_str(&format!(
             "{} holds keys on a majority of the instances{}.",
             name(c),
             fence(f)
         )),
-        Some((c, _)) if trace.is_advisory() => {
+        (ServiceKind::Advisory, Some((c, _))) => {
             s.push_str(&format!("{}'s session holds the advisory lock.", name(c)))
         }
-        Some((c, f)) if trace.is_zookeeper() => s.push_str(&zk_holder_text(trace, c, f, at.at_ms)),
-        Some((c, f)) => s.push_str(&format!("{} holds the lease{}.", name(c), fence(f))),
-        None if trace.is_redlock() => s.push_str("nobody holds a majority."),
-        None if trace.is_advisory() => s.push_str("no session holds the advisory lock."),
-        None if trace.is_zookeeper() => s.push_str("no node under /lock holds the lock."),
-        None => s.push_str("nobody holds the lease."),
+        (ServiceKind::Zookeeper, Some((c, f))) => {
+            s.push_str(&zk_holder_text(trace, c, f, at.at_ms))
+        }
+        (ServiceKind::Single | ServiceKind::Etcd, Some((c, f))) => {
+            s.push_str(&format!("{} holds the lease{}.", name(c), fence(f)))
+        }
+        (ServiceKind::Redlock, None) => s.push_str("nobody holds a majority."),
+        (ServiceKind::Advisory, None) => s.push_str("no session holds the advisory lock."),
+        (ServiceKind::Zookeeper, None) => s.push_str("no node under /lock holds the lock."),
+        (ServiceKind::Single | ServiceKind::Etcd, None) => s.push_str("nobody holds the lease."),
     }
     let names: Vec<&str> = at.believers.iter().map(|b| name(b.client)).collect();
     match names.len() {
@@ -263,12 +267,12 @@ pub fn instant_text(trace: &Trace, at: &Instant) -> String {
         s.push_str(&format!(
             " {}'s belief is stale: {}.",
             name(b.client),
-            if trace.is_advisory() {
-                "its session, and the lock with it, has ended"
-            } else if trace.is_zookeeper() {
-                "its session has expired, and its lock node with it"
-            } else {
-                "its lease has ended"
+            match trace.kind() {
+                ServiceKind::Advisory => "its session, and the lock with it, has ended",
+                ServiceKind::Zookeeper => "its session has expired, and its lock node with it",
+                ServiceKind::Single | ServiceKind::Redlock | ServiceKind::Etcd => {
+                    "its lease has ended"
+                }
             }
         ));
     }
@@ -493,7 +497,7 @@ mod tests {
     #[test]
     fn the_playhead_counts_a_majority_of_one_redlock_instance() {
         let mut s = preset("redlock-clock-jump").unwrap();
-        if let Some(r) = s.lock.redlock.as_mut() {
+        if let Some(r) = s.lock.redlock_mut() {
             r.instances = vec![r.instances[2].clone()];
         }
         let t = run(&s);

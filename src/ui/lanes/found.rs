@@ -24,7 +24,7 @@ fn place(s: &Scenario, m: &Mark) -> Option<(LaneKind, u64, u64)> {
             Some((LaneKind::Client(r.client), e.at_ms(), e.end_ms()))
         }
         Mark::Item(ItemRef::Instance(r)) => {
-            let e = s.lock.redlock.as_ref()?.instances.get(r.instance)?;
+            let e = s.lock.redlock()?.instances.get(r.instance)?;
             let e = e.events.get(r.event)?;
             Some((LaneKind::Instance(r.instance), e.at_ms(), e.end_ms()))
         }

@@ -265,7 +265,7 @@ mod tests {
     fn no_two_parts_of_any_presets_instance_lane_overlap() {
         let mut lanes = 0;
         for p in presets() {
-            let Some(redlock) = &p.scenario.lock.redlock else {
+            let Some(redlock) = p.scenario.lock.redlock() else {
                 continue;
             };
             for handles in [true, false] {

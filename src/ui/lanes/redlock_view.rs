@@ -12,7 +12,7 @@ use crate::sim::Scenario;
 /// Which lanes the lock service gets: one for a single Redis, one per Redlock instance, or one
 /// summary lane when the instances are collapsed.
 pub fn lock_view(s: &Scenario, collapsed: bool) -> LockView {
-    match &s.lock.redlock {
+    match s.lock.redlock() {
         None => LockView::Single,
         Some(_) if collapsed => LockView::Collapsed,
         Some(r) => LockView::Instances(r.instances.len()),
@@ -154,18 +154,18 @@ mod tests {
     #[test]
     fn clocks_show_their_offset_from_the_scenario() {
         let s = preset("redlock-clock-jump").expect("preset");
-        let r3 = &s.lock.redlock.as_ref().expect("redlock").instances[2];
+        let r3 = &s.lock.redlock().expect("redlock").instances[2];
         assert_eq!(clock_text(r3, 14), "clock exact");
         assert_eq!(clock_text(r3, 15), "clock +60 ms");
         let s = preset("redlock-slew").expect("preset");
-        let r3 = &s.lock.redlock.as_ref().expect("redlock").instances[2];
+        let r3 = &s.lock.redlock().expect("redlock").instances[2];
         assert_eq!(
             clock_offset_ms(r3, 75),
             30,
             "half of the slew by its middle"
         );
         let s = preset("redlock-monotonic").expect("preset");
-        let r3 = &s.lock.redlock.as_ref().expect("redlock").instances[2];
+        let r3 = &s.lock.redlock().expect("redlock").instances[2];
         assert_eq!(clock_text(r3, 50), "monotonic");
         let mut behind = r3.clone();
         behind.clock.monotonic = false;

@@ -933,7 +933,7 @@ mod redlock_tests {
     fn the_empty_redlock_preset_loads_by_its_picker_id() {
         let s = empty();
         assert_eq!(s.preset_id.as_deref(), Some(EMPTY_REDLOCK_ID));
-        let r = s.scenario.lock.redlock.as_ref().expect("redlock");
+        let r = s.scenario.lock.redlock().expect("redlock");
         assert_eq!(r.instances.len(), 5);
         assert!(preset("nope").is_none());
     }
@@ -1004,7 +1004,7 @@ mod redlock_tests {
         };
         assert_eq!(d.selection.instance(), Some(r1));
         assert_eq!(d.instance_event(r1).map(|e| e.at_ms()), Some(40));
-        let lists = &d.scenario.lock.redlock.as_ref().expect("redlock").instances;
+        let lists = &d.scenario.lock.redlock().expect("redlock").instances;
         assert!(lists[2].events.is_empty() && lists[4].events.is_empty());
         assert_eq!(d.undo.len(), s.undo.len() + 1, "one undo step");
         assert_eq!(span(&apply(&d, Action::Undo), R3), span(&s, R3));
@@ -1220,31 +1220,31 @@ mod redlock_tests {
         let names: Vec<String> = three
             .scenario
             .lock
-            .redlock
-            .iter()
+            .redlock()
+            .into_iter()
             .flat_map(|r| r.instances.iter().map(|i| i.name.clone()))
             .collect();
         assert_eq!(names, ["R1", "R2", "R3"]);
         let seven = act(&three, InstanceAction::SetService(7));
-        let r = seven.scenario.lock.redlock.as_ref().expect("redlock");
+        let r = seven.scenario.lock.redlock().expect("redlock");
         assert_eq!(r.instances.len(), 7);
         assert_eq!(r.instances[6].name, "R7");
         assert_eq!(r.instances[6].latency_ms, 1);
         assert_eq!(r.instances[1].events.len(), 1, "R2's crash is kept");
         assert_eq!(r.majority(), 4);
         let single = act(&seven, InstanceAction::SetService(0));
-        assert!(single.scenario.lock.redlock.is_none());
+        assert!(single.scenario.lock.redlock().is_none());
         assert_eq!(
             single.selection.instance(),
             None,
             "no instance, no selection"
         );
         let back = act(&single, InstanceAction::SetService(5));
-        let r = back.scenario.lock.redlock.as_ref().expect("redlock");
+        let r = back.scenario.lock.redlock().expect("redlock");
         assert!(!r.parallel && !r.fence && r.timeout_ms == 5);
         let p = act(&back, InstanceAction::SetParallel(true));
         let f = act(&p, InstanceAction::SetFence(true));
-        let r = f.scenario.lock.redlock.as_ref().expect("redlock");
+        let r = f.scenario.lock.redlock().expect("redlock");
         assert!(r.parallel && r.fence);
         let undone = apply(&apply(&f, Action::Undo), Action::Undo);
         assert_eq!(undone.scenario, back.scenario);
@@ -1321,7 +1321,7 @@ mod redlock_tests {
                 on: true,
             },
         );
-        let r = mono.scenario.lock.redlock.as_ref().expect("redlock");
+        let r = mono.scenario.lock.redlock().expect("redlock");
         assert!(r.instances[2].clock.monotonic);
         assert!(crate::sim::run(&mono.scenario).verdict.safe);
         // The hand-made scenario is the monotonic preset, and undo puts the jump back.
@@ -1336,7 +1336,7 @@ mod redlock_tests {
                 value: " 7 ".into(),
             },
         );
-        let r = slow.scenario.lock.redlock.as_ref().expect("redlock");
+        let r = slow.scenario.lock.redlock().expect("redlock");
         assert_eq!(r.instances[4].latency_ms, 7);
         assert_eq!(slow.undo.len(), mono.undo.len() + 1);
         for bad in ["-1", "fast", "", "10000001"] {

@@ -183,7 +183,7 @@ mod tests {
         );
         assert!(s.scenario.caption.contains("R3"));
         let single = apply(&s, Action::Instance(InstanceAction::SetService(0)));
-        assert!(single.scenario.lock.redlock.is_none());
+        assert!(single.scenario.lock.redlock().is_none());
         match heading(&single.scenario) {
             Heading::Edited { from, original } => {
                 assert_eq!(from, s.scenario.name);

@@ -159,10 +159,10 @@ impl Slot for InstanceRef {
         self.event
     }
     fn events(s: &Scenario, lane: usize) -> Option<&Vec<InstanceEvent>> {
-        Some(&s.lock.redlock.as_ref()?.instances.get(lane)?.events)
+        Some(&s.lock.redlock()?.instances.get(lane)?.events)
     }
     fn events_mut(s: &mut Scenario, lane: usize) -> Option<&mut Vec<InstanceEvent>> {
-        Some(&mut s.lock.redlock.as_mut()?.instances.get_mut(lane)?.events)
+        Some(&mut s.lock.redlock_mut()?.instances.get_mut(lane)?.events)
     }
 }
 

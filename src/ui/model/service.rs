@@ -9,7 +9,8 @@ use super::selection::{push, InstanceRef, Selection};
 use super::state::{InstanceAction, State};
 use crate::sim::account::FenceRule;
 use crate::sim::scenario::{
-    Advisory, Etcd, EtcdVersion, Event, Instance, Redlock, ReleaseKind, Zookeeper, MAX_TIME_MS,
+    Advisory, Etcd, EtcdVersion, Event, Instance, LockService, Redlock, ReleaseKind, Zookeeper,
+    MAX_TIME_MS,
 };
 use crate::sim::Scenario;
 
@@ -41,7 +42,7 @@ pub fn apply_service(next: &mut State, action: InstanceAction) {
         InstanceAction::SetEtcd(version) => change(next, with_etcd(&s, version), Selection::None),
         InstanceAction::SetAdvisory => change(next, with_advisory(&s), Selection::None),
         InstanceAction::SetAdvisoryLevel(level) => {
-            if let Some(a) = s.lock.advisory.as_mut() {
+            if let Some(a) = s.lock.advisory_mut() {
                 a.level = level;
                 change(next, s, keep);
             }
@@ -58,7 +59,7 @@ pub fn apply_service(next: &mut State, action: InstanceAction) {
             let typed = if value.trim().is_empty() { "0" } else { &value };
             match whole(label, typed, 0, MAX_TIME_MS as i64) {
                 Ok(ms) => {
-                    if let Some(a) = s.lock.advisory.as_mut() {
+                    if let Some(a) = s.lock.advisory_mut() {
                         let ms = Some(ms as u64).filter(|&ms| ms > 0);
                         if in_transaction {
                             a.idle_in_transaction_timeout_ms = ms;
@@ -72,7 +73,7 @@ pub fn apply_service(next: &mut State, action: InstanceAction) {
             }
         }
         InstanceAction::SetWriteInSession(on) => {
-            if s.lock.advisory.is_some() {
+            if s.lock.advisory().is_some() {
                 s.storage.in_transaction = on;
                 change(next, s, keep);
             }
@@ -81,7 +82,7 @@ pub fn apply_service(next: &mut State, action: InstanceAction) {
         InstanceAction::SetTickTime(value) => {
             match whole("tickTime ms", &value, 1, MAX_TIME_MS as i64) {
                 Ok(ms) => {
-                    if let Some(z) = s.lock.zookeeper.as_mut() {
+                    if let Some(z) = s.lock.zookeeper_mut() {
                         z.tick_time_ms = ms as u64;
                         change(next, s, keep);
                     }
@@ -90,25 +91,25 @@ pub fn apply_service(next: &mut State, action: InstanceAction) {
             }
         }
         InstanceAction::SetZkFence(fence) => {
-            if let Some(z) = s.lock.zookeeper.as_mut() {
+            if let Some(z) = s.lock.zookeeper_mut() {
                 z.fence = fence;
                 change(next, s, keep);
             }
         }
         InstanceAction::SetOnSuspended(policy) => {
-            if let Some(z) = s.lock.zookeeper.as_mut() {
+            if let Some(z) = s.lock.zookeeper_mut() {
                 z.on_suspended = policy;
                 change(next, s, keep);
             }
         }
         InstanceAction::SetParallel(on) => {
-            if let Some(r) = s.lock.redlock.as_mut() {
+            if let Some(r) = s.lock.redlock_mut() {
                 r.parallel = on;
                 change(next, s, keep);
             }
         }
         InstanceAction::SetFence(on) => {
-            if let Some(r) = s.lock.redlock.as_mut() {
+            if let Some(r) = s.lock.redlock_mut() {
                 r.fence = on;
                 change(next, s, keep);
             }
@@ -135,7 +136,7 @@ pub fn apply_service(next: &mut State, action: InstanceAction) {
 }
 
 fn instance_mut(s: &mut Scenario, instance: usize) -> Option<&mut Instance> {
-    s.lock.redlock.as_mut()?.instances.get_mut(instance)
+    s.lock.redlock_mut()?.instances.get_mut(instance)
 }
 
 /// One validated, undoable edit that leaves `selection` selected if it was accepted (or
@@ -151,16 +152,17 @@ fn change(next: &mut State, s: Scenario, selection: Selection) {
 /// `n` instances. Instances that remain keep their events; new ones are R1..Rn, 1 ms away.
 pub fn with_service(s: &Scenario, n: usize) -> Scenario {
     let mut s = without_advisory(s);
-    s.lock.etcd = None;
     s.storage.create_guard = false;
     if n == 0 {
-        s.lock.redlock = None;
+        s.lock.service = LockService::Redis;
         return s;
     }
-    let r = s
-        .lock
-        .redlock
-        .get_or_insert_with(|| Redlock::standard(Vec::new()));
+    if s.lock.redlock().is_none() {
+        s.lock.service = LockService::Redlock(Redlock::standard(Vec::new()));
+    }
+    let Some(r) = s.lock.redlock_mut() else {
+        return s;
+    };
     r.instances.truncate(n);
     while r.instances.len() < n {
         r.instances.push(Instance {
@@ -180,11 +182,15 @@ pub fn with_service(s: &Scenario, n: usize) -> Scenario {
 /// compare-and-set on a Redis lock value becomes the strict check of the revision.
 pub fn with_etcd(s: &Scenario, version: EtcdVersion) -> Scenario {
     let mut s = without_advisory(s);
-    s.lock.redlock = None;
     s.lock.watchdog = false;
-    let e = s.lock.etcd.get_or_insert_with(|| Etcd::cluster(3));
-    e.version = version;
-    s.lock.ttl_ms = s.lock.ttl_ms.max(e.min_ttl_ms());
+    if s.lock.etcd().is_none() {
+        s.lock.service = LockService::Etcd(Etcd::cluster(3));
+    }
+    if let Some(e) = s.lock.etcd_mut() {
+        e.version = version;
+        let min_ttl_ms = e.min_ttl_ms();
+        s.lock.ttl_ms = s.lock.ttl_ms.max(min_ttl_ms);
+    }
     if s.storage.fence_rule == FenceRule::CasValue {
         s.storage.fence_rule = FenceRule::Strict;
     }
@@ -203,10 +209,14 @@ pub fn with_etcd(s: &Scenario, version: EtcdVersion) -> Scenario {
 /// and its ZooKeeper ensemble (if any) gone with the ensemble's events.
 fn without_advisory(s: &Scenario) -> Scenario {
     let mut s = s.clone();
-    if s.lock.advisory.take().is_some() {
-        s.storage.in_transaction = false;
+    match s.lock.service {
+        LockService::Advisory(_) => {
+            s.storage.in_transaction = false;
+            s.lock.service = LockService::Redis;
+        }
+        LockService::Zookeeper(_) => s.lock.service = LockService::Redis,
+        LockService::Redis | LockService::Redlock(_) | LockService::Etcd(_) => {}
     }
-    s.lock.zookeeper = None;
     s
 }
 
@@ -218,14 +228,13 @@ fn without_advisory(s: &Scenario) -> Scenario {
 /// a bare `DEL` becomes a token-checked release.
 pub fn with_advisory(s: &Scenario) -> Scenario {
     let mut s = s.clone();
-    s.lock.zookeeper = None;
-    s.lock.redlock = None;
-    s.lock.etcd = None;
     s.lock.watchdog = false;
     s.lock.fencing = false;
     s.storage.create_guard = false;
     s.storage.fence_rule = FenceRule::Off;
-    s.lock.advisory.get_or_insert_with(Advisory::default);
+    if s.lock.advisory().is_none() {
+        s.lock.service = LockService::Advisory(Advisory::default());
+    }
     for c in &mut s.clients {
         c.events
             .retain(|e| !matches!(e, Event::Watchdog { .. } | Event::Renew { .. }));
@@ -246,13 +255,11 @@ pub fn with_advisory(s: &Scenario) -> Scenario {
 /// a compare-and-set on a Redis lock value becomes the strict check of the czxid. Coming from
 /// an advisory lock, which mints no fence, the lock hands one out again.
 pub fn with_zookeeper(s: &Scenario) -> Scenario {
-    if s.lock.zookeeper.is_some() {
+    if s.lock.zookeeper().is_some() {
         return s.clone();
     }
-    let from_advisory = s.lock.advisory.is_some();
+    let from_advisory = s.lock.advisory().is_some();
     let mut s = without_advisory(s);
-    s.lock.redlock = None;
-    s.lock.etcd = None;
     s.lock.watchdog = false;
     s.storage.create_guard = false;
     if from_advisory {
@@ -261,7 +268,7 @@ pub fn with_zookeeper(s: &Scenario) -> Scenario {
     if s.storage.fence_rule == FenceRule::CasValue {
         s.storage.fence_rule = FenceRule::Strict;
     }
-    s.lock.zookeeper = Some(Zookeeper::default());
+    s.lock.service = LockService::Zookeeper(Zookeeper::default());
     for c in &mut s.clients {
         c.events
             .retain(|e| !matches!(e, Event::Watchdog { .. } | Event::Renew { .. }));
@@ -297,10 +304,10 @@ mod tests {
         ] {
             let z = with_zookeeper(&s);
             assert!(
-                z.lock.zookeeper.is_some()
-                    && z.lock.redlock.is_none()
-                    && z.lock.etcd.is_none()
-                    && z.lock.advisory.is_none()
+                z.lock.zookeeper().is_some()
+                    && z.lock.redlock().is_none()
+                    && z.lock.etcd().is_none()
+                    && z.lock.advisory().is_none()
                     && !z.lock.watchdog
                     && z.lock.fencing,
                 "{z:?}"
@@ -314,7 +321,7 @@ mod tests {
                 with_etcd(&z, EtcdVersion::V35),
                 with_advisory(&z),
             ] {
-                assert!(back.lock.zookeeper.is_none(), "{back:?}");
+                assert!(back.lock.zookeeper().is_none(), "{back:?}");
                 assert_eq!(back.validate(), Ok(()), "{back:?}");
             }
         }
@@ -333,7 +340,7 @@ mod tests {
             &mut st,
             InstanceAction::SetOnSuspended(OnSuspended::StopWriting),
         );
-        let z = st.scenario.lock.zookeeper.clone().expect("zookeeper");
+        let z = st.scenario.lock.zookeeper().cloned().expect("zookeeper");
         assert_eq!(
             (z.tick_time_ms, z.fence, z.on_suspended),
             (2, ZkFence::Sequence, OnSuspended::StopWriting)
@@ -344,7 +351,7 @@ mod tests {
             let notice = st.notice.take().unwrap_or_default();
             assert!(notice.starts_with("tickTime ms: "), "{bad:?}: {notice}");
             assert_eq!(
-                st.scenario.lock.zookeeper.as_ref().map(|z| z.tick_time_ms),
+                st.scenario.lock.zookeeper().map(|z| z.tick_time_ms),
                 Some(2)
             );
         }
@@ -358,12 +365,16 @@ mod tests {
             with_service(&default_scenario(), 3),
         ] {
             let a = with_advisory(&s);
-            assert!(a.lock.advisory.is_some() && a.lock.redlock.is_none() && a.lock.etcd.is_none());
+            assert!(
+                a.lock.advisory().is_some()
+                    && a.lock.redlock().is_none()
+                    && a.lock.etcd().is_none()
+            );
             assert_eq!(a.validate(), Ok(()), "{a:?}");
             let back = with_service(&a, 0);
-            assert!(back.lock.advisory.is_none() && back.validate().is_ok());
+            assert!(back.lock.advisory().is_none() && back.validate().is_ok());
             let e = with_etcd(&a, EtcdVersion::V35);
-            assert!(e.lock.advisory.is_none() && e.validate().is_ok());
+            assert!(e.lock.advisory().is_none() && e.validate().is_ok());
         }
         let mut x = crate::sim::presets::preset("advisory-in-transaction").expect("preset");
         x = with_service(&x, 0);
@@ -378,7 +389,7 @@ mod tests {
             &mut st,
             InstanceAction::SetAdvisoryLevel(AdvisoryLevel::Transaction),
         );
-        let a = st.scenario.lock.advisory.clone().expect("advisory");
+        let a = st.scenario.lock.advisory().cloned().expect("advisory");
         assert_eq!(a.level, AdvisoryLevel::Transaction);
         let set = |st: &mut State, in_transaction, v: &str| {
             apply_service(
@@ -391,7 +402,7 @@ mod tests {
         };
         set(&mut st, false, "20");
         set(&mut st, true, "35");
-        let a = st.scenario.lock.advisory.clone().expect("advisory");
+        let a = st.scenario.lock.advisory().cloned().expect("advisory");
         assert_eq!(
             (a.idle_session_timeout_ms, a.idle_in_transaction_timeout_ms),
             (Some(20), Some(35))
@@ -400,8 +411,7 @@ mod tests {
         assert_eq!(
             st.scenario
                 .lock
-                .advisory
-                .as_ref()
+                .advisory()
                 .and_then(|a| a.idle_session_timeout_ms),
             None
         );
@@ -415,8 +425,7 @@ mod tests {
         assert_eq!(
             st.scenario
                 .lock
-                .advisory
-                .as_ref()
+                .advisory()
                 .and_then(|a| a.idle_in_transaction_timeout_ms),
             Some(35)
         );
@@ -429,15 +438,12 @@ mod tests {
     fn switching_to_etcd_drops_what_etcd_has_no_word_for_and_validates() {
         // The default scenario runs a watchdog, which etcd's sessions replace.
         let s = with_etcd(&default_scenario(), EtcdVersion::V34);
-        assert!(!s.lock.watchdog && s.lock.redlock.is_none());
-        assert_eq!(
-            s.lock.etcd.as_ref().map(|e| e.version),
-            Some(EtcdVersion::V34)
-        );
+        assert!(!s.lock.watchdog && s.lock.redlock().is_none());
+        assert_eq!(s.lock.etcd().map(|e| e.version), Some(EtcdVersion::V34));
         assert_eq!(s.validate(), Ok(()));
         let back = with_service(&s, 0);
-        assert!(back.lock.etcd.is_none() && back.validate().is_ok());
+        assert!(back.lock.etcd().is_none() && back.validate().is_ok());
         let redlock = with_service(&s, 3);
-        assert!(redlock.lock.etcd.is_none() && redlock.validate().is_ok());
+        assert!(redlock.lock.etcd().is_none() && redlock.validate().is_ok());
     }
 }

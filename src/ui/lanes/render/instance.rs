@@ -36,7 +36,7 @@ fn fitting<S: AsRef<str>>(labels: &[S], room_px: i32) -> Option<String> {
 
 /// The instance `i` of `v`'s Redlock service, if it has one.
 pub(super) fn instance<'a>(v: &View<'a>, i: usize) -> Option<&'a Instance> {
-    v.scenario.lock.redlock.as_ref()?.instances.get(i)
+    v.scenario.lock.redlock()?.instances.get(i)
 }
 
 pub(super) fn instance_lane(v: &View, i: usize) -> Option<El> {

@@ -30,6 +30,7 @@ mod zk;
 
 use super::geometry::{LaneKind, Layout};
 use crate::sim::compare::Contrast;
+use crate::sim::trace::ServiceKind;
 use crate::sim::{Scenario, Trace};
 use crate::ui::model::selection::Selection;
 use node::El;
@@ -74,7 +75,7 @@ impl View<'_> {
     /// Whether Redlock's lanes (per instance, or one for the service) and its attempt brackets
     /// may be drawn: never in the first stage's build, which never draws Redlock.
     fn redlock(&self) -> bool {
-        !cfg!(feature = "first-stage") && self.scenario.lock.redlock.is_some()
+        !cfg!(feature = "first-stage") && self.scenario.lock.redlock().is_some()
     }
 }
 
@@ -96,12 +97,7 @@ pub fn keys(v: &View) -> Vec<LaneKey> {
     let has = |k: LaneKind| v.layout.lane(k).is_some();
     let mut keys = Vec::new();
     if v.redlock() {
-        let n = v
-            .scenario
-            .lock
-            .redlock
-            .as_ref()
-            .map_or(0, |r| r.instances.len());
+        let n = v.scenario.lock.redlock().map_or(0, |r| r.instances.len());
         keys.extend(
             (0..n)
                 .filter(|&i| has(LaneKind::Instance(i)))
@@ -134,13 +130,17 @@ pub fn keys(v: &View) -> Vec<LaneKey> {
 /// One lane's drawing.
 pub fn lane(v: &View, key: LaneKey) -> Option<El> {
     match key {
-        LaneKey::Lock if v.trace.is_etcd() => etcd::etcd_lane(v.layout, v.trace),
-        LaneKey::Lock if v.trace.is_advisory() => advisory::advisory_lane(v.layout, v.trace),
-        LaneKey::Lock if v.trace.is_zookeeper() => zk::zk_lane(v.layout, v.trace),
-        // Redlock with one lane for the service (the layout's room decides); the first stage
-        // never draws Redlock, and its build leaves this lane out.
-        LaneKey::Lock if v.redlock() => service::service_lane(v.layout, v.trace),
-        LaneKey::Lock => lock::lock_lane(v.layout, v.trace),
+        LaneKey::Lock => match v.trace.kind() {
+            ServiceKind::Etcd => etcd::etcd_lane(v.layout, v.trace),
+            ServiceKind::Advisory => advisory::advisory_lane(v.layout, v.trace),
+            ServiceKind::Zookeeper => zk::zk_lane(v.layout, v.trace),
+            // Redlock with one lane for the service (the layout's room decides); the first
+            // stage never draws Redlock, and its build leaves this lane out.
+            ServiceKind::Single | ServiceKind::Redlock if v.redlock() => {
+                service::service_lane(v.layout, v.trace)
+            }
+            ServiceKind::Single | ServiceKind::Redlock => lock::lock_lane(v.layout, v.trace),
+        },
         LaneKey::Instance(i) if v.redlock() => instance::instance_lane(v, i),
         LaneKey::Instance(_) => None,
         LaneKey::Attempts if v.redlock() => Some(attempts::attempts(v)),

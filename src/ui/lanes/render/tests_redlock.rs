@@ -15,7 +15,7 @@ use crate::ui::model::selection::{set_edge, InstanceRef};
 
 /// The page's layout for a Redlock scenario: a lane per instance.
 fn instances_layout(s: &Scenario, r: &Runs) -> Layout {
-    let n = s.lock.redlock.as_ref().map_or(0, |r| r.instances.len());
+    let n = s.lock.redlock().map_or(0, |r| r.instances.len());
     Layout::with_lock(
         1280,
         s.clients.len(),
@@ -43,7 +43,7 @@ fn view<'a>(s: &'a Scenario, r: &'a Runs, l: &'a Layout, playhead_ms: u64) -> Vi
 fn redlock_presets() -> impl Iterator<Item = crate::sim::presets::Preset> {
     presets()
         .into_iter()
-        .filter(|p| p.scenario.lock.redlock.is_some())
+        .filter(|p| p.scenario.lock.redlock().is_some())
 }
 
 #[test]
@@ -55,7 +55,7 @@ fn every_redlock_preset_draws_its_instances_events_keys_and_attempts() {
         let l = instances_layout(s, &r);
         let v = view(s, &r, &l, 70);
         let d = lanes(&v);
-        let Some(redlock) = &s.lock.redlock else {
+        let Some(redlock) = s.lock.redlock() else {
             continue;
         };
         assert!(d.find("lane-lock").is_none(), "{}: no service lane", p.id);
@@ -240,7 +240,7 @@ fn an_instance_event_dragged_frame_after_frame_is_patched_and_moved_not_redrawn(
     let l = instances_layout(&s0, &r0);
     // A second jump on R3 at 40 ms, which the first passes on its way right.
     let mut s0 = s0;
-    if let Some(r) = s0.lock.redlock.as_mut() {
+    if let Some(r) = s0.lock.redlock_mut() {
         r.instances[2]
             .events
             .push(crate::sim::scenario::InstanceEvent::ClockJump {

@@ -1,29 +1,10 @@
 #!/usr/bin/env bash
 # Builds the release page into dist/: index.html, www/ and pkg/ (wasm-bindgen glue + optimised wasm).
 # Every path in the page is relative, so dist/ can be served from any sub-path.
-#
-#   bash scripts/build.sh                 the whole build
-#   bash scripts/build.sh --compile-only  only the three cargo builds below (no tool but the
-#                                         wasm32 target needed): the test command starts this
-#                                         early, at nice 10, so a bare machine's cold fat-LTO
-#                                         builds fill the gaps the other compiles leave
 set -euo pipefail
 cd "$(dirname "$0")/.."
-compile_only=0
-case "${1:-}" in
-  "") ;;
-  --compile-only) compile_only=1 ;;
-  *)
-    echo "usage: bash scripts/build.sh [--compile-only]" >&2
-    exit 2
-    ;;
-esac
 
-if [ "$compile_only" = 1 ]; then
-  bash scripts/setup.sh rust
-else
-  bash scripts/setup.sh
-fi
+bash scripts/setup.sh
 export PATH="$HOME/.cargo/bin:$PATH"
 
 crate=fencing_playground
@@ -36,31 +17,8 @@ wasm_in="$target/wasm32-unknown-unknown/release/$crate.wasm"
 raw=$target/wasm-raw
 mkdir -p "$raw"
 
-# The three cargo builds: the page's, the search workers' and the first stage's (each explained
-# where its output is used below).
-compile_page() {
-  echo "[build] cargo build (release, wasm32)"
-  cargo build --release --target wasm32-unknown-unknown --lib
-}
-compile_search() {
-  echo "[build] cargo build (release, the crate at opt-level 3, wasm32, feature search-worker) for the search workers"
-  cargo build --release --config 'profile.release.package.fencing-playground.opt-level=3' \
-    --target wasm32-unknown-unknown --lib --features search-worker --target-dir "$target/variants/search"
-}
-compile_first() {
-  echo "[build] cargo build (release, wasm32, feature first-stage) for the first stage"
-  cargo build --release --target wasm32-unknown-unknown --lib --features first-stage \
-    --target-dir "$target/variants/first"
-}
-if [ "$compile_only" = 1 ]; then
-  compile_page
-  compile_search
-  compile_first
-  echo "[build] compiled (--compile-only)"
-  exit 0
-fi
-
-compile_page
+echo "[build] cargo build (release, wasm32)"
+cargo build --release --target wasm32-unknown-unknown --lib
 cp "$wasm_in" "$raw/page.wasm"
 
 echo "[build] wasm-bindgen --target web"
@@ -98,7 +56,9 @@ node scripts/short-imports.mjs "dist/pkg/${crate}.js" "dist/pkg/${crate}_bg.wasm
 # cores), also when nothing had changed. Apart, each compiles its dependencies once (the search
 # and the first stage leave Yew out, so theirs are small; the page's were shared before, to save
 # about a minute per build on a machine's first build) and nothing on a run where nothing changed.
-compile_search
+echo "[build] cargo build (release, the crate at opt-level 3, wasm32, feature search-worker) for the search workers"
+cargo build --release --config 'profile.release.package.fencing-playground.opt-level=3' \
+  --target wasm32-unknown-unknown --lib --features search-worker --target-dir "$target/variants/search"
 cp "$target/variants/search/wasm32-unknown-unknown/release/$crate.wasm" "$raw/search.wasm"
 wasm-bindgen --target web --typescript --out-dir dist/pkg-search --out-name search "$raw/search.wasm"
 WASM_OPT_LEVEL=-O3 bash scripts/wasm-opt.sh dist/pkg-search/search_bg.wasm dist/pkg-search/search_bg.wasm.opt
@@ -108,7 +68,9 @@ rm -f dist/pkg-search/.gitignore
 # The first stage (src/first/, www/first.js): the default scenario's verdict and timeline,
 # drawn without Yew, which a first visit downloads first and can drag while the full page
 # loads. Same profile as the page, in a target directory of its own (see the search's above).
-compile_first
+echo "[build] cargo build (release, wasm32, feature first-stage) for the first stage"
+cargo build --release --target wasm32-unknown-unknown --lib --features first-stage \
+  --target-dir "$target/variants/first"
 cp "$target/variants/first/wasm32-unknown-unknown/release/$crate.wasm" "$raw/first.wasm"
 wasm-bindgen --target web --typescript --out-dir dist/pkg-first --out-name first "$raw/first.wasm"
 cat scripts/dom-patch.js >> dist/pkg-first/first.js

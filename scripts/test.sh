@@ -154,12 +154,6 @@ stage "setup: the toolchain's parts, the shared target directory; the installs s
 bash scripts/setup.sh rust
 shared_target
 bg setup bash scripts/setup.sh
-# The release build's three cargo builds (scripts/build.sh --compile-only) start now, at nice 10:
-# from cold they are mostly one core in fat LTO (316 s beside the lab on a bare machine, whose
-# browser tests then waited 154 s for them, 2026-12-07), and here they take what the other
-# compiles leave. When nothing changed they are three quick no-ops. The release build beside
-# the lab (scripts/beside-the-lab.sh) then finds them compiled, or waits for their lock.
-bg "release compile" nice -n 10 bash scripts/build.sh --compile-only
 
 stage "cargo fmt --check"
 cargo fmt --all --check
@@ -220,7 +214,6 @@ npx --no-install playwright test
 
 stage "the checks beside the lab (their steps' own times below)"
 join "beside the lab"
-join "release compile"
 
 end_stage
 print_times

@@ -7,8 +7,9 @@
 #   2. a seeded batch of random scenarios (`fencing-lab random --seed 1 --count 30 --jobs
 #      $JOBS`), none of which may disagree with the servers, at most a third of which may
 #      stay late (each late one is listed: every try missed the timing, so nothing was compared);
-#   3. the mutation test (`fencing-lab-planted mutants`): the lab built with planted model bugs
-#      (feature `planted-bug`; `src/sim/planted.rs`), one per lock service: the strict fence
+#   3. the mutation test (`fencing-lab mutants`): the lab's model has planted bugs compiled in
+#      (feature `planted-bug`, which the lab turns on; `src/sim/planted.rs`), none planted but by
+#      this step, one per lock service: the strict fence
 #      rule accepting an equal token, a Redlock round granted one vote short of its majority,
 #      etcd fencing with the revision before the key's, ZooKeeper fencing with the sequence in
 #      place of the czxid, advisory locks ignoring `idle_session_timeout`. Each bug in turn is
@@ -17,7 +18,7 @@
 #      must agree, so what was caught is the bug and nothing else. Each seed's first case is
 #      one its bug changes (`lab/src/mutants.rs`: a unit test checks it, and an ignored one
 #      finds seeds again when the draws change).
-# `--build-only` builds both binaries and stops (the test command builds in the foreground,
+# `--build-only` builds the lab and its clock shim and stops (the test command builds in the foreground,
 # then runs this in the background with `--run-only`).
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -55,13 +56,10 @@ target=${CARGO_TARGET_DIR:-target}
 bin=$target/debug
 # `--run-only` skips the builds (the test command has just made both): in the background its
 # `cargo build` waited up to 70 s for the build directory's lock the other stages held.
-# The planted build has a target directory of its own: cargo keeps one build of the model's
-# library per directory whatever its features, so in one directory the planted and the true
-# build replaced each other and every run compiled both again (about 70 cpu-s) even when
-# nothing had changed; apart, the planted one compiles its dependencies once.
+# One lab binary runs every step, the mutation test included (until 2026-12-07 a second build
+# with the planted bugs, in a target directory of its own, compiled the lab's dependencies again:
+# 164 cpu-s from cold).
 if [ "${1:-}" != "--run-only" ]; then
-  cargo build -q -p fencing-lab --features planted-bug --target-dir "$target/variants/planted"
-  cp "$target/variants/planted/debug/fencing-lab" "$bin/fencing-lab-planted"
   # As the test command builds the native tests (the whole workspace, so the playground's
   # library is built with the same features and not replaced), which also builds the lab.
   cargo test --workspace --no-run -q
@@ -83,6 +81,6 @@ lab "$bin/fencing-lab" --jobs "$JOBS" --tries "$TRIES" --budget-s "$PRESETS_BUDG
 echo "[lab] random batch: seed $SEED, $COUNT cases, $JOBS at once ($((SECONDS - start)) s so far)"
 lab "$bin/fencing-lab" random --seed "$SEED" --count "$COUNT" --budget-s "$RANDOM_BUDGET_S" --jobs "$JOBS" --tries "$TRIES"
 echo "[lab] mutation test: every planted model bug caught, the true model matching the catch ($((SECONDS - start)) s so far)"
-lab "$bin/fencing-lab-planted" mutants --jobs "$JOBS" --count "$COUNT" --tries 4 --budget-s "$MUTATION_BUDGET_S" \
+lab "$bin/fencing-lab" mutants --jobs "$JOBS" --count "$COUNT" --tries 4 --budget-s "$MUTATION_BUDGET_S" \
   || { echo "[lab] a planted bug was not caught, or the true model did not match its catch" >&2; exit 1; }
 echo "[lab] all steps passed in $((SECONDS - start)) s"

@@ -14,7 +14,7 @@
 //! - `--jobs N` (presets and random): N scenarios at once, each worker with its own servers
 //!   (`jobs.rs`); each scenario's lines come out as one block, the presets' as they end, the
 //!   random cases' in case order. The tables are written from the results in preset order.
-//! - `fencing-lab-planted mutants [BUG…]`: the mutation test (`mutants.rs`): each planted model
+//! - `fencing-lab mutants [BUG…]`: the mutation test (`mutants.rs`): each planted model
 //!   bug, caught by the servers on its seed's cases, and the true model matching the catch.
 //! - `fencing-lab client …`: one client process of a single-lock run, started by the lab
 //!   itself (`independent.rs`, `client.rs`); not meant to be run by hand.
@@ -40,7 +40,7 @@ const USAGE: &str = "usage:
   fencing-lab random [--seed S] [--count N | --case N] [--scale N] [--tries N]
                      [--budget-s N] [--jobs N] [--no-shrink] [--expect-mismatch] [--record]
                      (cases are numbered from 1: `--case 5` is the fifth case of the seed)
-  fencing-lab-planted mutants [BUG…] [--count N] [--scale N] [--tries N] [--budget-s N]
+  fencing-lab mutants [BUG…] [--count N] [--scale N] [--tries N] [--budget-s N]
                      [--jobs N]
                      (each planted model bug, or those named, must be caught by its seed's
                      cases and the true model must match the case that caught it)
@@ -269,7 +269,6 @@ fn pg_ports(arg: &str) -> Result<Vec<(usize, u16)>, String> {
 fn client_main(argv: &[String]) -> ExitCode {
     // A client is the real world, never the model: no planted bug in it, whichever the lab
     // that started it plants in its own model.
-    #[cfg(feature = "planted-bug")]
     fencing_playground::sim::planted::plant(None);
     let get = |flag: &str| -> Result<String, String> {
         let i = argv
@@ -488,7 +487,6 @@ fn main() -> ExitCode {
 /// named), its seed's cases against the servers until one disagrees with the planted model, then
 /// that case with no bug planted, where the servers must agree. Fails on a bug not caught in
 /// `--count` cases, and on a caught case the true model does not match either.
-#[cfg(feature = "planted-bug")]
 fn run_mutants(a: &Args) -> Result<bool, String> {
     use fencing_lab::mutants::{first_case_changed, MUTANTS};
     use fencing_playground::sim::planted::{self, Bug};
@@ -588,7 +586,6 @@ fn run_mutants(a: &Args) -> Result<bool, String> {
 /// `mutants --jobs N`: the bugs dealt round-robin to N processes of this binary, each with its
 /// own lab (a planted bug is the whole process's), side by side; each one's output is shown
 /// whole when all have ended. Whether every one passed.
-#[cfg(feature = "planted-bug")]
 fn mutants_side_by_side(
     chosen: &[(fencing_playground::sim::planted::Bug, u64)],
     a: &Args,
@@ -626,11 +623,6 @@ fn mutants_side_by_side(
         ok &= out.status.success();
     }
     Ok(ok)
-}
-
-#[cfg(not(feature = "planted-bug"))]
-fn run_mutants(_: &Args) -> Result<bool, String> {
-    Err("mutants: only the planted build (fencing-lab-planted, feature planted-bug) can plant a bug".into())
 }
 
 fn run_replay(a: &Args) -> Result<bool, String> {

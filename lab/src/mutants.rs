@@ -1,6 +1,6 @@
 //! The mutation test's table: for each planted model bug (`fencing_playground::sim::planted`),
 //! the seed of a random batch whose first case the bug changes, and the property of that case
-//! that makes it so, read off the true model's run. `fencing-lab-planted mutants` plants each
+//! that makes it so, read off the true model's run. `fencing-lab mutants` plants each
 //! bug in turn, runs the seed's cases against the real servers until one disagrees with the
 //! planted model, then runs that case with no bug planted, where the servers must agree: so
 //! each judge is shown to catch a wrong model, and what it caught is the bug.

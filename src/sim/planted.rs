@@ -1,12 +1,12 @@
 //! The lab's planted model bugs: one per lock service, each a small, plausible mistake in the
 //! model, which the lab's mutation test (`fencing-lab mutants`) must see the real servers
-//! disagree with. Only a build with the feature `planted-bug` (the lab's twin binary,
-//! `fencing-lab-planted`) can turn one on; in every other build `is` is a constant `false`,
-//! so the engine's checks of it compile to nothing.
+//! disagree with. Only a build with the feature `planted-bug` (the lab's, which turns it on for
+//! the whole workspace's native builds) can plant one, and none is planted until `plant` is
+//! called; in every other build (the page's wasm, the first stage's, the search workers') `is`
+//! is a constant `false`, so the engine's checks of it compile to nothing.
 //!
 //! One bug at a time, chosen for the whole process before any run (the lab runs its mutants one
-//! after the other): a process-wide setting, as a test-only build may have. The planted build
-//! starts with [`Bug::EqualFence`], the bug the mutation test has always planted.
+//! after the other, each in a process of its own when side by side): a process-wide setting.
 
 /// A planted bug: where the model goes wrong, and in which service.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -62,7 +62,7 @@ impl Bug {
 }
 
 #[cfg(feature = "planted-bug")]
-static PLANTED: std::sync::atomic::AtomicU8 = std::sync::atomic::AtomicU8::new(1);
+static PLANTED: std::sync::atomic::AtomicU8 = std::sync::atomic::AtomicU8::new(0);
 
 /// Whether `bug` is planted in this process's model.
 #[cfg(feature = "planted-bug")]
@@ -117,9 +117,12 @@ mod tests {
         assert_eq!(Bug::named("no-such-bug"), None);
     }
 
-    #[cfg(not(feature = "planted-bug"))]
+    /// With the feature (the workspace's native tests, beside the lab) or without it, no bug is
+    /// planted until the mutation test plants one: the model the other tests check is the true
+    /// one. (Nothing in the tests plants a bug: it would be the whole test process's.)
     #[test]
-    fn no_bug_is_planted_in_a_build_without_the_feature() {
+    fn no_bug_is_planted_until_one_is_planted() {
+        assert!(!any());
         assert!(Bug::ALL.iter().all(|&b| !is(b)));
     }
 }

@@ -11,37 +11,36 @@ crate=fencing_playground
 # The target directory: the checkout's own, or the shared one scripts/cache.sh exports.
 target=${CARGO_TARGET_DIR:-target}
 wasm_in="$target/wasm32-unknown-unknown/release/$crate.wasm"
-# The three builds below share one target directory, where each overwrites the one .wasm cargo
-# writes: each build's raw wasm is kept here under its own name (scripts/build-single.sh reads
-# the page's and the search's).
+# Each of the three builds' raw wasm is kept here under its own name (scripts/build-single.sh
+# reads the page's and the search's).
 raw=$target/wasm-raw
 mkdir -p "$raw"
 
-echo "[build] cargo build (release, wasm32)"
-cargo build --release --target wasm32-unknown-unknown --lib
-cp "$wasm_in" "$raw/page.wasm"
+build_page() {
+  echo "[build] cargo build (release, wasm32)"
+  cargo build --release --target wasm32-unknown-unknown --lib
+  cp "$wasm_in" "$raw/page.wasm"
 
-echo "[build] wasm-bindgen --target web"
-rm -rf dist
-mkdir -p dist
-wasm-bindgen --target web --typescript --out-dir dist/pkg --out-name "$crate" "$raw/page.wasm"
+  echo "[build] wasm-bindgen --target web"
+  wasm-bindgen --target web --typescript --out-dir dist/pkg --out-name "$crate" "$raw/page.wasm"
 
-# Methods called on a freed object (or re-entered from now()) must fail in JavaScript, before
-# they reach the wasm module: see scripts/class-guard.js.
-echo "[build] guard LeaseLock and FencedAccount (scripts/class-guard.js)"
-{ cat scripts/class-guard.js; echo 'fpGuardClasses({ LeaseLock, FencedAccount });'; } >> "dist/pkg/${crate}.js"
-# The lanes' patcher sends a frame's writes to the DOM in one call to fpPatch, which the wasm
-# imports by that name from the glue's scope (src/ui/lanes/render/batch.rs).
-echo "[build] append the DOM patcher (scripts/dom-patch.js) to the page's glue"
-cat scripts/dom-patch.js >> "dist/pkg/${crate}.js"
+  # Methods called on a freed object (or re-entered from now()) must fail in JavaScript, before
+  # they reach the wasm module: see scripts/class-guard.js.
+  echo "[build] guard LeaseLock and FencedAccount (scripts/class-guard.js)"
+  { cat scripts/class-guard.js; echo 'fpGuardClasses({ LeaseLock, FencedAccount });'; } >> "dist/pkg/${crate}.js"
+  # The lanes' patcher sends a frame's writes to the DOM in one call to fpPatch, which the wasm
+  # imports by that name from the glue's scope (src/ui/lanes/render/batch.rs).
+  echo "[build] append the DOM patcher (scripts/dom-patch.js) to the page's glue"
+  cat scripts/dom-patch.js >> "dist/pkg/${crate}.js"
 
-echo "[build] wasm-opt -Oz"
-bash scripts/wasm-opt.sh "dist/pkg/${crate}_bg.wasm" "dist/pkg/${crate}_bg.wasm.opt"
-mv "dist/pkg/${crate}_bg.wasm.opt" "dist/pkg/${crate}_bg.wasm"
-# The imports' names (function name + hash each) become one or two letters, in the wasm and the
-# glue together: 10 KB raw, 3.4 KB brotli off the wasm and 2.4 KB brotli off the glue.
-echo "[build] short import names (scripts/short-imports.mjs)"
-node scripts/short-imports.mjs "dist/pkg/${crate}.js" "dist/pkg/${crate}_bg.wasm"
+  echo "[build] wasm-opt -Oz"
+  bash scripts/wasm-opt.sh "dist/pkg/${crate}_bg.wasm" "dist/pkg/${crate}_bg.wasm.opt"
+  mv "dist/pkg/${crate}_bg.wasm.opt" "dist/pkg/${crate}_bg.wasm"
+  # The imports' names (function name + hash each) become one or two letters, in the wasm and the
+  # glue together: 10 KB raw, 3.4 KB brotli off the wasm and 2.4 KB brotli off the glue.
+  echo "[build] short import names (scripts/short-imports.mjs)"
+  node scripts/short-imports.mjs "dist/pkg/${crate}.js" "dist/pkg/${crate}_bg.wasm"
+}
 
 # "Find a failure" runs in workers that load a wasm of their own: the core and the search API
 # without the front end (feature search-worker), fetched only when the reader opens the panel,
@@ -56,28 +55,55 @@ node scripts/short-imports.mjs "dist/pkg/${crate}.js" "dist/pkg/${crate}_bg.wasm
 # cores), also when nothing had changed. Apart, each compiles its dependencies once (the search
 # and the first stage leave Yew out, so theirs are small; the page's were shared before, to save
 # about a minute per build on a machine's first build) and nothing on a run where nothing changed.
-echo "[build] cargo build (release, the crate at opt-level 3, wasm32, feature search-worker) for the search workers"
-cargo build --release --config 'profile.release.package.fencing-playground.opt-level=3' \
-  --target wasm32-unknown-unknown --lib --features search-worker --target-dir "$target/variants/search"
-cp "$target/variants/search/wasm32-unknown-unknown/release/$crate.wasm" "$raw/search.wasm"
-wasm-bindgen --target web --typescript --out-dir dist/pkg-search --out-name search "$raw/search.wasm"
-WASM_OPT_LEVEL=-O3 bash scripts/wasm-opt.sh dist/pkg-search/search_bg.wasm dist/pkg-search/search_bg.wasm.opt
-mv dist/pkg-search/search_bg.wasm.opt dist/pkg-search/search_bg.wasm
-rm -f dist/pkg-search/.gitignore
+build_search() {
+  echo "[build] cargo build (release, the crate at opt-level 3, wasm32, feature search-worker) for the search workers"
+  cargo build --release --config 'profile.release.package.fencing-playground.opt-level=3' \
+    --target wasm32-unknown-unknown --lib --features search-worker --target-dir "$target/variants/search"
+  cp "$target/variants/search/wasm32-unknown-unknown/release/$crate.wasm" "$raw/search.wasm"
+  wasm-bindgen --target web --typescript --out-dir dist/pkg-search --out-name search "$raw/search.wasm"
+  WASM_OPT_LEVEL=-O3 bash scripts/wasm-opt.sh dist/pkg-search/search_bg.wasm dist/pkg-search/search_bg.wasm.opt
+  mv dist/pkg-search/search_bg.wasm.opt dist/pkg-search/search_bg.wasm
+  rm -f dist/pkg-search/.gitignore
+}
 
 # The first stage (src/first/, www/first.js): the default scenario's verdict and timeline,
 # drawn without Yew, which a first visit downloads first and can drag while the full page
 # loads. Same profile as the page, in a target directory of its own (see the search's above).
-echo "[build] cargo build (release, wasm32, feature first-stage) for the first stage"
-cargo build --release --target wasm32-unknown-unknown --lib --features first-stage \
-  --target-dir "$target/variants/first"
-cp "$target/variants/first/wasm32-unknown-unknown/release/$crate.wasm" "$raw/first.wasm"
-wasm-bindgen --target web --typescript --out-dir dist/pkg-first --out-name first "$raw/first.wasm"
-cat scripts/dom-patch.js >> dist/pkg-first/first.js
-bash scripts/wasm-opt.sh dist/pkg-first/first_bg.wasm dist/pkg-first/first_bg.wasm.opt
-mv dist/pkg-first/first_bg.wasm.opt dist/pkg-first/first_bg.wasm
-node scripts/short-imports.mjs dist/pkg-first/first.js dist/pkg-first/first_bg.wasm
-rm -f dist/pkg-first/.gitignore
+build_first() {
+  echo "[build] cargo build (release, wasm32, feature first-stage) for the first stage"
+  cargo build --release --target wasm32-unknown-unknown --lib --features first-stage \
+    --target-dir "$target/variants/first"
+  cp "$target/variants/first/wasm32-unknown-unknown/release/$crate.wasm" "$raw/first.wasm"
+  wasm-bindgen --target web --typescript --out-dir dist/pkg-first --out-name first "$raw/first.wasm"
+  cat scripts/dom-patch.js >> dist/pkg-first/first.js
+  bash scripts/wasm-opt.sh dist/pkg-first/first_bg.wasm dist/pkg-first/first_bg.wasm.opt
+  mv dist/pkg-first/first_bg.wasm.opt dist/pkg-first/first_bg.wasm
+  node scripts/short-imports.mjs dist/pkg-first/first.js dist/pkg-first/first_bg.wasm
+  rm -f dist/pkg-first/.gitignore
+}
+
+# The three builds run side by side, each in its own target directory (above), each writing its
+# own folder of dist/: most of each is one core (a fat-LTO link, wasm-opt), so one after the other
+# they left a core idle, beside the lab (scripts/beside-the-lab.sh) too. Each one's output is
+# shown whole when all have ended, and a failed one's first.
+rm -rf dist
+mkdir -p dist
+logs=$(mktemp -d)
+pids=()
+for part in page search first; do
+  "build_$part" >"$logs/$part" 2>&1 &
+  pids+=("$!:$part")
+done
+failed=
+for p in "${pids[@]}"; do
+  if ! wait "${p%%:*}"; then failed+=" ${p#*:}"; fi
+done
+for part in page search first; do cat "$logs/$part"; done
+rm -rf "$logs"
+if [ -n "$failed" ]; then
+  echo "[build] failed:$failed (its output above)" >&2
+  exit 1
+fi
 
 cp index.html dist/index.html
 cp -R www dist/www

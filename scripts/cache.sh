@@ -20,6 +20,7 @@ shared_target() {
   local own=${FENCING_SHARED_TARGET:-auto}
   if [ "$own" = 0 ] || { [ "$own" = auto ] && [ -e target ]; }; then
     echo "[cache] this checkout has its own target/: building there"
+    lint_guard target
     return 0
   fi
   local root=${FENCING_CACHE_DIR:-${XDG_CACHE_HOME:-$HOME/.cache}/fencing-playground}
@@ -63,9 +64,28 @@ shared_target() {
   done
 }
 
+# A checkout's own target/: scripts/test.sh has clippy lint the workspace's crates as its test
+# builds compile them (clippy-driver as their compiler), and cargo counts a crate built since by a
+# command without it (`cargo test` by hand) as fresh, which would leave it unlinted. So when the
+# directory holds a build newer than the last run's end (or no run has ended there), every file
+# git tracks is given the present time: the workspace's crates are compiled again, linted; the
+# dependencies are reused.
+lint_guard() {
+  local dir=$1
+  if [ -d "$dir" ] && [ -f "$dir/.run-ended" ] \
+    && [ -z "$(find "$dir" -path '*/.fingerprint/*' -newer "$dir/.run-ended" -print -quit 2>/dev/null)" ]; then
+    rm -f "$dir/.run-ended"
+    return 0
+  fi
+  echo "[cache] $dir holds builds made outside this command: the workspace's crates are compiled again, through clippy"
+  git ls-files -z | xargs -0 touch -c --
+  rm -f "$dir/.run-ended"
+}
+
 # Called when the run ends, passed or failed: builds after this instant are outside any run.
 shared_target_end() {
-  if [ -n "${CARGO_TARGET_DIR:-}" ] && [ -d "$CARGO_TARGET_DIR" ]; then
-    touch "$CARGO_TARGET_DIR/.run-ended"
+  local dir=${CARGO_TARGET_DIR:-target}
+  if [ -d "$dir" ]; then
+    touch "$dir/.run-ended"
   fi
 }

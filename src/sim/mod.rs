@@ -11,6 +11,9 @@ pub mod conformance;
 pub mod engine;
 pub mod invariants;
 pub mod lease;
+// The lessons (a path through the argument) are the full page's: the first stage has none.
+#[cfg(not(feature = "first-stage"))]
+pub mod lessons;
 pub mod liveness;
 pub mod narrate;
 pub mod planted;

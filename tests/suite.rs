@@ -29,6 +29,7 @@ mod scenarios;
 mod search;
 mod snapshots;
 mod tidy;
+mod tidy_functions;
 mod ui_advisory;
 mod ui_etcd;
 mod ui_inspector;

@@ -1,7 +1,7 @@
 //! The lessons, in the order of the argument. Each names its preset and the kind of question;
 //! what the reader is asked and the right answer come from the run (`super::predict`).
 
-use super::{Challenge, Goal, Keep, Lesson, Question};
+use super::kinds::{Challenge, Goal, Keep, Lesson, Question};
 
 pub const LESSONS: &[Lesson] = &[
     Lesson {

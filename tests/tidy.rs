@@ -518,3 +518,79 @@ fn use_trees_expand_to_whole_paths() {
     assert_eq!(module_of("src/sim/engine/mod.rs"), "sim::engine");
     assert_eq!(module_of("src/lib.rs"), "");
 }
+
+/// The items `src/ui/mod.rs` defines or re-exports at the top of the UI (`mount`, `Mounted`,
+/// `MountOptions`…), by name.
+fn ui_top_items() -> Vec<String> {
+    let text = read("src/ui/mod.rs");
+    let mut names = Vec::new();
+    for line in code_lines(&text) {
+        let t = line.trim_start();
+        if line.len() != t.len() {
+            continue; // only items at the top level of the file
+        }
+        let t = t.strip_prefix("pub ").unwrap_or(t);
+        for kw in [
+            "fn ", "struct ", "enum ", "const ", "static ", "type ", "trait ",
+        ] {
+            if let Some(rest) = t.strip_prefix(kw) {
+                let name: String = rest
+                    .chars()
+                    .take_while(|c| c.is_alphanumeric() || *c == '_')
+                    .collect();
+                names.push(name);
+            }
+        }
+        if let Some(rest) = t.strip_prefix("use ") {
+            // `pub use a::b::{C, d};` and `pub use a::B;`: the names brought to the top.
+            let inner = rest.trim_end_matches(';');
+            let list = match (inner.find('{'), inner.rfind('}')) {
+                (Some(a), Some(b)) => inner[a + 1..b].to_string(),
+                _ => inner.rsplit("::").next().unwrap_or("").to_string(),
+            };
+            names.extend(
+                list.split(',')
+                    .map(|n| n.trim().to_string())
+                    .filter(|n| !n.is_empty() && n != "self"),
+            );
+        }
+    }
+    names
+}
+
+/// The UI's folders sit below `src/ui/mod.rs`, which mounts them: none reaches back up for an
+/// item defined there (`crate::ui::X`, or `super::X` from a folder's top), so the arrows in
+/// `src/ui` run one way. (What they share lives in `ui/model`, as `same_part` and
+/// `MountOptions` do.)
+#[test]
+fn nothing_under_the_ui_reaches_back_up_into_its_mod_rs() {
+    let items = ui_top_items();
+    assert!(items.iter().any(|n| n == "mount"), "{items:?}");
+    let mut back_up = Vec::new();
+    for file in rust_files(&root().join("src/ui")) {
+        if file == "src/ui/mod.rs" {
+            continue;
+        }
+        let depth = file.trim_start_matches("src/ui/").matches('/').count();
+        // `super::` from src/ui/x.rs and src/ui/x/mod.rs is `ui`; from src/ui/x/y.rs it is x.
+        let top_is_super = depth == 0 || file.ends_with("/mod.rs") && depth == 1;
+        for path in referenced_paths(&read(&file)) {
+            let mut segs = path.split("::");
+            let up = match (segs.next(), segs.next(), segs.next()) {
+                (Some("crate"), Some("ui"), Some(item)) => Some(item),
+                (Some("super"), Some(item), _) if top_is_super => Some(item),
+                _ => None,
+            };
+            if let Some(item) = up.filter(|i| items.iter().any(|n| n == i)) {
+                back_up.push(format!(
+                    "{file}: {path} ({item} is defined in src/ui/mod.rs)"
+                ));
+            }
+        }
+    }
+    assert!(
+        back_up.is_empty(),
+        "arrows back up into src/ui/mod.rs:\n{}",
+        back_up.join("\n")
+    );
+}

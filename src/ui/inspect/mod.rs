@@ -9,4 +9,4 @@ pub(super) mod instance_inspector;
 pub(super) mod narration;
 pub(super) mod readout;
 
-use super::same_part;
+use super::model::same::same_part;

@@ -32,4 +32,4 @@ mod playhead;
 pub(super) mod timeline;
 
 #[cfg(target_arch = "wasm32")]
-use super::same_part;
+use super::model::same::same_part;

@@ -4,7 +4,8 @@
 //! trait both implement, `selection` addresses either and says what is selected, and `drag`,
 //! `keys` and `apply` are written once for both. Imports run one way: `fields` → `item` →
 //! `selection` → `found` → `state` (with `tools`) → `history` → `drag`, `keys`, `service` → `apply` →
-//! `persist`. `heading` reads only the scenario and the presets; `apply` asks it which preset the
+//! `persist` (with `mount`: the options a mount asks for and its first state). `same` stands
+//! apart: the props' comparison of two runs. `heading` reads only the scenario and the presets; `apply` asks it which preset the
 //! picker shows.
 
 pub mod apply;
@@ -17,7 +18,9 @@ pub mod history;
 pub mod instance_event;
 pub mod item;
 pub mod keys;
+pub mod mount;
 pub mod persist;
+pub mod same;
 pub mod selection;
 pub mod service;
 pub mod state;

@@ -4,10 +4,10 @@
 //! always ends in a working state with a notice, never a blank page.
 
 use super::heading::preset_of;
+use super::mount::{initial_state, MountOptions};
 use super::state::{Action, State};
 use crate::link;
 use crate::sim::Scenario;
-use crate::ui::{initial_state, MountOptions};
 
 /// The localStorage key of the autosaved scenario. The JSON inside carries its own version, which
 /// `Scenario::from_json` migrates; the `v1` is for the day the stored shape itself changes.

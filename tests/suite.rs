@@ -20,6 +20,7 @@ mod errors;
 mod etcd;
 mod json_keys;
 mod lean;
+mod lease;
 mod limits;
 mod lock_service;
 mod properties;

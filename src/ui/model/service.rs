@@ -9,8 +9,8 @@ use super::selection::{push, InstanceRef, Selection};
 use super::state::{InstanceAction, State};
 use crate::sim::account::FenceRule;
 use crate::sim::scenario::{
-    Advisory, Etcd, EtcdVersion, Event, Instance, LockService, Redlock, ReleaseKind, Zookeeper,
-    MAX_TIME_MS,
+    Advisory, Etcd, EtcdVersion, Event, Instance, LeaseGuard, LockService, Redlock, ReleaseKind,
+    Zookeeper, MAX_TIME_MS,
 };
 use crate::sim::Scenario;
 
@@ -206,7 +206,8 @@ pub fn with_etcd(s: &Scenario, version: EtcdVersion) -> Scenario {
 }
 
 /// The scenario with its advisory lock (if any) gone and the write back on separate storage,
-/// and its ZooKeeper ensemble (if any) gone with the ensemble's events.
+/// its ZooKeeper ensemble (if any) gone with the ensemble's events, and its lease row (if any)
+/// gone with its guard and its failovers.
 fn without_advisory(s: &Scenario) -> Scenario {
     let mut s = s.clone();
     match s.lock.service {
@@ -215,6 +216,10 @@ fn without_advisory(s: &Scenario) -> Scenario {
             s.lock.service = LockService::Redis;
         }
         LockService::Zookeeper(_) => s.lock.service = LockService::Redis,
+        LockService::Lease(_) => {
+            s.storage.lease_guard = LeaseGuard::None;
+            s.lock.service = LockService::Redis;
+        }
         LockService::Redis | LockService::Redlock(_) | LockService::Etcd(_) => {}
     }
     s

@@ -396,6 +396,33 @@ fn defaults_fill_in_and_a_link_round_trips() {
     }
 }
 
+#[test]
+fn the_format_document_s_lease_example_does_what_it_says() {
+    let text = r#"{
+      "version": 1,
+      "name": "A database lease: a repeated generation meets the unique ledger",
+      "lock": {
+        "ttlMs": 30,
+        "firstFence": 33,
+        "lease": { "expiry": "database", "events": [{ "kind": "failover", "atMs": 35 }] }
+      },
+      "storage": { "fenceRule": "off", "leaseGuard": "unique_ledger" },
+      "clients": [
+        { "name": "A", "events": [{ "kind": "acquire", "atMs": 0 }, { "kind": "debit", "atMs": 5, "amount": 10 }] },
+        { "name": "B", "events": [{ "kind": "acquire", "atMs": 31 }, { "kind": "debit", "atMs": 45, "amount": 10 }] },
+        { "name": "C", "events": [{ "kind": "acquire", "atMs": 40 }, { "kind": "debit", "atMs": 42, "amount": 10 }] }
+      ]
+    }"#;
+    let s = Scenario::from_json(text).expect("the document's example");
+    let t = run(&s);
+    assert_eq!(
+        ledger(&t),
+        ["A 33 accepted", "C 34 accepted", "B 34 unique_violation"]
+    );
+    assert_eq!(t.final_balance, 80);
+    assert!(t.verdict.safe, "{:#?}", t.verdict);
+}
+
 // The Commands view: SQL a reader can paste into psql.
 
 #[test]

@@ -459,3 +459,104 @@ fn the_commands_are_the_sql_of_the_run() {
     assert!(waiter.contains("\\gset"), "{waiter}");
     assert!(waiter.contains("generation = :seen_generation"), "{waiter}");
 }
+
+// The "Try it" line of each lease preset: the edit it suggests, made, does what it says.
+
+#[test]
+fn each_lease_hint_does_what_it_says() {
+    use fencing_playground::sim::presets::hint_for;
+    use fencing_playground::sim::Event;
+    let hint = |id: &str| {
+        let h = hint_for(&load(id));
+        format!("{}{}", h.act, h.watch)
+    };
+    let debit_at = |s: &mut Scenario, client: usize, n: usize, t: u64| {
+        let mut debits = s.clients[client]
+            .events
+            .iter_mut()
+            .filter(|e| matches!(e, Event::Debit { .. }));
+        if let Some(Event::Debit { at_ms, .. }) = debits.nth(n) {
+            *at_ms = t;
+        }
+    };
+
+    // The paused holder's pause ending before 15 ms: both debits count, 33 then 34.
+    assert!(hint("lease-paused-holder").contains("GC pause left of 15 ms"));
+    let mut s = load("lease-paused-holder");
+    if let Some(Event::Pause { duration_ms, .. }) = s.clients[0].events.get_mut(1) {
+        *duration_ms = 4;
+    }
+    let t = run(&s);
+    assert_eq!(ledger(&t), ["A 33 accepted", "B 34 accepted"]);
+    assert!(t.verdict.safe);
+
+    // The unique ledger with pay-1's first copy later: still answered as already applied.
+    assert!(hint("lease-unique-ledger").contains("right of 10 ms"));
+    let mut s = load("lease-unique-ledger");
+    debit_at(&mut s, 0, 0, 15);
+    let t = run(&s);
+    assert_eq!(
+        ledger(&t),
+        [
+            "A 33 accepted",
+            "A 33 duplicate",
+            "B 34 accepted",
+            "A 33 unique_violation"
+        ]
+    );
+
+    // The live lease with A's statement sent at 9 ms: it arrives at 29 ms and commits.
+    assert!(hint("lease-live-lease").contains("left of 10 ms"));
+    let mut s = load("lease-live-lease");
+    debit_at(&mut s, 0, 0, 9);
+    let t = run(&s);
+    assert_eq!(ledger(&t), ["A 33 accepted", "B 34 accepted"]);
+    assert!(t.verdict.safe);
+
+    // The fast waiter asking after 25 ms: A's debit lands under 33 first.
+    assert!(hint("lease-fast-waiter-fenced").contains("right of 25 ms"));
+    let mut s = load("lease-fast-waiter-fenced");
+    s.clients[1].events[0] = Event::Acquire { at_ms: 26 };
+    let t = run(&s);
+    assert_eq!(ledger(&t)[0], "A 33 accepted", "{}", lines(&t));
+    assert!(t.verdict.safe);
+
+    // The strict failover with the account's check made `<=`: B's equal generation lands.
+    assert!(hint("lease-failover-strict").contains("non-decreasing"));
+    let mut s = load("lease-failover-strict");
+    s.storage.fence_rule = FenceRule::NonDecreasing;
+    let t = run(&s);
+    assert_eq!(ledger(&t).last().map(String::as_str), Some("B 34 accepted"));
+}
+
+#[test]
+fn a_lease_run_stays_within_the_work_counted_before_it() {
+    use fencing_playground::sim::engine::{Progress, Run};
+    use fencing_playground::sim::scenario::work;
+    use fencing_playground::sim::search::fault::{scenario_of, Schedule};
+    use fencing_playground::sim::search::{FaultKind, Plan, SearchSpec, Strategy};
+    let spec = SearchSpec {
+        faults: FaultKind::ALL.to_vec(),
+        strategy: Strategy::Swarm,
+        max_faults: 4,
+        ..SearchSpec::default()
+    };
+    for c in CASES {
+        let base = load(c.id);
+        let plan = Plan::new(&base, &spec);
+        for i in 0..100 {
+            let schedule = Schedule {
+                faults: plan.faults_of(i),
+                dropped: Vec::new(),
+            };
+            let s = scenario_of(&base, &schedule);
+            let mut r = Run::new(&s);
+            let mut steps = 0u64;
+            while r.advance(1) != Progress::Done {
+                steps += 1;
+            }
+            let bound = work(&s).total();
+            assert!(steps <= bound, "{} schedule {i}: {steps} > {bound}", c.id);
+        }
+    }
+}

@@ -46,6 +46,7 @@ fn blank() -> Trace {
         etcd: None,
         advisory: None,
         zookeeper: None,
+        lease: None,
     }
 }
 

@@ -11,7 +11,7 @@ use fencing_playground::sim::Scenario;
 use serde_json::{json, Value};
 use std::path::PathBuf;
 
-const SERVICES: [&str; 4] = ["redlock", "etcd", "advisory", "zookeeper"];
+const SERVICES: [&str; 5] = ["redlock", "etcd", "advisory", "zookeeper", "lease"];
 
 /// Each service's smallest settings, as a link would carry them.
 fn settings(key: &str) -> Value {
@@ -39,6 +39,9 @@ fn a_scenario_with_two_services_is_unrepresentable_after_reading() {
                     remove lock.redlock or lock.etcd";
     let zookeeper = "a lock service is one of Redlock, etcd, a PostgreSQL advisory lock or \
                      ZooKeeper: remove lock.redlock, lock.etcd or lock.advisory";
+    let lease = "a lock service is one of Redlock, etcd, a PostgreSQL advisory lock, ZooKeeper \
+                 or a database lease: remove lock.redlock, lock.etcd, lock.advisory or \
+                 lock.zookeeper";
     // The refusal names the second service in the format's order, wherever the text puts it.
     let cases: &[(&[&str], &str, &str)] = &[
         (&["redlock", "etcd"], "lock.etcd", etcd),
@@ -53,6 +56,8 @@ fn a_scenario_with_two_services_is_unrepresentable_after_reading() {
             "lock.advisory",
             advisory,
         ),
+        (&["lease", "redlock"], "lock.lease", lease),
+        (&["zookeeper", "lease"], "lock.lease", lease),
         (&SERVICES, "lock.etcd", etcd),
     ];
     for (keys, field, message) in cases {

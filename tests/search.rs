@@ -725,3 +725,30 @@ fn zookeeper_breaks_by_a_partition_of_a_client_from_the_ensemble() {
     );
     assert!(Plan::new(&s, &spec(&[FaultKind::LockClockJump])).space() <= 1);
 }
+
+#[test]
+fn a_database_lease_breaks_by_a_failover_that_repeats_a_generation() {
+    // The `<=` account without its failover: safe, one holder after another. A failover
+    // that loses B's takeover hands C the same generation, and the account lets both through.
+    let mut s = preset("lease-failover-non-decreasing").expect("preset");
+    if let Some(l) = s.lock.lease_mut() {
+        l.events.clear();
+    }
+    assert!(run(&s).verdict.safe);
+    let lose = spec(&[FaultKind::Failover]);
+    let r = search(&s, &lose);
+    assert_eq!(r.outcome, Outcome::Found, "{}", r.statement);
+    replays(&r, &lose);
+    let c = r.counterexample.as_ref().expect("a counterexample");
+    assert!(
+        matches!(c.faults.as_slice(), [Fault::Failover { .. }]),
+        "{:?}",
+        c.faults
+    );
+    // The strict account refuses the equal generation, whatever failover the search tries.
+    s.storage.fence_rule = fencing_playground::sim::FenceRule::Strict;
+    let r = search(&s, &lose);
+    assert_eq!(r.outcome, Outcome::NoneFound, "{}", r.statement);
+    // The database's clock judges expiry: a step of it is a fault the lease takes.
+    assert!(Plan::new(&s, &spec(&[FaultKind::LockClockJump])).space() > 1);
+}

@@ -20,6 +20,7 @@ mod errors;
 mod etcd;
 mod json_keys;
 mod lean;
+mod lease;
 mod lessons;
 mod limits;
 mod lock_service;

@@ -37,11 +37,11 @@ const saved = () => {
     return null;
   }
 };
-/** @param {string} json @returns {boolean} whether it is an object whose lock is one Redis (not Redlock, not etcd) */
+/** @param {string} json @returns {boolean} whether it is an object whose lock is one Redis (not Redlock, etcd or a lease row) */
 const singleLock = (json) => {
   try {
     const s = JSON.parse(json);
-    return typeof s === 'object' && s !== null && !(s.lock && typeof s.lock === 'object' && (s.lock.redlock || s.lock.etcd));
+    return typeof s === 'object' && s !== null && !(s.lock && typeof s.lock === 'object' && (s.lock.redlock || s.lock.etcd || s.lock.lease));
   } catch {
     return false;
   }

@@ -91,6 +91,10 @@ pub fn moved_clocks(s: &Scenario) -> Vec<Option<sim::clock::Clock>> {
     }
 }
 
+/// A database lease's scenarios have no clients in the lab yet (issue 49's lab part).
+const LEASE_NOT_YET: &str =
+    "the lab does not run database leases yet: its PostgreSQL clients speak advisory locks only";
+
 /// Why a scenario cannot run against real servers on one machine, if it cannot.
 pub fn unreproducible(s: &Scenario) -> Option<String> {
     let service = match &s.lock.service {
@@ -99,6 +103,7 @@ pub fn unreproducible(s: &Scenario) -> Option<String> {
         LockService::Etcd(_) => etcd_unreproducible(s),
         LockService::Advisory(_) => advisory_unreproducible(s),
         LockService::Zookeeper(_) => zk_unreproducible(s),
+        LockService::Lease(_) => Some(LEASE_NOT_YET.to_string()),
     };
     if let Some(why) = service {
         return Some(why);
@@ -969,6 +974,10 @@ pub fn check(
     };
     match &s.lock.service {
         LockService::Redis => {}
+        LockService::Lease(_) => {
+            result.outcome = Outcome::NotReproducible(LEASE_NOT_YET.to_string());
+            return result;
+        }
         LockService::Advisory(_) => {
             result.compared = crate::pg_history::compared(s, &t);
             return check_advisory(s, &t, pg, scale, tries, deadline, result);

@@ -21,6 +21,8 @@ pub enum Service {
     ZooKeeper,
     Etcd,
     Advisory,
+    /// A database lease row (no lab clients yet: every case is refused before it runs).
+    Lease,
     Redlock,
     /// A single Redis lock.
     Redis,
@@ -33,6 +35,7 @@ pub fn service(s: &Scenario) -> Service {
         LockService::Etcd(_) => Service::Etcd,
         LockService::Advisory(_) => Service::Advisory,
         LockService::Zookeeper(_) => Service::ZooKeeper,
+        LockService::Lease(_) => Service::Lease,
     }
 }
 
@@ -45,6 +48,7 @@ pub fn cost(s: &Scenario, scale: u64) -> u64 {
         Service::Etcd => ms * 3 + 3000,
         Service::ZooKeeper => ms * 2 + 3000,
         Service::Advisory | Service::Redlock | Service::Redis => ms,
+        Service::Lease => 1,
     }
 }
 

@@ -77,7 +77,7 @@ pub fn spec_for(s: &Scenario, seed: u64) -> SearchSpec {
     match &s.lock.service {
         LockService::Redis | LockService::Etcd(_) => {}
         LockService::Redlock(_) => faults.extend([FaultKind::InstanceCrash, FaultKind::Partition]),
-        LockService::Advisory(_) => faults.push(FaultKind::Failover),
+        LockService::Advisory(_) | LockService::Lease(_) => faults.push(FaultKind::Failover),
         // A client cut off from the ensemble: the lab's tap holds its traffic (`zk_run`).
         LockService::Zookeeper(_) => faults.push(FaultKind::Partition),
     }

@@ -104,8 +104,12 @@ impl First {
     /// here where the full page would have stayed responsive.
     pub fn open(scenario: Scenario, width_px: u32) -> Option<First> {
         match scenario.lock.service {
-            // The first stage's reader refuses an advisory lock and ZooKeeper before this.
-            LockService::Redis | LockService::Advisory(_) | LockService::Zookeeper(_) => {}
+            // The first stage's reader refuses an advisory lock, ZooKeeper and a lease row
+            // before this.
+            LockService::Redis
+            | LockService::Advisory(_)
+            | LockService::Zookeeper(_)
+            | LockService::Lease(_) => {}
             LockService::Redlock(_) | LockService::Etcd(_) => return None,
         }
         let runs = Runs::within(&scenario, SYNC_STEPS)?;

@@ -36,6 +36,12 @@ pub enum Rejection {
     /// PostgreSQL: the write went on the lock holder's session, and that session is gone
     /// (the server ended it), so nothing committed.
     SessionGone,
+    /// A database lease's ledger: a line with the write's generation exists already, and
+    /// `UNIQUE(account, generation)` refused the second (PostgreSQL's `unique_violation`).
+    UniqueViolation,
+    /// A database lease's write checks the live lease in its own statement, and found no row
+    /// with the writer as holder, its generation and an expiry after `now()`.
+    LeaseLost,
 }
 
 impl Rejection {
@@ -46,6 +52,8 @@ impl Rejection {
             Rejection::StaleValue => "stale_value",
             Rejection::CompareFailed => "compare_failed",
             Rejection::SessionGone => "session_gone",
+            Rejection::UniqueViolation => "unique_violation",
+            Rejection::LeaseLost => "lease_lost",
         }
     }
 }

@@ -360,6 +360,47 @@ pub fn breakers() -> Vec<Breaker> {
             spec: spec(&[Pause], 1, StaleWriteAccepted),
             expect: found(StaleWriteAccepted, 1),
         },
+        // A database lease row: the generation is the fence. Off, a pause gives the lost
+        // update; on, no pause does. The unique ledger refuses only an equal generation: a
+        // pause before A's first write brings A's 33 in after B's 34, unrefused. The live lease
+        // in the write's statement, and strict checks of a repeated or a fast waiter's
+        // generation, hold against what the search injects.
+        fencing_off("lease-paused-holder", &[Pause]),
+        Breaker {
+            preset: "lease-paused-holder",
+            question: "With the account checking generation < $g, can a GC pause get a stale write through?",
+            change: Change::Nothing,
+            spec: spec(&[Pause], 1, StaleWriteAccepted),
+            expect: Expect::NoneFound,
+        },
+        Breaker {
+            preset: "lease-unique-ledger",
+            question: "If A were paused before it had written under generation 33, would the unique constraint still refuse its late write?",
+            change: Change::Nothing,
+            spec: spec(&[Pause], 1, StaleWriteAccepted),
+            expect: found(StaleWriteAccepted, 1),
+        },
+        Breaker {
+            preset: "lease-live-lease",
+            question: "With the live lease checked in the write's own statement, can a pause or a slow packet get a stale write through?",
+            change: Change::Nothing,
+            spec: spec(&[Pause, Delay], 1, StaleWriteAccepted),
+            expect: Expect::NoneFound,
+        },
+        Breaker {
+            preset: "lease-fast-waiter-fenced",
+            question: "With the generation checked, can another client's clock step get a stale write through?",
+            change: Change::Nothing,
+            spec: spec(&[ClientClockJump], 1, StaleWriteAccepted),
+            expect: Expect::NoneFound,
+        },
+        Breaker {
+            preset: "lease-failover-strict",
+            question: "With the account checking generation < $g, can one more failover get a stale write through?",
+            change: Change::Nothing,
+            spec: spec(&[Failover], 1, StaleWriteAccepted),
+            expect: Expect::NoneFound,
+        },
         // The fence that went back lets a stale holder look newer: A paused before its write
         // reaches the storage after B's 1 with its 33.
         Breaker {

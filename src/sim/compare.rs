@@ -6,7 +6,7 @@
 //! and says so in words. A scenario with no debit has nothing to compare, and says why.
 
 use super::account::FenceRule;
-use super::scenario::{Event, LockService, Scenario, ZkFence};
+use super::scenario::{Event, LeaseGuard, LockService, Scenario, ZkFence};
 use super::trace::Trace;
 use super::words;
 
@@ -148,7 +148,9 @@ pub fn counterfactual(s: &Scenario) -> Counterfactual {
 /// The contrast the service itself calls for, before any of the storage's (`None`: the
 /// storage's). An advisory lock mints no fence to add: its honest contrast is where the write
 /// goes, on the lock's own session or on storage apart from it. ZooKeeper always has a czxid
-/// to send: the contrast sends it where the run sends the sequence suffix or nothing.
+/// to send: the contrast sends it where the run sends the sequence suffix or nothing. A lease
+/// row's guard (a unique ledger, the live lease in the write) is the check its run makes: the
+/// contrast takes it away; without one, the storage's fence rule flips as for any fence.
 fn service_contrast(
     s: &Scenario,
     other: &mut Scenario,
@@ -195,6 +197,22 @@ fn service_contrast(
                     "same run, czxid",
                 )
             })
+        }
+        LockService::Lease(_) => {
+            other.storage.lease_guard = LeaseGuard::None;
+            match s.storage.lease_guard {
+                LeaseGuard::None => None,
+                LeaseGuard::UniqueLedger => Some((
+                    "Without the ledger's UNIQUE(account, generation)".to_string(),
+                    "no unique ledger",
+                    "same run, plain debits",
+                )),
+                LeaseGuard::LiveLease => Some((
+                    "Without the live-lease check in the write".to_string(),
+                    "no lease check",
+                    "same run, plain debits",
+                )),
+            }
         }
     }
 }

@@ -143,6 +143,7 @@ fn leases_end_by_their_ttl(scenario: &Scenario, trace: &Trace, out: &mut Vec<Str
         ServiceKind::Etcd => return etcd_leases_outlive_their_ttl(scenario, trace, out),
         ServiceKind::Advisory => return advisory_locks_are_exclusive(trace, out),
         ServiceKind::Zookeeper => return zookeeper_holdings(trace, out),
+        ServiceKind::Lease => return lease_rows_are_exclusive(trace, out),
     }
     let clocks = instance_clocks(scenario);
     let ttl = scenario.lock.ttl_ms;
@@ -172,6 +173,34 @@ fn leases_end_by_their_ttl(scenario: &Scenario, trace: &Trace, out: &mut Vec<Str
             out.push(format!(
                 "leases[{k}] ends ({:?}) at {} ms, but its TTL from {from} ms runs out {when}",
                 l.end, l.end_ms
+            ));
+        }
+    }
+}
+
+/// One lease row names one holder at a time: no two of its spans overlap, and each row
+/// version ends where the next begins.
+fn lease_rows_are_exclusive(trace: &Trace, out: &mut Vec<String>) {
+    let mut spans: Vec<(u64, u64, usize)> = trace
+        .leases
+        .iter()
+        .enumerate()
+        .map(|(k, l)| (l.start_ms, l.end_ms, k))
+        .collect();
+    crate::sim::sort::sort(&mut spans);
+    for pair in spans.windows(2) {
+        let ((_, end, a), (start, _, b)) = (pair[0], pair[1]);
+        if start < end {
+            out.push(format!(
+                "leases[{a}] and leases[{b}] of one lease row overlap"
+            ));
+        }
+    }
+    let rows = trace.lease.iter().flat_map(|l| l.rows.windows(2));
+    for (k, pair) in rows.enumerate() {
+        if pair[0].end_ms != pair[1].start_ms {
+            out.push(format!(
+                "the lease row's version {k} does not end where the next begins"
             ));
         }
     }
@@ -361,10 +390,22 @@ fn fences_go_up(trace: &Trace, out: &mut Vec<String>) {
                 .filter(|m| m.what == ParentChange::Created)
                 .map(|m| m.at_ms)
         }));
+        // A lease row's failover to a standby that lost the last takeover mints its
+        // generation again.
+        restarts.extend(
+            trace
+                .lease
+                .iter()
+                .flat_map(|l| l.failovers_ms.iter().copied()),
+        );
+        // A lease row's takeover that a failover lost was never on the surviving history: the
+        // standby's generations go up without it (it may even share the failover's instant).
+        let lost =
+            |l: &&LeaseSpan| trace.kind() == ServiceKind::Lease && l.end == SpanEnd::Forgotten;
         let fences: Vec<(usize, u64)> = trace
             .leases
             .iter()
-            .filter(|l| l.instance == i)
+            .filter(|l| l.instance == i && !lost(l))
             .filter_map(|l| {
                 let epoch = restarts.iter().filter(|&&r| r <= l.start_ms).count();
                 l.fence.map(|f| (epoch, f))

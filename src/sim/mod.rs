@@ -26,9 +26,11 @@ pub mod trace;
 pub mod trace_advisory;
 pub mod trace_etcd;
 pub mod trace_kind;
+pub mod trace_lease;
 pub mod trace_zk;
 pub mod words;
 pub mod words_advisory;
+pub mod words_lease;
 pub mod words_zk;
 
 pub use account::{Account, DebitVerdict, FenceRule, Rejection};

@@ -12,7 +12,8 @@ use std::collections::{BinaryHeap, HashMap};
 fn tells_ttl(trace: &Trace) -> bool {
     match trace.kind() {
         ServiceKind::Single | ServiceKind::Redlock | ServiceKind::Etcd => true,
-        ServiceKind::Advisory | ServiceKind::Zookeeper => false,
+        // A lease row's expiry is told in its grant's own words (whose clock judges it).
+        ServiceKind::Advisory | ServiceKind::Zookeeper | ServiceKind::Lease => false,
     }
 }
 
@@ -23,6 +24,7 @@ fn server_lines(trace: &Trace) -> Vec<(u64, String)> {
         ServiceKind::Single | ServiceKind::Redlock | ServiceKind::Etcd => Vec::new(),
         ServiceKind::Advisory => super::words_advisory::server_lines(trace),
         ServiceKind::Zookeeper => super::words_zk::ensemble_lines(trace),
+        ServiceKind::Lease => super::words_lease::server_lines(trace),
     }
 }
 
@@ -32,6 +34,7 @@ fn service_step(trace: &Trace, step: &Step) -> Option<String> {
         ServiceKind::Single | ServiceKind::Redlock | ServiceKind::Etcd => None,
         ServiceKind::Advisory => super::words_advisory::narrate(trace, step),
         ServiceKind::Zookeeper => super::words_zk::narrate(trace, step),
+        ServiceKind::Lease => super::words_lease::narrate(trace, step),
     }
 }
 
@@ -61,7 +64,8 @@ fn granted_line(trace: &Trace, step: &Step, fence: Option<u64>, lease_until_ms: 
         ServiceKind::Single
         | ServiceKind::Redlock
         | ServiceKind::Advisory
-        | ServiceKind::Zookeeper => match fence {
+        | ServiceKind::Zookeeper
+        | ServiceKind::Lease => match fence {
             Some(f) => format!(
                 "At {t} ms {who} acquired the lock with fence {f}; the lease runs until {lease_until_ms} ms."
             ),
@@ -281,6 +285,10 @@ pub fn narrate(trace: &Trace) -> Vec<String> {
                 } => format!(
                     "Storage rejected {who}'s debit: its lock value had been replaced by a newer holder's (stale_value)."
                 ),
+                DebitVerdict::Rejected {
+                    reason: Rejection::UniqueViolation | Rejection::LeaseLost,
+                    ..
+                } => format!("The database refused {who}'s debit: {}.", words::verdict_text(verdict)),
             }),
             Outcome::Released { .. } => Some(format!("At {t} ms {who}: {}.", step.text)),
             Outcome::Crashed => Some(match trace.kind() {
@@ -292,7 +300,8 @@ pub fn narrate(trace: &Trace) -> Vec<String> {
                 ServiceKind::Single
                 | ServiceKind::Redlock
                 | ServiceKind::Advisory
-                | ServiceKind::Zookeeper => format!(
+                | ServiceKind::Zookeeper
+                | ServiceKind::Lease => format!(
                     "At {t} ms {who} crashed without releasing; only the TTL can end its lease."
                 ),
             }),
@@ -401,7 +410,11 @@ pub fn narrate(trace: &Trace) -> Vec<String> {
         ),
         (
             None,
-            ServiceKind::Single | ServiceKind::Redlock | ServiceKind::Etcd | ServiceKind::Zookeeper,
+            ServiceKind::Single
+            | ServiceKind::Redlock
+            | ServiceKind::Etcd
+            | ServiceKind::Zookeeper
+            | ServiceKind::Lease,
         ) => format!("Final balance {}.", trace.final_balance),
     });
     if trace.step_limit_hit {

@@ -10,6 +10,8 @@ mod advisory;
 #[cfg(not(feature = "first-stage"))]
 mod etcd;
 #[cfg(not(feature = "first-stage"))]
+mod lease;
+#[cfg(not(feature = "first-stage"))]
 mod zookeeper;
 
 /// A named scenario a reader can load.
@@ -221,6 +223,8 @@ pub fn presets() -> Vec<Preset> {
     list.extend(advisory_presets());
     #[cfg(not(feature = "first-stage"))]
     list.extend(zookeeper_presets());
+    #[cfg(not(feature = "first-stage"))]
+    list.extend(lease_presets());
     list.push(Preset {
         id: "blank-single",
         scenario: blank_single(),
@@ -290,6 +294,45 @@ fn advisory_presets() -> Vec<Preset> {
         Preset {
             id: "advisory-killed-holder",
             scenario: advisory::killed_holder(),
+        },
+    ]
+}
+
+/// The database-lease presets (`presets/lease.rs`), the unsafe beside the safe.
+#[cfg(not(feature = "first-stage"))]
+fn lease_presets() -> Vec<Preset> {
+    vec![
+        Preset {
+            id: "lease-paused-holder",
+            scenario: lease::paused_holder(FenceRule::Strict),
+        },
+        Preset {
+            id: "lease-paused-unchecked",
+            scenario: lease::paused_holder(FenceRule::Off),
+        },
+        Preset {
+            id: "lease-unique-ledger",
+            scenario: lease::unique_ledger(),
+        },
+        Preset {
+            id: "lease-live-lease",
+            scenario: lease::live_lease(),
+        },
+        Preset {
+            id: "lease-fast-waiter-fenced",
+            scenario: lease::fast_waiter(FenceRule::Strict),
+        },
+        Preset {
+            id: "lease-fast-waiter-unfenced",
+            scenario: lease::fast_waiter(FenceRule::Off),
+        },
+        Preset {
+            id: "lease-failover-strict",
+            scenario: lease::failover(FenceRule::Strict),
+        },
+        Preset {
+            id: "lease-failover-non-decreasing",
+            scenario: lease::failover(FenceRule::NonDecreasing),
         },
     ]
 }
@@ -977,6 +1020,40 @@ fn preset_hint(id: &str) -> Option<Hint> {
             "drag A's crash to the right",
             ": B's pg_advisory_lock returns only when A's process dies.",
         ),
+        "lease-paused-unchecked" => fenced_story("lease-paused-holder"),
+        "lease-paused-holder" => hint(
+            "drag the right edge of A's GC pause left of 15 ms",
+            ": A then debits with 33 before B takes the row over, and both debits count, one \
+             after the other.",
+        ),
+        "lease-unique-ledger" => hint(
+            "drag A's first pay-1 debit right of 10 ms",
+            ": the retry lands first either way, and the original is answered as already \
+             applied.",
+        ),
+        "lease-live-lease" => hint(
+            "drag A's debit left of 10 ms",
+            ": its statement then arrives while A's lease is live, and it commits.",
+        ),
+        "lease-fast-waiter-unfenced" => fenced_story("lease-fast-waiter-fenced"),
+        "lease-fast-waiter-fenced" => hint(
+            "drag B's acquire right of 25 ms",
+            ": A's debit then lands under 33 before B's clock can call the lease expired.",
+        ),
+        "lease-failover-strict" => hint(
+            "set storage fencing to non-decreasing",
+            ": the account's generation <= $g then lets B's equal generation through after C's.",
+        ),
+        "lease-failover-non-decreasing" => Hint {
+            button: Some(HintButton {
+                label: "Make the check strict",
+                act: HintAct::Preset("lease-failover-strict"),
+            }),
+            ..hint(
+                "Make the check strict",
+                ": the account then refuses B's equal generation.",
+            )
+        },
         "zk-pause-unfenced" => fenced_story("zk-pause-czxid"),
         "zk-pause-czxid" => hint(
             "set the session timeout to 100 ms",

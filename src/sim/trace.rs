@@ -9,6 +9,7 @@ pub use super::scenario::{PauseCause, ReleaseKind, Tier};
 pub use super::trace_advisory::*;
 pub use super::trace_etcd::*;
 pub use super::trace_kind::ServiceKind;
+pub use super::trace_lease::*;
 pub use super::trace_zk::*;
 use serde::Serialize;
 
@@ -66,6 +67,10 @@ pub struct Trace {
     #[serde(skip_serializing_if = "Option::is_none")]
     #[cfg_attr(feature = "first-stage", serde(skip))]
     pub zookeeper: Option<ZkTrace>,
+    /// What the lease table did (the row's versions, the watches, the failovers); leases only.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    #[cfg_attr(feature = "first-stage", serde(skip))]
+    pub lease: Option<LeaseTrace>,
 }
 
 impl Trace {

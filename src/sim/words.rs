@@ -75,6 +75,7 @@ fn granted(trace: &Trace, fence: Option<u64>, lease_until_ms: u64) -> String {
                 .map_or((0, 0), |l| (l.holder, l.start_ms));
             super::words_zk::granted(trace, client, t, fence)
         }
+        ServiceKind::Lease => super::words_lease::granted(fence, lease_until_ms, trace),
     }
 }
 
@@ -100,12 +101,15 @@ fn released(trace: &Trace, mode: ReleaseKind, deleted: &Option<String>, own: boo
         .to_string(),
         ServiceKind::Advisory => super::words_advisory::released(trace, own),
         ServiceKind::Zookeeper => super::words_zk::released(own),
+        ServiceKind::Lease => super::words_lease::released(own),
     }
 }
 
 /// A step's outcome in a few words, for the timeline and the console.
 pub fn describe(outcome: &Outcome, trace: &Trace) -> String {
     match outcome {
+        #[cfg(not(feature = "first-stage"))]
+        Outcome::LockWaits { behind } if trace.kind() == ServiceKind::Lease => super::words_lease::waits(behind),
         #[cfg(not(feature = "first-stage"))]
         Outcome::LockWaits { behind } => super::words_advisory::waits(trace, behind),
         #[cfg(not(feature = "first-stage"))]
@@ -152,6 +156,8 @@ pub fn describe(outcome: &Outcome, trace: &Trace) -> String {
         | Outcome::ConnectionLoss
         | Outcome::ZkNotice { .. }
         | Outcome::WriteHeldBack { .. } => String::new(),
+        #[cfg(not(feature = "first-stage"))]
+        Outcome::Denied { holder } if trace.kind() == ServiceKind::Lease => super::words_lease::denied(holder),
         Outcome::Denied { holder } => format!("denied lock_held by {holder}"),
         Outcome::Renewed {
             lease_until_ms,
@@ -330,6 +336,10 @@ pub fn verdict_text(verdict: &DebitVerdict) -> String {
             reason: Rejection::SessionGone,
             ..
         } => super::words_advisory::rejected_text(),
+        DebitVerdict::Rejected {
+            reason: Rejection::UniqueViolation | Rejection::LeaseLost,
+            ..
+        } => super::words_lease::rejected_text(verdict),
     }
 }
 

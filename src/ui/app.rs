@@ -7,6 +7,7 @@
 
 use super::controls::advisory_options::AdvisoryOptions;
 use super::controls::find::FindPanel;
+use super::controls::lease_options::LeaseOptions;
 use super::controls::palette::Palette;
 use super::controls::palette_instance::InstancePalette;
 use super::controls::preset_picker::PresetPicker;
@@ -273,6 +274,7 @@ pub fn App(props: &AppProps) -> Html {
                         <ServiceSettings instances={scenario.lock.redlock().map_or(0, |r| r.instances.len())}
                             etcd={scenario.lock.etcd().map(|e| e.version)}
                             advisory={scenario.lock.advisory().is_some()} zookeeper={scenario.lock.zookeeper().is_some()}
+                            lease={scenario.lock.lease().is_some()}
                             on_change={dispatch.clone()} />
                     </span>
                 }
@@ -321,7 +323,8 @@ pub fn App(props: &AppProps) -> Html {
                 <div class="fp-row">
                     <Palette tool={state.tool} selected={state.selection.event()} clients={scenario.clients.len()}
                         playhead_ms={state.playhead_ms} on_add={dispatch.clone()}
-                        session_lock={!scenario.lock.service.renewable()} />
+                        session_lock={!scenario.lock.service.renewable()}
+                        no_bare_del={scenario.lock.lease().is_some()} />
                 </div>
                 <div class="fp-row">
                     <Settings lock={Rc::new(scenario.lock.clone())} fence_rule={scenario.storage.fence_rule}
@@ -331,6 +334,12 @@ pub fn App(props: &AppProps) -> Html {
                 if let Some(a) = scenario.lock.advisory() {
                     <div class="fp-row">
                         <AdvisoryOptions advisory={Rc::new(a.clone())} in_transaction={scenario.storage.in_transaction}
+                            on_change={dispatch.clone()} />
+                    </div>
+                }
+                if let Some(l) = scenario.lock.lease() {
+                    <div class="fp-row">
+                        <LeaseOptions expiry={l.expiry} guard={scenario.storage.lease_guard}
                             on_change={dispatch.clone()} />
                     </div>
                 }

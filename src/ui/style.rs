@@ -135,6 +135,9 @@ const SOURCE: &str = concat!(
 .fp-pg-wait line { stroke: var(--cc); stroke-width: 1.5; stroke-dasharray: 3 3; }
 .fp-failover line { stroke: var(--bad); stroke-width: 1.5; stroke-dasharray: 4 2; }
 .fp-lease.lost rect { stroke: var(--bad); stroke-dasharray: 3 2; }
+.fp-lease-row.free rect { fill: none; stroke: var(--muted); stroke-dasharray: 2 2; }
+.fp-lease-expiry { stroke: var(--fg); stroke-width: 1.5; }
+.fp-lease-watch line { stroke: var(--cc); stroke-width: 1.5; stroke-dasharray: 3 3; }
 .fp-zk-session .ping { stroke-width: 1.2; stroke-opacity: 1; }
 .fp-zk-session .expired line { stroke: var(--bad); stroke-width: 2; stroke-opacity: 1; }
 .fp-zk-partition rect { fill: var(--bad); fill-opacity: .16; }

@@ -12,6 +12,7 @@ use crate::sim::sort;
 pub mod advisory;
 pub mod command;
 pub mod etcd;
+pub mod lease;
 mod lookup;
 pub mod ops;
 mod rounds;
@@ -34,6 +35,7 @@ pub fn commands(s: &Scenario, t: &Trace) -> Vec<Command> {
         ServiceKind::Etcd => return etcd::plan(s, t),
         ServiceKind::Advisory => return advisory::plan(s, t),
         ServiceKind::Zookeeper => return zookeeper::plan(s, t),
+        ServiceKind::Lease => return lease::plan(s, t),
     }
     let run = Run { s, t };
     let mut timed: Vec<(u8, Command)> = Vec::new();
@@ -307,11 +309,13 @@ mod tests {
 
     #[test]
     fn every_grant_denial_and_verdict_of_every_preset_has_its_command() {
-        // The Redis services' commands; etcd's gateway calls are checked in `tests/etcd.rs`.
+        // The Redis services' commands; etcd's gateway calls are checked in `tests/etcd.rs`,
+        // a lease row's SQL in `tests/lease.rs`.
         for p in presets().into_iter().filter(|p| {
             p.scenario.lock.etcd().is_none()
                 && p.scenario.lock.advisory().is_none()
                 && p.scenario.lock.zookeeper().is_none()
+                && p.scenario.lock.lease().is_none()
         }) {
             let t = run(&p.scenario);
             let list = commands(&p.scenario, &t);

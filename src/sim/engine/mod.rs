@@ -25,6 +25,8 @@ mod etcd;
 mod etcd_lease;
 mod instance;
 mod intervals;
+#[cfg_attr(feature = "first-stage", path = "lease_off.rs")]
+mod lease;
 mod outages;
 mod queue;
 mod redlock;
@@ -168,6 +170,7 @@ impl Sim {
             Service::Etcd(e) => e.schedule(&mut self.w.queue),
             Service::Advisory(x) => x.schedule(&mut self.w.queue, &self.w.s),
             Service::Zookeeper(x) => x.schedule(&mut self.w.queue),
+            Service::Lease(x) => x.schedule(&mut self.w.queue, &self.w.s),
             Service::Single(_) => {}
         }
     }
@@ -233,13 +236,24 @@ impl Sim {
             (Action::InstanceEvent { event, .. }, Service::Zookeeper(x)) => {
                 x.ensemble_event(w, t, event)
             }
+            // A waiter's own clock says a TTL has passed since it read the row.
+            (
+                Action::Expire {
+                    instance,
+                    generation,
+                    ..
+                },
+                Service::Lease(x),
+            ) => x.deadline(w, t, instance, generation),
+            (Action::InstanceEvent { .. }, Service::Lease(x)) => x.failover(w, t),
             (Action::Elected { .. }, Service::Etcd(e)) => e.elected(w, t),
             (
                 Action::Elected { .. },
                 Service::Single(_)
                 | Service::Redlock(_)
                 | Service::Advisory(_)
-                | Service::Zookeeper(_),
+                | Service::Zookeeper(_)
+                | Service::Lease(_),
             ) => {}
             (
                 Action::Expire {
@@ -290,7 +304,8 @@ impl Sim {
                 Service::Single(_)
                 | Service::Etcd(_)
                 | Service::Advisory(_)
-                | Service::Zookeeper(_),
+                | Service::Zookeeper(_)
+                | Service::Lease(_),
             ) => {}
             (Action::Wake { client, event }, _) => {
                 if !w.clients[client].crashed && w.paused_until(client, t).is_none() {
@@ -347,6 +362,12 @@ impl Sim {
                     w.drop_belief(t, client, SpanEnd::Expired);
                 }
             }
+            (Action::Arrive { write }, Service::Lease(x)) => {
+                let refused = x.write_arrives(w, t, write);
+                if self.storage.arrive(w, t, write, refused) {
+                    x.committed(w, write);
+                }
+            }
             (Action::Arrive { write }, _) => {
                 self.storage.arrive(w, t, write, None);
             }
@@ -357,13 +378,7 @@ impl Sim {
         let w = &mut self.w;
         let e = w.s.clients[client].events[event].clone();
         match (e, &mut self.service) {
-            (Event::Acquire { .. }, Service::Single(x)) => x.acquire(w, t, client, event),
-            (Event::Acquire { .. }, Service::Redlock(r)) => {
-                r.start_attempt(w, t, client, Some(event), 1)
-            }
-            (Event::Acquire { .. }, Service::Etcd(x)) => x.acquire(w, t, due, client, event),
-            (Event::Acquire { .. }, Service::Advisory(x)) => x.acquire(w, t, client, event),
-            (Event::Acquire { .. }, Service::Zookeeper(x)) => x.acquire(w, t, client, event),
+            (Event::Acquire { .. }, service) => service.acquire(w, t, due, client, event),
             (Event::Debit { .. }, service) => {
                 if !service.held_back(w, t, client, event) {
                     self.storage.send(w, t, due, client, event)
@@ -403,45 +418,23 @@ impl Sim {
                     w.step(t, client, Some(event), Outcome::CheckFailed);
                 }
             }
-            (Event::Renew { .. }, Service::Single(x)) => {
-                x.renew(w, t, client, Some(event));
-            }
-            (Event::Renew { .. }, Service::Redlock(r)) => {
-                r.start_extend(w, t, client, Some(event));
-            }
-            (Event::Renew { .. }, Service::Etcd(x)) => {
-                x.keepalive(w, t, client, Some(event));
-            }
-            // Validation refuses a watchdog on etcd (sessions keep themselves alive) and a
-            // renewal or a watchdog on an advisory lock (it has no TTL).
-            (Event::Watchdog { .. }, Service::Etcd(_))
-            | (
-                Event::Renew { .. } | Event::Watchdog { .. },
-                Service::Advisory(_) | Service::Zookeeper(_),
-            ) => {}
+            (Event::Renew { .. }, service) => service.renew(w, t, client, event),
+            // Validation refuses a watchdog on etcd (sessions keep themselves alive), on an
+            // advisory lock (it has no TTL) and on ZooKeeper (the client pings).
+            (Event::Watchdog { .. }, Service::Etcd(_) | Service::Advisory(_))
+            | (Event::Watchdog { .. }, Service::Zookeeper(_)) => {}
             (Event::Watchdog { .. }, _) => {
                 w.start_watchdog(t, client);
                 w.step(t, client, Some(event), Outcome::WatchdogStarted);
             }
-            (Event::Release { mode, .. }, Service::Single(x)) => {
-                x.release(w, t, client, event, mode)
+            (Event::Release { mode, .. }, service) => {
+                service.release(w, t, due, (client, event), mode)
             }
-            (Event::Release { mode, .. }, Service::Redlock(r)) => {
-                r.release_all(w, t, client, event, mode)
-            }
-            (Event::Release { .. }, Service::Etcd(x)) => x.release(w, t, due, client, event),
-            (Event::Release { .. }, Service::Advisory(x)) => x.release(w, t, client, event),
-            (Event::Release { .. }, Service::Zookeeper(x)) => x.release(w, t, client, event),
             (Event::Crash { .. }, service) => {
                 if w.clients[client].crashed {
                     return;
                 }
-                if let Service::Etcd(x) = service {
-                    x.crashed(w, t, client);
-                }
-                if let Service::Zookeeper(x) = service {
-                    x.crashed(w, t, client);
-                }
+                service.crashing(w, t, client);
                 w.clients[client].crashed = true;
                 w.clients[client].watchdog = 0;
                 w.drop_belief(t, client, SpanEnd::Crashed);
@@ -470,6 +463,7 @@ impl Sim {
             Service::Etcd(x) => trace.etcd = Some(x.finish(trace.end_ms)),
             Service::Advisory(x) => trace.advisory = Some(x.finish(trace.end_ms)),
             Service::Zookeeper(x) => trace.zookeeper = Some(x.finish(trace.end_ms)),
+            Service::Lease(x) => trace.lease = Some(x.finish(trace.end_ms)),
             Service::Single(_) | Service::Redlock(_) => {}
         }
         spans::mark_stale_beliefs(&mut trace);

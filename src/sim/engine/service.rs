@@ -1,16 +1,17 @@
 //! The lock service a run uses, chosen from the scenario: a single Redis, Redlock, etcd, a
-//! PostgreSQL advisory lock or ZooKeeper. The engine asks it what only some services answer (who waits in
+//! PostgreSQL advisory lock, ZooKeeper or a database lease row. The engine asks it what only some services answer (who waits in
 //! a lock call) through the methods here, so no step asks which service it runs against.
 
 use super::advisory::AdvisoryService;
 use super::etcd::EtcdService;
 use super::instance::Inst;
+use super::lease::LeaseService;
 use super::queue::Item;
 use super::redlock::Redlock;
 use super::single::Single;
 use super::world::{self, World};
 use super::zookeeper::ZkService;
-use crate::sim::scenario::{LockService, Scenario};
+use crate::sim::scenario::{LockService, ReleaseKind, Scenario};
 use crate::sim::trace::{Outcome, ServiceKind, Trace};
 
 /// The lock service a scenario runs against.
@@ -20,6 +21,7 @@ pub(super) enum Service {
     Etcd(Box<EtcdService>),
     Advisory(Box<AdvisoryService>),
     Zookeeper(Box<ZkService>),
+    Lease(Box<LeaseService>),
 }
 
 impl Service {
@@ -27,7 +29,9 @@ impl Service {
         match self {
             Service::Single(x) => x.instances(),
             Service::Redlock(r) => r.instances(),
-            Service::Etcd(_) | Service::Advisory(_) | Service::Zookeeper(_) => &[],
+            Service::Etcd(_) | Service::Advisory(_) | Service::Zookeeper(_) | Service::Lease(_) => {
+                &[]
+            }
         }
     }
 
@@ -35,7 +39,9 @@ impl Service {
         match self {
             Service::Single(x) => (i == 0).then(|| x.instance_mut()),
             Service::Redlock(r) => r.instance_mut(i),
-            Service::Etcd(_) | Service::Advisory(_) | Service::Zookeeper(_) => None,
+            Service::Etcd(_) | Service::Advisory(_) | Service::Zookeeper(_) | Service::Lease(_) => {
+                None
+            }
         }
     }
 
@@ -45,6 +51,7 @@ impl Service {
             Service::Etcd(x) => x.is_waiting(client),
             Service::Advisory(x) => x.is_waiting(client),
             Service::Zookeeper(x) => x.is_waiting(client),
+            Service::Lease(x) => x.is_waiting(client),
             Service::Single(_) | Service::Redlock(_) => false,
         }
     }
@@ -54,6 +61,7 @@ impl Service {
             Service::Etcd(x) => x.block(client, item),
             Service::Advisory(x) => x.block(client, item),
             Service::Zookeeper(x) => x.block(client, item),
+            Service::Lease(x) => x.block(client, item),
             Service::Single(_) | Service::Redlock(_) => {}
         }
     }
@@ -78,6 +86,7 @@ impl Service {
                     x.next_ping(w, t, client);
                 }
             }
+            Service::Lease(x) => x.tick(w, t, client),
         }
     }
 
@@ -87,6 +96,7 @@ impl Service {
         match self {
             Service::Advisory(x) => trace.advisory = Some(x.settings()),
             Service::Zookeeper(x) => trace.zookeeper = Some(x.settings()),
+            Service::Lease(x) => trace.lease = Some(x.settings()),
             Service::Single(_) | Service::Redlock(_) | Service::Etcd(_) => {}
         }
     }
@@ -111,6 +121,7 @@ impl Service {
             Service::Etcd(x) => x.holds(client),
             Service::Advisory(x) => x.holds(client),
             Service::Zookeeper(x) => x.holds(client),
+            Service::Lease(x) => x.holds(w, t, client),
             Service::Single(_) | Service::Redlock(_) => {
                 let name = &w.s.clients[client].name;
                 let holding = self
@@ -120,6 +131,70 @@ impl Service {
                     .count();
                 holding >= w.trace.majority
             }
+        }
+    }
+}
+
+impl Service {
+    /// The client's lock call (`due`: when it first fell due, before a pause deferred it).
+    pub(super) fn acquire(&mut self, w: &mut World, t: u64, due: u64, c: usize, event: usize) {
+        match self {
+            Service::Single(x) => x.acquire(w, t, c, event),
+            Service::Redlock(r) => r.start_attempt(w, t, c, Some(event), 1),
+            Service::Etcd(x) => x.acquire(w, t, due, c, event),
+            Service::Advisory(x) => x.acquire(w, t, c, event),
+            Service::Zookeeper(x) => x.acquire(w, t, c, event),
+            Service::Lease(x) => x.acquire(w, t, c, event),
+        }
+    }
+
+    /// The client's renewal. Validation refuses one on an advisory lock (it has no TTL) and
+    /// on ZooKeeper (the client pings).
+    pub(super) fn renew(&mut self, w: &mut World, t: u64, client: usize, event: usize) {
+        match self {
+            Service::Single(x) => {
+                x.renew(w, t, client, Some(event));
+            }
+            Service::Redlock(r) => {
+                r.start_extend(w, t, client, Some(event));
+            }
+            Service::Etcd(x) => {
+                x.keepalive(w, t, client, Some(event));
+            }
+            Service::Lease(x) => {
+                x.renew(w, t, client, Some(event));
+            }
+            Service::Advisory(_) | Service::Zookeeper(_) => {}
+        }
+    }
+
+    /// The client's release (`mode` matters to Redis only).
+    pub(super) fn release(
+        &mut self,
+        w: &mut World,
+        t: u64,
+        due: u64,
+        (client, event): (usize, usize),
+        mode: ReleaseKind,
+    ) {
+        match self {
+            Service::Single(x) => x.release(w, t, client, event, mode),
+            Service::Redlock(r) => r.release_all(w, t, client, event, mode),
+            Service::Etcd(x) => x.release(w, t, due, client, event),
+            Service::Advisory(x) => x.release(w, t, client, event),
+            Service::Zookeeper(x) => x.release(w, t, client, event),
+            Service::Lease(x) => x.release(w, t, client, event),
+        }
+    }
+
+    /// The client's process is about to die: what the service drops with it first (an etcd
+    /// session's keepalives, a ZooKeeper session's pings, a lease waiter's watch).
+    pub(super) fn crashing(&mut self, w: &mut World, t: u64, client: usize) {
+        match self {
+            Service::Etcd(x) => x.crashed(w, t, client),
+            Service::Zookeeper(x) => x.crashed(w, t, client),
+            Service::Lease(x) => x.crashed(t, client),
+            Service::Single(_) | Service::Redlock(_) | Service::Advisory(_) => {}
         }
     }
 }
@@ -168,6 +243,15 @@ impl Service {
                     Service::Zookeeper(Box::new(x)),
                     ServiceKind::Zookeeper,
                     vec!["zookeeper".to_string()],
+                    1,
+                ),
+                None => single(),
+            },
+            LockService::Lease(l) => match LeaseService::new(s, l) {
+                Some(x) => (
+                    Service::Lease(Box::new(x)),
+                    ServiceKind::Lease,
+                    vec!["database".to_string()],
                     1,
                 ),
                 None => single(),

@@ -125,6 +125,7 @@ impl World {
                 etcd: None,
                 advisory: None,
                 zookeeper: None,
+                lease: None,
             },
             s,
             texts: true,

@@ -1,10 +1,11 @@
-//! The lock's settings and the lock service a scenario runs against, one of five, and the way
+//! The lock's settings and the lock service a scenario runs against, one of six, and the way
 //! they are written: the JSON format keeps each service's settings under its own key of `lock`
-//! (`redlock`, `etcd`, `advisory`, `zookeeper`; none for one Redis), in that order, as every
+//! (`redlock`, `etcd`, `advisory`, `zookeeper`, `lease`; none for one Redis), in that order, as every
 //! saved scenario and link has them. The reader (`read.rs`) refuses a `lock` that names two.
 
 use super::advisory::{Advisory, ServerEvent};
 use super::etcd::{Etcd, MemberEvent};
+use super::lease::{Lease, LeaseEvent};
 use super::redlock::{InstanceEvent, Redlock};
 use super::zookeeper::{ZkEvent, Zookeeper};
 use crate::sim::clock::ClockSpec;
@@ -22,7 +23,8 @@ pub struct LockSettings {
     pub fencing: bool,
     /// Start a watchdog (renew every TTL/2) with every grant.
     pub watchdog: bool,
-    /// The single Redis instance's clock (unused by the other services).
+    /// The single Redis instance's clock, or the lease database's (`now()`); unused by the
+    /// other services.
     pub clock: ClockSpec,
     /// The lock service, with its own settings: one per scenario.
     pub service: LockService,
@@ -67,6 +69,10 @@ pub enum LockService {
     /// timeout the client asks for; no watchdog: the client pings). The first stage's reader
     /// refuses it.
     Zookeeper(Zookeeper),
+    /// A database lease row with a generation column (`lock.lease`): `ttlMs` is the lease's
+    /// duration, `firstFence` the first generation, `clock` the database's. The first stage's
+    /// reader refuses it.
+    Lease(Lease),
 }
 
 /// `LockSettings` as the JSON format writes it: the service under its own key (absent for one
@@ -91,6 +97,9 @@ struct LockWire<'a> {
     #[cfg(not(feature = "first-stage"))]
     #[serde(skip_serializing_if = "Option::is_none")]
     zookeeper: Option<&'a Zookeeper>,
+    #[cfg(not(feature = "first-stage"))]
+    #[serde(skip_serializing_if = "Option::is_none")]
+    lease: Option<&'a Lease>,
 }
 
 impl Serialize for LockSettings {
@@ -108,6 +117,8 @@ impl Serialize for LockSettings {
             advisory: self.advisory(),
             #[cfg(not(feature = "first-stage"))]
             zookeeper: self.zookeeper(),
+            #[cfg(not(feature = "first-stage"))]
+            lease: self.lease(),
         }
         .serialize(serializer)
     }
@@ -146,6 +157,14 @@ impl LockSettings {
         }
     }
 
+    /// The lease row's settings, when the service is a database lease.
+    pub fn lease(&self) -> Option<&Lease> {
+        match &self.service {
+            LockService::Lease(l) => Some(l),
+            _ => None,
+        }
+    }
+
     pub fn redlock_mut(&mut self) -> Option<&mut Redlock> {
         match &mut self.service {
             LockService::Redlock(r) => Some(r),
@@ -173,6 +192,13 @@ impl LockSettings {
             _ => None,
         }
     }
+
+    pub fn lease_mut(&mut self) -> Option<&mut Lease> {
+        match &mut self.service {
+            LockService::Lease(l) => Some(l),
+            _ => None,
+        }
+    }
 }
 
 impl LockService {
@@ -184,14 +210,19 @@ impl LockService {
             LockService::Etcd(_) => Some("etcd"),
             LockService::Advisory(_) => Some("advisory"),
             LockService::Zookeeper(_) => Some("zookeeper"),
+            LockService::Lease(_) => Some("lease"),
         }
     }
 
-    /// Whether a client renews what it holds (a Redis lease, Redlock's, etcd's session lease):
-    /// not an advisory lock, which has no TTL, nor a ZooKeeper session, which its pings keep.
+    /// Whether a client renews what it holds (a Redis lease, Redlock's, etcd's session lease,
+    /// a lease row): not an advisory lock, which has no TTL, nor a ZooKeeper session, which its
+    /// pings keep.
     pub fn renewable(&self) -> bool {
         match self {
-            LockService::Redis | LockService::Redlock(_) | LockService::Etcd(_) => true,
+            LockService::Redis
+            | LockService::Redlock(_)
+            | LockService::Etcd(_)
+            | LockService::Lease(_) => true,
             LockService::Advisory(_) | LockService::Zookeeper(_) => false,
         }
     }
@@ -205,6 +236,7 @@ impl LockService {
             LockService::Etcd(e) => e.members.iter().map(|m| m.events.len()).sum(),
             LockService::Advisory(a) => a.events.len(),
             LockService::Zookeeper(z) => z.events.len(),
+            LockService::Lease(l) => l.events.len(),
         }
     }
 
@@ -224,6 +256,7 @@ impl LockService {
                 .fold(0, u64::max),
             LockService::Advisory(a) => a.events.iter().map(ServerEvent::at_ms).fold(0, u64::max),
             LockService::Zookeeper(z) => z.events.iter().map(ZkEvent::end_ms).fold(0, u64::max),
+            LockService::Lease(l) => l.events.iter().map(LeaseEvent::at_ms).fold(0, u64::max),
         }
     }
 }

@@ -10,6 +10,9 @@ pub mod counts;
 mod error;
 mod etcd;
 mod fields;
+mod lease;
+#[cfg(not(feature = "first-stage"))]
+mod lease_check;
 pub mod limits;
 mod lock;
 mod migrate;

@@ -11,7 +11,8 @@ use super::limits::{self as lim};
 use super::redlock::{default_drift_factor_ppm, default_retry_delay_ms, default_timeout_ms};
 use super::types::{
     default_end_ms, default_key, default_step_limit, Client, Event, Instance, InstanceEvent,
-    LockService, LockSettings, PauseCause, Redlock, ReleaseKind, Scenario, StorageSettings, Tier,
+    LeaseGuard, LockService, LockSettings, PauseCause, Redlock, ReleaseKind, Scenario,
+    StorageSettings, Tier,
 };
 use crate::sim::account::FenceRule;
 use crate::sim::clock::{ClockJump, ClockSpec};
@@ -81,6 +82,7 @@ fn lock(v: &Value, path: String) -> Result<LockSettings> {
         "etcd",
         "advisory",
         "zookeeper",
+        "lease",
     ])?;
     let d = LockSettings::default();
     let ttl_ms = f.whole_or("ttlMs", d.ttl_ms, &lim::TTL_MS)?;
@@ -137,20 +139,32 @@ fn lock(v: &Value, path: String) -> Result<LockSettings> {
             )
         }
     };
+    let lease =
+        match f.map.get("lease") {
+            None | Some(Value::Null) => None,
+            #[cfg(not(feature = "first-stage"))]
+            Some(l) => Some(LockService::Lease(super::lease::lease(l, f.at("lease"))?)),
+            #[cfg(feature = "first-stage")]
+            Some(_) => return super::fields::fail(
+                &f.at("lease"),
+                "the first stage draws Redis scenarios only; the full page runs database leases"
+                    .to_string(),
+            ),
+        };
     Ok(LockSettings {
         ttl_ms,
         first_fence,
         fencing,
         watchdog,
         clock,
-        service: one_service(&f, [redlock, etcd, advisory, zookeeper])?,
+        service: one_service(&f, [redlock, etcd, advisory, zookeeper, lease])?,
     })
 }
 
 /// The one lock service among those `lock` names (in the JSON's order: Redlock, etcd, advisory,
-/// ZooKeeper), or one Redis when it names none. A second one is refused at its own key, with
+/// ZooKeeper, lease), or one Redis when it names none. A second one is refused at its own key, with
 /// the services that came before it named.
-fn one_service(f: &Fields, named: [Option<LockService>; 4]) -> Result<LockService> {
+fn one_service(f: &Fields, named: [Option<LockService>; 5]) -> Result<LockService> {
     let mut named = named.into_iter().flatten();
     let first = named.next().unwrap_or_default();
     let Some(second) = named.next() else {
@@ -174,6 +188,11 @@ fn one_service(f: &Fields, named: [Option<LockService>; 4]) -> Result<LockServic
             "zookeeper",
             "a lock service is one of Redlock, etcd, a PostgreSQL advisory lock or ZooKeeper: \
              remove lock.redlock, lock.etcd or lock.advisory",
+        ),
+        LockService::Lease(_) => (
+            "lease",
+            "a lock service is one of Redlock, etcd, a PostgreSQL advisory lock, ZooKeeper or a \
+             database lease: remove lock.redlock, lock.etcd, lock.advisory or lock.zookeeper",
         ),
     };
     super::fields::fail(&f.at(key), why.to_string())
@@ -233,6 +252,7 @@ fn storage(v: &Value, path: String) -> Result<StorageSettings> {
         "idempotency",
         "createGuard",
         "inTransaction",
+        "leaseGuard",
     ])?;
     let d = StorageSettings::default();
     Ok(StorageSettings {
@@ -241,7 +261,23 @@ fn storage(v: &Value, path: String) -> Result<StorageSettings> {
         idempotency: f.bool_or("idempotency", d.idempotency)?,
         create_guard: f.bool_or("createGuard", false)?,
         in_transaction: f.bool_or("inTransaction", false)?,
+        lease_guard: lease_guard(&f)?,
     })
+}
+
+/// `storage.leaseGuard`; the first stage's reader knows only its absence.
+fn lease_guard(f: &Fields) -> Result<LeaseGuard> {
+    #[cfg(not(feature = "first-stage"))]
+    return f.choice_or("leaseGuard", LeaseGuard::None, super::lease::GUARDS);
+    #[cfg(feature = "first-stage")]
+    match f.map.get("leaseGuard") {
+        None | Some(Value::Null) => Ok(LeaseGuard::None),
+        Some(_) => super::fields::fail(
+            &f.at("leaseGuard"),
+            "the first stage draws Redis scenarios only; the full page runs database leases"
+                .to_string(),
+        ),
+    }
 }
 
 fn clock(v: &Value, path: String) -> Result<ClockSpec> {

@@ -4,6 +4,7 @@
 
 pub use super::advisory::{Advisory, AdvisoryLevel, ServerEvent, LINUX_KEEPALIVE_MS};
 pub use super::etcd::{Etcd, EtcdVersion, Member, MemberEvent};
+pub use super::lease::{Lease, LeaseEvent, LeaseExpiry, LeaseGuard};
 use super::limits::DEFAULT_STEP_LIMIT;
 pub use super::lock::{LockService, LockSettings};
 pub use super::redlock::{Instance, InstanceEvent, Redlock};
@@ -56,6 +57,10 @@ pub struct StorageSettings {
     /// transaction at transaction level), so it commits only while that session lives.
     #[serde(skip_serializing_if = "std::ops::Not::not")]
     pub in_transaction: bool,
+    /// Database leases only: where a debit checks the lease's generation besides the account
+    /// row (a ledger's unique constraint, or the live lease in the write's own statement).
+    #[serde(skip_serializing_if = "LeaseGuard::is_none")]
+    pub lease_guard: LeaseGuard,
 }
 
 #[derive(Clone, Debug, PartialEq, Eq, Serialize)]
@@ -234,6 +239,7 @@ impl Default for StorageSettings {
             idempotency: true,
             create_guard: false,
             in_transaction: false,
+            lease_guard: LeaseGuard::None,
         }
     }
 }

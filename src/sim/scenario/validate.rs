@@ -9,6 +9,7 @@
 
 use super::counts::{events_in_all, jumps_in_all};
 use super::error::ScenarioError;
+use super::lease::NEEDS_LEASE;
 use super::limits::*;
 use super::types::{Client, Event, InstanceEvent, LockService, Redlock, Scenario};
 #[cfg(not(feature = "first-stage"))]
@@ -91,11 +92,13 @@ impl Scenario {
             LockService::Redis => {
                 self.no_create_guard()?;
                 self.no_in_transaction()?;
+                self.no_lease_guard()?;
             }
             LockService::Redlock(r) => {
                 validate_redlock(r, &self.clients)?;
                 self.no_create_guard()?;
                 self.no_in_transaction()?;
+                self.no_lease_guard()?;
             }
             LockService::Etcd(e) => {
                 #[cfg(feature = "first-stage")]
@@ -111,10 +114,12 @@ impl Scenario {
                 {
                     self.validate_etcd(e)?;
                     self.no_in_transaction()?;
+                    self.no_lease_guard()?;
                 }
             }
             LockService::Advisory(a) => {
                 self.no_create_guard()?;
+                self.no_lease_guard()?;
                 #[cfg(feature = "first-stage")]
                 {
                     let _ = a;
@@ -131,6 +136,7 @@ impl Scenario {
             LockService::Zookeeper(z) => {
                 self.no_create_guard()?;
                 self.no_in_transaction()?;
+                self.no_lease_guard()?;
                 #[cfg(feature = "first-stage")]
                 {
                     let _ = z;
@@ -142,6 +148,13 @@ impl Scenario {
                 }
                 #[cfg(not(feature = "first-stage"))]
                 self.validate_zookeeper(z)?;
+            }
+            #[cfg(not(feature = "first-stage"))]
+            LockService::Lease(l) => self.validate_lease(l)?,
+            #[cfg(feature = "first-stage")]
+            LockService::Lease(_) => {
+                let why = "the first stage draws Redis scenarios only; the full page runs leases";
+                return Err(ScenarioError::new("lock.lease", why));
             }
         }
         check(Path::Top("storage.balance"), &BALANCE, self.storage.balance)?;
@@ -166,7 +179,7 @@ impl Scenario {
     }
 
     /// `storage.createGuard` without etcd, refused.
-    fn no_create_guard(&self) -> Result {
+    pub(super) fn no_create_guard(&self) -> Result {
         if self.storage.create_guard {
             return Err(ScenarioError::new(
                 "storage.createGuard",
@@ -179,7 +192,7 @@ impl Scenario {
     }
 
     /// `storage.inTransaction` without an advisory lock, refused.
-    fn no_in_transaction(&self) -> Result {
+    pub(super) fn no_in_transaction(&self) -> Result {
         if self.storage.in_transaction {
             return Err(ScenarioError::new(
                 "storage.inTransaction",
@@ -189,6 +202,12 @@ impl Scenario {
             ));
         }
         Ok(())
+    }
+
+    /// `storage.leaseGuard` without a database lease, refused.
+    fn no_lease_guard(&self) -> Result {
+        let why = (!self.storage.lease_guard.is_none()).then_some(NEEDS_LEASE);
+        why.map_or(Ok(()), |m| Err(ScenarioError::new("storage.leaseGuard", m)))
     }
 
     /// The totals that bound a run: events in all, clock jumps in all, and its work.

@@ -10,7 +10,7 @@
 //! acquisition releases everywhere and retries; a watchdog renews every TTL/2 until the
 //! timeline ends. The property tests check that a run never needs more steps than this.
 
-use super::types::{Etcd, Event, LockService, Redlock, Scenario, Zookeeper};
+use super::types::{Etcd, Event, Lease, LockService, Redlock, Scenario, Zookeeper};
 
 /// What one scenario may cost, split as the message explains it.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
@@ -43,7 +43,39 @@ pub fn work(s: &Scenario) -> Work {
         LockService::Redlock(r) => redis_work(s, Some(r)),
         LockService::Etcd(e) => etcd_work(s, e),
         LockService::Zookeeper(z) => zookeeper_work(s, z),
+        LockService::Lease(l) => lease_work(s, l),
     }
+}
+
+#[cfg(not(feature = "first-stage"))]
+/// The most steps a run against a lease row can take: a single Redis's, and, when a waiter
+/// judges expiry, one look at the row per change of it for each acquire (each renewal,
+/// watchdog turn, release, grant and failover may send every waiter back to its clock), with
+/// one more pop for each step a wait held back. A failover is one step.
+fn lease_work(s: &Scenario, l: &Lease) -> Work {
+    let mut w = redis_work(s, None);
+    let events: u64 = s.clients.iter().map(|c| c.events.len() as u64).sum();
+    let acquires = s
+        .clients
+        .iter()
+        .flat_map(|c| c.events.iter())
+        .filter(|e| matches!(e, Event::Acquire { .. }))
+        .count() as u64;
+    let failovers = l.events.len() as u64;
+    let changes = w
+        .events
+        .saturating_add(w.watchdog)
+        .saturating_add(failovers);
+    let looks = acquires.saturating_mul(changes.saturating_add(POPS + 1));
+    w.events = w.events.saturating_add(looks).saturating_add(events);
+    w.instances = failovers;
+    w
+}
+
+/// The first stage's build refuses a lease before it counts, and has no lease to count.
+#[cfg(feature = "first-stage")]
+fn lease_work(_: &Scenario, _: &Lease) -> Work {
+    Work::default()
 }
 
 /// The most steps a run against one Redis or Redlock (`redlock`) can take.

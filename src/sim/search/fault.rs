@@ -209,6 +209,9 @@ pub fn with_faults<T>(
     if let (Some(w), Some(b)) = (work.lock.zookeeper_mut(), base.lock.zookeeper()) {
         w.events.truncate(b.events.len());
     }
+    if let (Some(w), Some(b)) = (work.lock.lease_mut(), base.lock.lease()) {
+        w.events.truncate(b.events.len());
+    }
     if let (Some(w), Some(b)) = (work.lock.redlock_mut(), base.lock.redlock()) {
         for (wi, bi) in w.instances.iter_mut().zip(&b.instances) {
             wi.events.truncate(bi.events.len());
@@ -314,6 +317,11 @@ fn inject(
     match *f {
         // The PostgreSQL lane draws the failover itself; it has no event to frame.
         Fault::Failover { at_ms } => {
+            if let Some(l) = s.lock.lease_mut() {
+                l.events
+                    .push(crate::sim::scenario::LeaseEvent::Failover { at_ms });
+                return Some((None, None));
+            }
             let a = s.lock.advisory_mut()?;
             a.events
                 .push(crate::sim::scenario::ServerEvent::Failover { at_ms });

@@ -146,6 +146,13 @@ pub fn service_faults(s: &Scenario) -> ServiceFaults {
             ensemble_partition: true,
             ..none
         },
+        // The database's clock judges expiry (`lock.clock`) unless the waiter's does, and a
+        // failover loses the row's last takeover.
+        LockService::Lease(_) => ServiceFaults {
+            lock_clock: true,
+            failover: true,
+            ..none
+        },
     }
 }
 

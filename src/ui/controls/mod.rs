@@ -3,6 +3,7 @@
 
 pub(super) mod advisory_options;
 pub(super) mod find;
+pub(super) mod lease_options;
 pub(super) mod palette;
 pub(super) mod palette_instance;
 pub(super) mod preset_picker;

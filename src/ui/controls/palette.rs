@@ -22,15 +22,22 @@ pub struct PaletteProps {
     /// are not offered.
     #[prop_or_default]
     pub session_lock: bool,
+    /// A lease row is released by holder and generation: no bare `DEL` is offered.
+    #[prop_or_default]
+    pub no_bare_del: bool,
 }
 
 #[component]
 pub fn Palette(props: &PaletteProps) -> Html {
     let client = props.selected.map_or(0, |r| r.client);
+    let hidden = |t: Tool| {
+        props.session_lock && matches!(t, Tool::Renew | Tool::BareDel)
+            || props.no_bare_del && t == Tool::BareDel
+    };
     html! {
         <div class="fp-group" role="group" aria-label="Add an event" data-testid="palette">
             <span class="fp-group-name">{ "Add at playhead" }</span>
-            { for Tool::ALL.iter().filter(|&&t| !(props.session_lock && matches!(t, Tool::Renew | Tool::BareDel))).map(|&tool| {
+            { for Tool::ALL.iter().filter(|&&t| !hidden(t)).map(|&tool| {
                 let on_add = props.on_add.clone();
                 let at_ms = props.playhead_ms;
                 let onclick = Callback::from(move |_: MouseEvent| on_add.emit(Action::Add { client, tool, at_ms }));

@@ -60,7 +60,10 @@ pub fn Settings(props: &SettingsProps) -> Html {
     // What the service's lock has of a lease: a TTL (with the first fence and the watchdog), a
     // ZooKeeper session's timeout, or nothing at all (an advisory lock lasts with its session).
     let (lease, session_timeout) = match &lock.service {
-        LockService::Redis | LockService::Redlock(_) | LockService::Etcd(_) => (true, false),
+        LockService::Redis
+        | LockService::Redlock(_)
+        | LockService::Etcd(_)
+        | LockService::Lease(_) => (true, false),
         LockService::Zookeeper(_) => (false, true),
         LockService::Advisory(_) => (false, false),
     };

@@ -1,5 +1,6 @@
 //! The lock service: a single Redis, Redlock over 3, 5 or 7 instances, an etcd cluster (3.5,
-//! or 3.4 with its expired-waiter bug), a PostgreSQL advisory lock or ZooKeeper. Switching is
+//! or 3.4 with its expired-waiter bug), a PostgreSQL advisory lock, ZooKeeper or a database
+//! lease row. Switching is
 //! one undoable edit; instances that remain keep their events.
 
 use crate::sim::scenario::EtcdVersion;
@@ -19,6 +20,9 @@ pub struct ServiceSettingsProps {
     /// Whether the service is a ZooKeeper ensemble.
     #[prop_or_default]
     pub zookeeper: bool,
+    /// Whether the service is a database lease row.
+    #[prop_or_default]
+    pub lease: bool,
     pub on_change: Callback<Action>,
 }
 
@@ -28,6 +32,7 @@ pub fn ServiceSettings(props: &ServiceSettingsProps) -> Html {
     let etcd = props.etcd;
     let advisory = props.advisory;
     let zookeeper = props.zookeeper;
+    let lease = props.lease;
     let onchange = props.on_change.reform(|e: Event| {
         let value = e
             .target()
@@ -39,6 +44,7 @@ pub fn ServiceSettings(props: &ServiceSettingsProps) -> Html {
             "etcd-3.4" => Action::Instance(InstanceAction::SetEtcd(EtcdVersion::V34)),
             "advisory" => Action::Instance(InstanceAction::SetAdvisory),
             "zookeeper" => Action::Instance(InstanceAction::SetZookeeper),
+            "lease" => Action::Instance(InstanceAction::SetLease),
             other => Action::Instance(InstanceAction::SetService(other.parse().unwrap_or(0))),
         }
     });
@@ -46,7 +52,7 @@ pub fn ServiceSettings(props: &ServiceSettingsProps) -> Html {
         <label class="fp-preset">
             <span class="fp-group-name">{ "Lock service" }</span>
             <select {onchange} data-testid="service">
-                <option value="0" selected={n == 0 && etcd.is_none() && !advisory && !zookeeper}>{ "single Redis" }</option>
+                <option value="0" selected={n == 0 && etcd.is_none() && !advisory && !zookeeper && !lease}>{ "single Redis" }</option>
                 { for SERVICE_SIZES.iter().map(|&k| html! {
                     <option value={k.to_string()} selected={n == k}>{ format!("Redlock, {k} instances") }</option>
                 }) }
@@ -57,6 +63,7 @@ pub fn ServiceSettings(props: &ServiceSettingsProps) -> Html {
                 <option value="etcd-3.4" selected={etcd == Some(EtcdVersion::V34)}>{ "etcd 3.4 (expired-waiter bug)" }</option>
                 <option value="advisory" selected={advisory}>{ "PostgreSQL advisory lock (no fence)" }</option>
                 <option value="zookeeper" selected={zookeeper}>{ "ZooKeeper (czxid fence)" }</option>
+                <option value="lease" selected={lease}>{ "database lease row (generation fence)" }</option>
             </select>
         </label>
     }

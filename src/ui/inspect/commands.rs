@@ -81,6 +81,8 @@ fn reproduced_mark(preset: Option<&str>, trace: &Trace) -> Html {
     let pg = short_version(conformance::POSTGRES_VERSION, 1);
     let against = |lock: String| format!("Reproduced against {lock} and PostgreSQL {pg}");
     let (title, what) = match trace.kind() {
+        // The lab runs no database lease yet: no row of the table can say so.
+        ServiceKind::Lease => return html! {},
         ServiceKind::Advisory => (
             format!("Reproduced against PostgreSQL {pg}'s advisory locks"),
             format!("The lab ran this preset on a real PostgreSQL, one process per client taking the lock on its own connection, and found the model's history: {}. ", row.detail),
@@ -252,6 +254,11 @@ pub fn Commands(props: &CommandsProps) -> Html {
                 { ". The lab starts three ZooKeeper 3.8 members and PostgreSQL on loopback, runs one process per client running the lock recipe on its own (pauses are SIGSTOP, crashes SIGKILL, a client cut off from the ensemble has its traffic held by a tap), and prints where the history (each grant's node and czxid, each debit's verdict, the final balance) differs from this page's. Its client library reports SUSPENDED sooner than Curator (at 9/20 of the timeout, not 2/3): a run that turns on that instant is reported not reproducible." }
             </p>
         },
+        ServiceKind::Lease => html! {
+            <p class="fp-hint fp-cmd-lab" data-testid="lab-replay">
+                { "Every statement runs as written in psql against PostgreSQL 15, the tables first (a waiter's \\gset keeps the row it read for its compare-and-set). The lab does not replay database leases yet: nothing here was checked against a real server." }
+            </p>
+        },
         ServiceKind::Single | ServiceKind::Redlock => html! {
             <p class="fp-hint fp-cmd-lab" data-testid="lab-replay">
                 { "To send these commands to real servers yourself: copy this scenario's link (Copy link), then in a checkout of the playground run " }
@@ -266,6 +273,8 @@ pub fn Commands(props: &CommandsProps) -> Html {
             <h3>
                 if props.trace.is_zookeeper() {
                     <span data-testid="commands-service">{ "Commands: ZooKeeper in zkCli.sh, the storage in SQL" }</span>
+                } else if props.trace.kind() == ServiceKind::Lease {
+                    <span data-testid="commands-service">{ "Commands: the lease row and the account in SQL (psql)" }</span>
                 } else {
                     { "Commands" }
                 }

@@ -249,6 +249,12 @@ pub fn instant_text(trace: &Trace, at: &Instant) -> String {
         (ServiceKind::Zookeeper, Some((c, f))) => {
             s.push_str(&zk_holder_text(trace, c, f, at.at_ms))
         }
+        (ServiceKind::Lease, Some((c, f))) => s.push_str(&format!(
+            "the lease row names {} at generation {}.",
+            name(c),
+            f.unwrap_or(0)
+        )),
+        (ServiceKind::Lease, None) => s.push_str("the lease row names no live holder."),
         (ServiceKind::Single | ServiceKind::Etcd, Some((c, f))) => {
             s.push_str(&format!("{} holds the lease{}.", name(c), fence(f)))
         }
@@ -270,6 +276,7 @@ pub fn instant_text(trace: &Trace, at: &Instant) -> String {
             match trace.kind() {
                 ServiceKind::Advisory => "its session, and the lock with it, has ended",
                 ServiceKind::Zookeeper => "its session has expired, and its lock node with it",
+                ServiceKind::Lease => "the lease row no longer names it at its generation",
                 ServiceKind::Single | ServiceKind::Redlock | ServiceKind::Etcd => {
                     "its lease has ended"
                 }

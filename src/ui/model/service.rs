@@ -9,8 +9,8 @@ use super::selection::{push, InstanceRef, Selection};
 use super::state::{InstanceAction, State};
 use crate::sim::account::FenceRule;
 use crate::sim::scenario::{
-    Advisory, Etcd, EtcdVersion, Event, Instance, LockService, Redlock, ReleaseKind, Zookeeper,
-    MAX_TIME_MS,
+    Advisory, Etcd, EtcdVersion, Event, Instance, Lease, LeaseGuard, LockService, Redlock,
+    ReleaseKind, Zookeeper, MAX_TIME_MS,
 };
 use crate::sim::Scenario;
 
@@ -79,6 +79,19 @@ pub fn apply_service(next: &mut State, action: InstanceAction) {
             }
         }
         InstanceAction::SetZookeeper => change(next, with_zookeeper(&s), Selection::None),
+        InstanceAction::SetLease => change(next, with_lease(&s), Selection::None),
+        InstanceAction::SetLeaseExpiry(expiry) => {
+            if let Some(l) = s.lock.lease_mut() {
+                l.expiry = expiry;
+                change(next, s, keep);
+            }
+        }
+        InstanceAction::SetLeaseGuard(guard) => {
+            if s.lock.lease().is_some() {
+                s.storage.lease_guard = guard;
+                change(next, s, keep);
+            }
+        }
         InstanceAction::SetTickTime(value) => {
             match whole("tickTime ms", &value, 1, MAX_TIME_MS as i64) {
                 Ok(ms) => {
@@ -206,7 +219,8 @@ pub fn with_etcd(s: &Scenario, version: EtcdVersion) -> Scenario {
 }
 
 /// The scenario with its advisory lock (if any) gone and the write back on separate storage,
-/// and its ZooKeeper ensemble (if any) gone with the ensemble's events.
+/// its ZooKeeper ensemble (if any) gone with the ensemble's events, and its lease row (if any)
+/// gone with its guard and its failovers.
 fn without_advisory(s: &Scenario) -> Scenario {
     let mut s = s.clone();
     match s.lock.service {
@@ -215,6 +229,10 @@ fn without_advisory(s: &Scenario) -> Scenario {
             s.lock.service = LockService::Redis;
         }
         LockService::Zookeeper(_) => s.lock.service = LockService::Redis,
+        LockService::Lease(_) => {
+            s.storage.lease_guard = LeaseGuard::None;
+            s.lock.service = LockService::Redis;
+        }
         LockService::Redis | LockService::Redlock(_) | LockService::Etcd(_) => {}
     }
     s
@@ -228,6 +246,7 @@ fn without_advisory(s: &Scenario) -> Scenario {
 /// a bare `DEL` becomes a token-checked release.
 pub fn with_advisory(s: &Scenario) -> Scenario {
     let mut s = s.clone();
+    s.storage.lease_guard = LeaseGuard::None;
     s.lock.watchdog = false;
     s.lock.fencing = false;
     s.storage.create_guard = false;
@@ -272,6 +291,35 @@ pub fn with_zookeeper(s: &Scenario) -> Scenario {
     for c in &mut s.clients {
         c.events
             .retain(|e| !matches!(e, Event::Watchdog { .. } | Event::Renew { .. }));
+        for e in &mut c.events {
+            if let Event::Release { mode, .. } = e {
+                *mode = ReleaseKind::TokenChecked;
+            }
+        }
+    }
+    s
+}
+
+/// The scenario with its lock service switched to a database lease row (the database's clock
+/// judging expiry, no guard, unless it already is one). What a lease row has no word for goes:
+/// its release is guarded by holder and generation, so a bare `DEL` becomes a token-checked
+/// release, and a compare-and-set on a Redis lock value becomes the strict check of the
+/// generation; from an advisory lock the generation becomes the fence again.
+pub fn with_lease(s: &Scenario) -> Scenario {
+    if s.lock.lease().is_some() {
+        return s.clone();
+    }
+    let from_advisory = s.lock.advisory().is_some();
+    let mut s = without_advisory(s);
+    s.storage.create_guard = false;
+    if from_advisory {
+        s.lock.fencing = true;
+    }
+    if s.storage.fence_rule == FenceRule::CasValue {
+        s.storage.fence_rule = FenceRule::Strict;
+    }
+    s.lock.service = LockService::Lease(Lease::default());
+    for c in &mut s.clients {
         for e in &mut c.events {
             if let Event::Release { mode, .. } = e {
                 *mode = ReleaseKind::TokenChecked;
@@ -328,6 +376,52 @@ mod tests {
         // A preset already on ZooKeeper keeps its ensemble's settings and events.
         let p = crate::sim::presets::preset("zk-suspended-ignored").expect("preset");
         assert_eq!(with_zookeeper(&p), p);
+    }
+
+    #[test]
+    fn switching_to_a_lease_drops_what_it_has_no_word_for_and_back_validates() {
+        use crate::sim::scenario::{LeaseExpiry, LeaseGuard};
+        let cas = {
+            let mut s = default_scenario();
+            s.storage.fence_rule = FenceRule::CasValue;
+            s
+        };
+        for s in [
+            default_scenario(),
+            cas,
+            crate::sim::presets::preset("bare-del").expect("preset"),
+            with_etcd(&default_scenario(), EtcdVersion::V34),
+            with_service(&default_scenario(), 3),
+            with_advisory(&default_scenario()),
+            with_zookeeper(&default_scenario()),
+        ] {
+            let l = with_lease(&s);
+            assert!(l.lock.lease().is_some() && l.lock.fencing, "{l:?}");
+            assert_eq!(l.validate(), Ok(()), "{l:?}");
+            let mut st = State::new(l, None, false);
+            apply_service(&mut st, InstanceAction::SetLeaseExpiry(LeaseExpiry::Waiter));
+            apply_service(
+                &mut st,
+                InstanceAction::SetLeaseGuard(LeaseGuard::UniqueLedger),
+            );
+            let l = st.scenario.clone();
+            assert_eq!(l.lock.lease().map(|x| x.expiry), Some(LeaseExpiry::Waiter));
+            assert_eq!(l.validate(), Ok(()), "{l:?}");
+            for back in [
+                with_service(&l, 0),
+                with_service(&l, 5),
+                with_etcd(&l, EtcdVersion::V35),
+                with_advisory(&l),
+                with_zookeeper(&l),
+            ] {
+                assert!(back.lock.lease().is_none(), "{back:?}");
+                assert_eq!(back.storage.lease_guard, LeaseGuard::None);
+                assert_eq!(back.validate(), Ok(()), "{back:?}");
+            }
+        }
+        // A preset already on a lease keeps its row's settings and failovers.
+        let p = crate::sim::presets::preset("lease-failover-strict").expect("preset");
+        assert_eq!(with_lease(&p), p);
     }
 
     #[test]

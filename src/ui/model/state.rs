@@ -169,6 +169,13 @@ pub enum InstanceAction {
     SetZkFence(crate::sim::scenario::ZkFence),
     /// What the client does while Curator says SUSPENDED.
     SetOnSuspended(crate::sim::scenario::OnSuspended),
+    /// A database lease row (the database's clock judging expiry, no guard) in place of the
+    /// lock service.
+    SetLease,
+    /// Whose clock judges that a lease has run out.
+    SetLeaseExpiry(crate::sim::scenario::LeaseExpiry),
+    /// Where the debit checks the generation besides the account row.
+    SetLeaseGuard(crate::sim::scenario::LeaseGuard),
     SetParallel(bool),
     SetFence(bool),
     /// An instance measures its TTLs with a monotonic clock, which its clock jumps do not move.

@@ -7,7 +7,7 @@
 //! lane shows is asserted on the tree.
 //!
 //! The lock service's lanes are drawn here for every service: a single Redis, etcd, the
-//! advisory lock, ZooKeeper, Redlock collapsed into one lane (`service`) or Redlock with a lane
+//! advisory lock, ZooKeeper, a database lease row (`lease`), Redlock collapsed into one lane (`service`) or Redlock with a lane
 //! per instance (`instance`), whose events are dragged and, on the full page, focused like a
 //! client's. The first stage never draws Redlock, and its build leaves those lanes out.
 
@@ -23,6 +23,7 @@ mod attempts;
 mod client;
 mod etcd;
 mod instance;
+mod lease;
 mod lock;
 mod service;
 mod storage;
@@ -134,6 +135,7 @@ pub fn lane(v: &View, key: LaneKey) -> Option<El> {
             ServiceKind::Etcd => etcd::etcd_lane(v.layout, v.trace),
             ServiceKind::Advisory => advisory::advisory_lane(v.layout, v.trace),
             ServiceKind::Zookeeper => zk::zk_lane(v.layout, v.trace),
+            ServiceKind::Lease => lease::lease_lane(v.layout, v.trace),
             // Redlock with one lane for the service (the layout's room decides); the first
             // stage never draws Redlock, and its build leaves this lane out.
             ServiceKind::Single | ServiceKind::Redlock if v.redlock() => {
@@ -184,6 +186,7 @@ pub fn same(a: &View, b: &View, key: LaneKey) -> bool {
                     && ta.etcd == tb.etcd
                     && ta.advisory == tb.advisory
                     && ta.zookeeper == tb.zookeeper
+                    && ta.lease == tb.lease
                     && ta.majorities == tb.majorities
                     && ta.instance_marks == tb.instance_marks
                     && (ta.majority, ta.instances.len()) == (tb.majority, tb.instances.len()))

@@ -104,7 +104,9 @@ fn every_preset_draws_its_events_writes_and_lanes() {
         assert!(d.find("lane-storage").is_some() && d.find("lane-ghost").is_some());
         // The lock service's lane: etcd's, PostgreSQL's, ZooKeeper's, Redlock's service lane or
         // the single Redis lane.
-        let own = r.trace.is_advisory() || r.trace.is_zookeeper();
+        let lease = r.trace.kind() == crate::sim::trace::ServiceKind::Lease;
+        assert_eq!(d.find("lane-lease").is_some(), lease, "{}", p.id);
+        let own = r.trace.is_advisory() || r.trace.is_zookeeper() || lease;
         assert_eq!(d.find("lane-etcd").is_some(), r.trace.is_etcd(), "{}", p.id);
         assert_eq!(
             d.find("lane-lock").is_some(),

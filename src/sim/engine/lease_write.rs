@@ -1,0 +1,69 @@
+//! Where a lease's debit checks the generation besides the account row (`storage.leaseGuard`):
+//! a ledger whose `UNIQUE(account, generation)` refuses a second line with one generation (an
+//! idempotency key, looked at first, answers the true retry), or the live lease required in
+//! the write's own statement. A child of `lease.rs`, so the first stage has none of it.
+
+use crate::sim::scenario::{LeaseGuard, Scenario};
+use crate::sim::trace::{Rejection, WriteRecord};
+
+pub struct Guard {
+    kind: LeaseGuard,
+    idempotency: bool,
+    /// The ledger's generations and the idempotency keys it holds.
+    ledger: Vec<u64>,
+    keys: Vec<String>,
+}
+
+impl Guard {
+    pub fn new(s: &Scenario) -> Guard {
+        Guard {
+            kind: s.storage.lease_guard,
+            idempotency: s.storage.idempotency,
+            ledger: Vec::new(),
+            keys: Vec::new(),
+        }
+    }
+
+    pub fn label(&self) -> &'static str {
+        match self.kind {
+            LeaseGuard::None => "none",
+            LeaseGuard::UniqueLedger => "unique_ledger",
+            LeaseGuard::LiveLease => "live_lease",
+        }
+    }
+
+    /// The guard's refusal of `wr`, if any; `live` says whether the row is the writer's, at
+    /// the generation it carries (any, for a write that carries none), and not yet expired by
+    /// the database's clock. A write without the generation (a client that ignored it)
+    /// inserts NULL, which no unique constraint compares.
+    pub fn refuses(&self, wr: &WriteRecord, live: bool) -> Option<Rejection> {
+        match self.kind {
+            LeaseGuard::None => None,
+            LeaseGuard::UniqueLedger => {
+                // `ON CONFLICT (account, idempotency_key) DO NOTHING` answers the true retry
+                // before the generation's constraint is looked at.
+                let retry = self.idempotency
+                    && wr
+                        .idempotency_key
+                        .as_ref()
+                        .is_some_and(|k| self.keys.contains(k));
+                let taken = wr.token.is_some_and(|g| self.ledger.contains(&g));
+                (!retry && taken).then_some(Rejection::UniqueViolation)
+            }
+            LeaseGuard::LiveLease => (!live).then_some(Rejection::LeaseLost),
+        }
+    }
+
+    /// `wr` committed: the ledger holds its line.
+    pub fn committed(&mut self, wr: &WriteRecord) {
+        if self.kind != LeaseGuard::UniqueLedger {
+            return;
+        }
+        if let Some(g) = wr.token {
+            self.ledger.push(g);
+        }
+        if let Some(k) = &wr.idempotency_key {
+            self.keys.push(k.clone());
+        }
+    }
+}

@@ -41,12 +41,26 @@ pub fn fence_not_up_text(fence: u64, earlier: u64) -> String {
     }
 }
 
-/// How a write's token reads: a fence, or a lock value under compare-and-set.
+/// What the service that ran calls the token a write carries: Redis's and Redlock's fence,
+/// etcd's revision (the lock key's create revision), ZooKeeper's czxid (or the node's sequence,
+/// when the client sends that). An advisory lock mints none; a write under it carries none.
+pub fn fence_name(trace: &Trace) -> &'static str {
+    match trace.kind() {
+        ServiceKind::Single | ServiceKind::Redlock | ServiceKind::Advisory => "fence",
+        ServiceKind::Etcd => "revision",
+        ServiceKind::Zookeeper if super::words_zk::by_sequence(trace) => "sequence",
+        ServiceKind::Zookeeper => "czxid",
+    }
+}
+
+/// How a write's token reads: the service's fence by its name ("fence 34", "revision 34",
+/// "czxid 36"), or a lock value under compare-and-set.
 pub fn token_text(trace: &Trace, token: Option<u64>) -> String {
     match (trace.fence_rule, token) {
         (FenceRule::CasValue, Some(v)) => format!("value {v:04x}"),
         (FenceRule::CasValue, None) => "no value".to_string(),
-        _ => fence_text(token),
+        (_, Some(f)) => format!("{} {f}", fence_name(trace)),
+        (_, None) => fence_text(None),
     }
 }
 

@@ -29,6 +29,7 @@ mod search;
 mod snapshots;
 mod tidy;
 mod ui_advisory;
+mod ui_controls;
 mod ui_etcd;
 mod ui_inspector;
 mod ui_redlock;

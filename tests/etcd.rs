@@ -74,7 +74,7 @@ fn unfenced_paused_holder_loses_an_update() {
             "A@21: paused by GC until 61 ms",
             "B@40: key put at revision 34; waits for A's key to go",
             "B@50: locked, create revision 34 (the fence), lease until 70 ms",
-            "A@61: sent debit 10 with fence 33",
+            "A@61: sent debit 10 with revision 33",
             "A@61: accepted, balance 80",
         ],
     );

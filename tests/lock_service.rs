@@ -2,11 +2,12 @@
 //! so the reader refuses a `lock` that names two, at the later one's key with the words the
 //! checks have always used; and the JSON format is the one every link and saved case has:
 //! each preset's service under its own key, every saved lab case written back byte for byte.
+//! What each service says of the page's controls (`LockService::offer`) agrees with the reader.
 //! Native only: it reads `lab/corpus/`.
 #![cfg(not(target_arch = "wasm32"))]
 
 use fencing_playground::sim::presets::presets;
-use fencing_playground::sim::scenario::LockService;
+use fencing_playground::sim::scenario::{Control, LockService, Offer};
 use fencing_playground::sim::Scenario;
 use serde_json::{json, Value};
 use std::path::PathBuf;
@@ -82,8 +83,10 @@ fn a_scenario_with_two_services_is_unrepresentable_after_reading() {
     assert_eq!(s.lock.service.key(), Some("etcd"));
 }
 
+/// Through the JSON door too: for every service and every control the page may offer, a link
+/// whose scenario uses the control reads exactly when the service does not refuse it.
 #[test]
-fn a_service_takes_renewals_exactly_when_it_says_it_is_renewable() {
+fn a_link_uses_a_control_exactly_when_its_service_does_not_refuse_it() {
     for keys in [
         &[][..],
         &["redlock"],
@@ -92,17 +95,47 @@ fn a_service_takes_renewals_exactly_when_it_says_it_is_renewable() {
         &["zookeeper"],
     ] {
         let plain = Scenario::from_json(&with_services(keys)).expect("one service");
-        let mut v: Value = serde_json::from_str(&with_services(keys)).expect("JSON");
-        v["clients"][0]["events"] = json!([
-            { "kind": "acquire", "atMs": 0 },
-            { "kind": "renew", "atMs": 5 }
-        ]);
-        let renews = Scenario::from_json(&v.to_string());
-        assert_eq!(
-            renews.is_ok(),
-            plain.lock.service.renewable(),
-            "{keys:?}: {renews:?}"
-        );
+        let base: Value = serde_json::from_str(&with_services(keys)).expect("JSON");
+        let with = |change: &dyn Fn(&mut Value)| {
+            let mut v = base.clone();
+            v["clients"][0]["events"] = json!([{ "kind": "acquire", "atMs": 0 }]);
+            change(&mut v);
+            v
+        };
+        let event = |e: Value| {
+            with(&|v| {
+                if let Some(list) = v["clients"][0]["events"].as_array_mut() {
+                    list.push(e.clone());
+                }
+            })
+        };
+        for c in Control::ALL {
+            let uses = match c {
+                Control::Ttl => vec![with(&|v| v["lock"]["ttlMs"] = 45.into())],
+                Control::FirstFence => vec![with(&|v| v["lock"]["firstFence"] = 1.into())],
+                Control::Watchdog => vec![
+                    with(&|v| v["lock"]["watchdog"] = true.into()),
+                    event(json!({ "kind": "watchdog", "atMs": 1 })),
+                ],
+                Control::Renew => vec![event(json!({ "kind": "renew", "atMs": 5 }))],
+                Control::BareDel => vec![event(
+                    json!({ "kind": "release", "atMs": 5, "mode": "bare_del" }),
+                )],
+                Control::CasValue => {
+                    vec![with(&|v| {
+                        v["storage"] = json!({ "fenceRule": "cas_value" })
+                    })]
+                }
+            };
+            for v in uses {
+                let read = Scenario::from_json(&v.to_string());
+                assert_eq!(
+                    read.is_ok(),
+                    plain.lock.service.offer(c) != Offer::Refused,
+                    "{keys:?} {c:?}: {read:?}"
+                );
+            }
+        }
     }
 }
 

@@ -32,6 +32,7 @@ mod snapshots;
 mod tidy;
 mod tidy_functions;
 mod ui_advisory;
+mod ui_controls;
 mod ui_etcd;
 mod ui_inspector;
 mod ui_redlock;

@@ -79,7 +79,7 @@ fn the_czxid_fences_a_paused_holder_whose_session_expired() {
             "A@0: holds lock-0000000000, fence czxid 34",
             "B@20: created lock-0000000001; waits for the lower node (A's) to go",
             "B@45: holds lock-0000000001, fence czxid 36",
-            "A@62: sent debit 10 with fence 34",
+            "A@62: sent debit 10 with czxid 34",
             "A@62: LOST: its session expired; its lock node is gone",
             "A@62: rejected stale_fence: 34 ≤ 36",
         ],
@@ -95,7 +95,7 @@ fn the_czxid_fences_a_paused_holder_whose_session_expired() {
     // the expiry: the fence, not the session, refuses it.
     let debit = lines(&t)
         .iter()
-        .position(|l| l == "A@62: sent debit 10 with fence 34");
+        .position(|l| l == "A@62: sent debit 10 with czxid 34");
     let lost = lines(&t).iter().position(|l| l.starts_with("A@62: LOST"));
     assert!(debit < lost);
 }
@@ -107,7 +107,7 @@ fn without_a_fence_check_the_paused_holder_overwrites() {
         false,
         80,
         &[
-            "A@62: sent debit 10 with fence 34",
+            "A@62: sent debit 10 with czxid 34",
             "A@62: accepted, balance 80",
         ],
     );
@@ -124,7 +124,7 @@ fn a_pause_shorter_than_the_timeout_keeps_the_session() {
     };
     // Woken at 32 with the last ping at 10: the session would expire at 45, and the pings
     // due during the pause go out at 32.
-    let t = check_run(&s, true, 80, &["A@32: sent debit 10 with fence 34"]);
+    let t = check_run(&s, true, 80, &["A@32: sent debit 10 with czxid 34"]);
     assert!(expiries(&t).is_empty(), "{:?}", expiries(&t));
 }
 
@@ -167,7 +167,7 @@ fn a_sequence_suffix_restarts_under_a_recreated_parent() {
             "A@12: holds lock-0000000001, fence sequence 1",
             "B@55: holds lock-0000000000, fence sequence 0",
             "B@57: accepted, balance 90",
-            "A@74: sent debit 10 with fence 1",
+            "A@74: sent debit 10 with sequence 1",
             "A@74: accepted, balance 80",
         ],
     );
@@ -283,7 +283,7 @@ fn stopping_on_suspended_does_not_save_a_paused_client() {
     if let Some(z) = s.lock.zookeeper_mut() {
         z.on_suspended = fencing_playground::sim::OnSuspended::StopWriting;
     }
-    check_run(&s, false, 80, &["A@62: sent debit 10 with fence 34"]);
+    check_run(&s, false, 80, &["A@62: sent debit 10 with czxid 34"]);
 }
 
 #[test]

@@ -31,6 +31,7 @@ pub mod trace_zk;
 pub mod words;
 pub mod words_advisory;
 pub mod words_lease;
+pub mod words_token;
 pub mod words_zk;
 
 pub use account::{Account, DebitVerdict, FenceRule, Rejection};

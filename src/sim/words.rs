@@ -23,32 +23,9 @@ pub const ONE_WRITE_PER_GRANT: &str = "strict: one write per grant";
 pub const STRICT_RULE_WHY: &str =
     "strict storage accepts one write per grant, so an equal token is stale; non_decreasing (token ≥ last) lets a holder write again";
 
-/// A grant's fence, or that there was none.
-pub fn fence_text(fence: Option<u64>) -> String {
-    match fence {
-        Some(f) => format!("fence {f}"),
-        None => "no fence".to_string(),
-    }
-}
-
-/// A Redlock grant's fence that is not above one an earlier grant got, e.g. "fence 1, lower
-/// than the 33 an earlier grant got: the fence went backwards".
-pub fn fence_not_up_text(fence: u64, earlier: u64) -> String {
-    if fence < earlier {
-        format!("fence {fence}, lower than the {earlier} an earlier grant got: the fence went backwards")
-    } else {
-        format!("fence {fence}, the same as an earlier grant got: the fence repeated")
-    }
-}
-
-/// How a write's token reads: a fence, or a lock value under compare-and-set.
-pub fn token_text(trace: &Trace, token: Option<u64>) -> String {
-    match (trace.fence_rule, token) {
-        (FenceRule::CasValue, Some(v)) => format!("value {v:04x}"),
-        (FenceRule::CasValue, None) => "no value".to_string(),
-        _ => fence_text(token),
-    }
-}
+// A token's words (`fence 34`, `revision 34`, `generation 2`, a lock value) have a file of their
+// own; they are part of this one's vocabulary.
+pub use super::words_token::{fence_name, fence_not_up_text, fence_text, token_text};
 
 /// A grant in the words of the service that made it. (In the first stage's build `kind` is
 /// never etcd, advisory or ZooKeeper, so their arms are left out of it.)

@@ -9,7 +9,7 @@ fn zk(trace: &Trace) -> Option<&ZkTrace> {
 }
 
 /// Whether the client's fence is the node's sequence suffix (the pitfall) or its czxid.
-fn by_sequence(trace: &Trace) -> bool {
+pub(super) fn by_sequence(trace: &Trace) -> bool {
     zk(trace).is_some_and(|z| z.fence == "sequence")
 }
 

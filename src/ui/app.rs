@@ -306,7 +306,7 @@ pub fn App(props: &AppProps) -> Html {
                 // Mid-drag on the live path its fields keep the drag's first values: dimmed, saying so.
                 <div class="fp-edit-line" data-lags="inspector">
                     <ClientInspector key={u8::from(state.notice.is_some())} {target} name={AttrValue::from(name)}
-                        event={Rc::new(event)} on_change={dispatch.clone()} />
+                        event={Rc::new(event)} offers={scenario.lock.service.offered()} on_change={dispatch.clone()} />
                     if let Some(n) = state.notice.clone() {
                         <span class="fp-notice" role="status" data-testid="notice">{ n }</span>
                     }
@@ -323,8 +323,7 @@ pub fn App(props: &AppProps) -> Html {
                 <div class="fp-row">
                     <Palette tool={state.tool} selected={state.selection.event()} clients={scenario.clients.len()}
                         playhead_ms={state.playhead_ms} on_add={dispatch.clone()}
-                        session_lock={!scenario.lock.service.renewable()}
-                        no_bare_del={scenario.lock.lease().is_some()} />
+                        offers={scenario.lock.service.offered()} />
                 </div>
                 <div class="fp-row">
                     <Settings lock={Rc::new(scenario.lock.clone())} fence_rule={scenario.storage.fence_rule}

@@ -31,6 +31,15 @@ test('etcd: the revision fences the paused holder, fencing off loses an update, 
   await expectText(page, 'verdict-word', '✓ Safe');
   await expectText(page, 'step-A-2', 'rejected stale_fence: 33 ≤ 34');
   await expectText(page, 'lease-1', 'B · rev 34');
+  // Only what etcd takes: no watchdog, no bare DEL, no lock value to compare, and no first
+  // fence to pick (the revision is the cluster's); a renewal is a keepalive. A debit's token
+  // is named a revision.
+  assert.equal(await page.locator(tid('watchdog')).count(), 0);
+  assert.equal(await page.locator(tid('first-fence-33')).count(), 0);
+  assert.equal(await page.locator(tid('tool-bare-DEL')).count(), 0);
+  assert.equal(await page.locator(`${tid('fence-rule')} option[value="cas_value"]`).count(), 0);
+  assert.equal(await page.locator(tid('tool-renew')).count(), 1);
+  await expectText(page, 'narration', 'A sent a debit of 10 with revision 33');
 
   // Fencing off: A's debit with revision 33 lands after B's.
   await page.selectOption(tid('fence-rule'), 'off');

@@ -214,19 +214,6 @@ impl LockService {
         }
     }
 
-    /// Whether a client renews what it holds (a Redis lease, Redlock's, etcd's session lease,
-    /// a lease row): not an advisory lock, which has no TTL, nor a ZooKeeper session, which its
-    /// pings keep.
-    pub fn renewable(&self) -> bool {
-        match self {
-            LockService::Redis
-            | LockService::Redlock(_)
-            | LockService::Etcd(_)
-            | LockService::Lease(_) => true,
-            LockService::Advisory(_) | LockService::Zookeeper(_) => false,
-        }
-    }
-
     /// How many timed events the service's own servers have (instances', members', the
     /// PostgreSQL server's, the ensemble's), toward the scenario's total.
     pub fn event_count(&self) -> usize {

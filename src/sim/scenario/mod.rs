@@ -6,6 +6,7 @@
 mod advisory;
 #[cfg(not(feature = "first-stage"))]
 mod advisory_check;
+mod controls;
 pub mod counts;
 mod error;
 mod etcd;
@@ -26,6 +27,7 @@ mod zookeeper;
 #[cfg(not(feature = "first-stage"))]
 mod zookeeper_check;
 
+pub use controls::{Control, Offer, Offers};
 pub use error::ScenarioError;
 pub use limits::*;
 pub use types::*;

@@ -3,6 +3,7 @@
 //! lane adds (the words beside the buttons say which). A button can also be dragged onto a
 //! client's lane: the timeline adds the event where it is dropped (see `TOOL_DRAG_TYPE`).
 
+use crate::sim::scenario::Offers;
 use crate::ui::model::selection::EventRef;
 use crate::ui::model::state::Action;
 use crate::ui::model::tools::Tool;
@@ -18,26 +19,18 @@ pub struct PaletteProps {
     pub clients: usize,
     pub playhead_ms: u64,
     pub on_add: Callback<Action>,
-    /// An advisory lock and ZooKeeper have no TTL to renew and no bare `DEL`: those buttons
-    /// are not offered.
-    #[prop_or_default]
-    pub session_lock: bool,
-    /// A lease row is released by holder and generation: no bare `DEL` is offered.
-    #[prop_or_default]
-    pub no_bare_del: bool,
+    /// What the lock service offers (`LockService::offered`): a button whose event it refuses
+    /// (a renewal, a bare `DEL`) is not drawn.
+    pub offers: Offers,
 }
 
 #[component]
 pub fn Palette(props: &PaletteProps) -> Html {
     let client = props.selected.map_or(0, |r| r.client);
-    let hidden = |t: Tool| {
-        props.session_lock && matches!(t, Tool::Renew | Tool::BareDel)
-            || props.no_bare_del && t == Tool::BareDel
-    };
     html! {
         <div class="fp-group" role="group" aria-label="Add an event" data-testid="palette">
             <span class="fp-group-name">{ "Add at playhead" }</span>
-            { for Tool::ALL.iter().filter(|&&t| !hidden(t)).map(|&tool| {
+            { for Tool::ALL.iter().filter(|t| t.offered(props.offers)).map(|&tool| {
                 let on_add = props.on_add.clone();
                 let at_ms = props.playhead_ms;
                 let onclick = Callback::from(move |_: MouseEvent| on_add.emit(Action::Add { client, tool, at_ms }));

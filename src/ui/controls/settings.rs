@@ -1,10 +1,12 @@
 //! The settings: the storage's fence rule, the TTL, the first fence, the watchdog, the client
-//! list (undo and redo are in the toolbar). Each change is one undoable edit. An advisory lock
-//! has no TTL, fence or watchdog: its own settings are in `advisory_options`. For ZooKeeper the
-//! TTL is the session timeout the client asks for, and the czxid counter (not a first fence)
-//! and the client's pings (not a watchdog) are the ensemble's: its settings are in `zk_options`.
+//! list (undo and redo are in the toolbar). Each change is one undoable edit. Which of them the
+//! lock service takes is its own answer (`LockService::offer`), so a control it refuses or has
+//! no word for is not drawn: an advisory lock has no TTL, fence or watchdog (its own settings
+//! are in `advisory_options`); etcd's revision and ZooKeeper's czxid are the server's counters,
+//! not a first fence, and neither has a watchdog or a lock value to compare. For ZooKeeper the
+//! TTL is the session timeout the client asks for (its settings are in `zk_options`).
 
-use crate::sim::scenario::{LockService, LockSettings};
+use crate::sim::scenario::{Control, LockService, LockSettings};
 use crate::sim::FenceRule;
 use crate::ui::model::state::Action;
 use std::rc::Rc;
@@ -57,15 +59,19 @@ pub fn Settings(props: &SettingsProps) -> Html {
     let watchdog =
         on.reform(|e: Event| Action::SetWatchdog(input_of(&e).is_some_and(|i| i.checked())));
     let r = props.fence_rule;
-    // What the service's lock has of a lease: a TTL (with the first fence and the watchdog), a
-    // ZooKeeper session's timeout, or nothing at all (an advisory lock lasts with its session).
-    let (lease, session_timeout) = match &lock.service {
+    // What the service takes is decided in one place (`LockService::offer`); only its name
+    // for the TTL is its own here: ZooKeeper's is the session timeout the client asks for.
+    let offers = |c: Control| lock.service.offers(c);
+    let (ttl_name, ttl_title) = match &lock.service {
+        LockService::Zookeeper(_) => (
+            "session timeout ms",
+            Some("the server clamps it to 2–20 ticks; the client pings every third of it"),
+        ),
         LockService::Redis
         | LockService::Redlock(_)
         | LockService::Etcd(_)
-        | LockService::Lease(_) => (true, false),
-        LockService::Zookeeper(_) => (false, true),
-        LockService::Advisory(_) => (false, false),
+        | LockService::Advisory(_)
+        | LockService::Lease(_) => ("TTL ms", None),
     };
     html! {
         <div class="fp-group" role="group" aria-label="Settings" data-testid="settings">
@@ -75,14 +81,18 @@ pub fn Settings(props: &SettingsProps) -> Html {
                     <option value="off" selected={r == FenceRule::Off}>{ "off (trusts any writer)" }</option>
                     <option value="strict" selected={r == FenceRule::Strict}>{ "strict: token > last" }</option>
                     <option value="non_decreasing" selected={r == FenceRule::NonDecreasing}>{ "non-decreasing: token ≥ last" }</option>
-                    <option value="cas_value" selected={r == FenceRule::CasValue}>{ "CAS on the lock value" }</option>
+                    if offers(Control::CasValue) {
+                        <option value="cas_value" selected={r == FenceRule::CasValue}>{ "CAS on the lock value" }</option>
+                    }
                 </select>
             </label>
-            if lease {
-                <label>
-                    <span class="fp-group-name">{ "TTL ms" }</span>
+            if offers(Control::Ttl) {
+                <label title={ttl_title}>
+                    <span class="fp-group-name">{ ttl_name }</span>
                     <input type="number" min="1" max="60000" value={lock.ttl_ms.to_string()} onchange={ttl} data-testid="ttl" />
                 </label>
+            }
+            if offers(Control::FirstFence) {
                 <span class="fp-group" role="radiogroup" aria-label="First fence">
                     <span class="fp-group-name">{ "First fence" }</span>
                     { for [33u64, 1].iter().map(|&f| html! {
@@ -91,14 +101,11 @@ pub fn Settings(props: &SettingsProps) -> Html {
                             data-testid={format!("first-fence-{f}")} />{ f }</label>
                     }) }
                 </span>
+            }
+            if offers(Control::Watchdog) {
                 <label>
                     <input type="checkbox" checked={lock.watchdog} onchange={watchdog} data-testid="watchdog" />
                     { "watchdog renews every TTL/2" }
-                </label>
-            } else if session_timeout {
-                <label title="the server clamps it to 2–20 ticks; the client pings every third of it">
-                    <span class="fp-group-name">{ "session timeout ms" }</span>
-                    <input type="number" min="1" max="60000" value={lock.ttl_ms.to_string()} onchange={ttl} data-testid="ttl" />
                 </label>
             }
             <span class="fp-group" role="group" aria-label="Clients">

@@ -1,9 +1,11 @@
 //! The selected client event's fields, for what a drag cannot say: a debit's amount,
 //! idempotency key and network delay, a check-then-write's gap, a pause's cause and length, a
-//! release's mode, a clock jump's size. It sends the text as typed; `apply` refuses what is no
-//! valid value with a notice naming the field, so every change is one validated, undoable edit.
+//! release's mode (where the lock service has a bare `DEL`), a clock jump's size. It sends the
+//! text as typed; `apply` refuses what is no valid value with a notice naming the field, so
+//! every change is one validated, undoable edit.
 
 use super::instance_inspector;
+use crate::sim::scenario::{Control, Offers};
 use crate::sim::Event as SimEvent;
 use crate::ui::model::fields::{Field, CAUSES, MODES};
 use crate::ui::model::item::LaneItem;
@@ -17,6 +19,8 @@ pub struct ClientInspectorProps {
     pub target: EventRef,
     pub name: AttrValue,
     pub event: Rc<SimEvent>,
+    /// What the lock service offers: a release's mode is a choice only where a bare `DEL` is.
+    pub offers: Offers,
     pub on_change: Callback<Action>,
 }
 
@@ -70,7 +74,7 @@ pub fn ClientInspector(props: &ClientInspectorProps) -> Html {
     html! {
         <div class="fp-group fp-inspector" role="group" aria-label="Selected event" data-testid="client-inspector">
             <b>{ format!("{}: {} at {} ms", props.name, ev.kind_label(), ev.at_ms()) }</b>
-            { for ev.fields().iter().map(|&f| input(f)) }
+            { for ev.fields().iter().filter(|&&f| f != Field::Mode || props.offers.has(Control::BareDel)).map(|&f| input(f)) }
             <button type="button" onclick={remove} data-testid="edit-remove">{ "Remove" }</button>
         </div>
     }

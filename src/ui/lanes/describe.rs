@@ -235,7 +235,9 @@ pub fn instant(trace: &Trace, t: u64) -> Instant {
 /// believe they hold it; A's belief is stale. A is paused. Balance 90, last fence 34."
 pub fn instant_text(trace: &Trace, at: &Instant) -> String {
     let name = |c: usize| trace.client_name(c);
-    let fence = |f: Option<u64>| f.map_or(String::new(), |f| format!(" (fence {f})"));
+    // The holder's token by the service's name for it: "(fence 34)", etcd's "(revision 34)".
+    let named = crate::sim::words::fence_name(trace);
+    let fence = |f: Option<u64>| f.map_or(String::new(), |f| format!(" ({named} {f})"));
     let mut s = format!("At {} ms: ", at.at_ms);
     match (trace.kind(), at.holder) {
         (ServiceKind::Redlock, Some((c, f))) => s.push_str(&format!(
@@ -317,7 +319,7 @@ fn zk_holder_text(trace: &Trace, c: usize, fence: Option<u64>, t: u64) -> String
         (None, _) => " and sends no fence".to_string(),
         (Some(f), _) if by_sequence => format!(" (sequence {f} as the fence)"),
         (Some(_), Some(n)) => format!(" (czxid {})", crate::sim::trace::zxid_hex(n.czxid)),
-        (Some(f), None) => format!(" (fence {f})"),
+        (Some(f), None) => format!(" (czxid {f})"),
     };
     match node {
         Some(n) => format!(

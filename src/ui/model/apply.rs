@@ -12,6 +12,7 @@ use super::selection::{
 };
 use super::service::apply_service;
 use super::state::{Action, State, MAX_TTL_MS};
+use super::tools::Tool;
 use crate::sim::presets::preset;
 use crate::sim::scenario::{Client, MAX_CLIENTS, MAX_TIME_MS};
 
@@ -201,6 +202,11 @@ pub fn apply(state: &State, action: Action) -> State {
     // Never a selection of an event that does not exist (one named by nonsense, or gone
     // after an undo).
     next.selection = next.selection.existing(&next.scenario);
+    // Never a double-click tool whose event the lock service refuses (a renewal, a bare
+    // `DEL`), whatever changed the service: a switch, a preset, a file, an undo.
+    if !next.tool.offered(next.scenario.lock.service.offered()) {
+        next.tool = Tool::Debit;
+    }
     next
 }
 

@@ -218,14 +218,16 @@ pub fn with_etcd(s: &Scenario, version: EtcdVersion) -> Scenario {
     s
 }
 
-/// The scenario with its advisory lock (if any) gone and the write back on separate storage,
-/// its ZooKeeper ensemble (if any) gone with the ensemble's events, and its lease row (if any)
-/// gone with its guard and its failovers.
+/// The scenario with its advisory lock (if any) gone, the lock handing out fences again (an
+/// advisory lock mints none, and the page has no switch to turn them back on) and the write
+/// back on separate storage; its ZooKeeper ensemble (if any) gone with the ensemble's events;
+/// and its lease row (if any) gone with its guard and its failovers.
 fn without_advisory(s: &Scenario) -> Scenario {
     let mut s = s.clone();
     match s.lock.service {
         LockService::Advisory(_) => {
             s.storage.in_transaction = false;
+            s.lock.fencing = true;
             s.lock.service = LockService::Redis;
         }
         LockService::Zookeeper(_) => s.lock.service = LockService::Redis,
@@ -272,18 +274,14 @@ pub fn with_advisory(s: &Scenario) -> Scenario {
 /// word for goes: the client's pings keep its session alive, so watchdogs and renewals go; an
 /// unlock deletes the client's own node, so a bare `DEL` becomes a token-checked release; and
 /// a compare-and-set on a Redis lock value becomes the strict check of the czxid. Coming from
-/// an advisory lock, which mints no fence, the lock hands one out again.
+/// an advisory lock, which mints no fence, the lock hands one out again (`without_advisory`).
 pub fn with_zookeeper(s: &Scenario) -> Scenario {
     if s.lock.zookeeper().is_some() {
         return s.clone();
     }
-    let from_advisory = s.lock.advisory().is_some();
     let mut s = without_advisory(s);
     s.lock.watchdog = false;
     s.storage.create_guard = false;
-    if from_advisory {
-        s.lock.fencing = true;
-    }
     if s.storage.fence_rule == FenceRule::CasValue {
         s.storage.fence_rule = FenceRule::Strict;
     }
@@ -333,6 +331,134 @@ pub fn with_lease(s: &Scenario) -> Scenario {
 mod tests {
     use super::*;
     use crate::sim::presets::default_scenario;
+
+    /// A scenario on `service` that uses every control the service offers: a first fence of 1,
+    /// a watchdog, a renewal, a bare `DEL` and a compare-and-set, where each is offered.
+    fn using_all_it_offers(service: &Scenario) -> State {
+        use crate::sim::scenario::Control;
+        let mut s = service.clone();
+        let offers = |c| s.lock.service.offers(c);
+        let mut events = vec![Event::Acquire { at_ms: 0 }];
+        if offers(Control::Renew) {
+            events.push(Event::Renew { at_ms: 5 });
+        }
+        if offers(Control::Watchdog) {
+            s.lock.watchdog = true;
+            events.push(Event::Watchdog { at_ms: 6 });
+        }
+        if offers(Control::BareDel) {
+            events.push(Event::Release {
+                at_ms: 20,
+                mode: ReleaseKind::BareDel,
+            });
+        }
+        if offers(Control::CasValue) {
+            s.storage.fence_rule = FenceRule::CasValue;
+        }
+        if offers(Control::FirstFence) {
+            s.lock.first_fence = 1;
+        }
+        s.clients[0].events.extend(events);
+        assert_eq!(s.validate(), Ok(()), "{s:?}");
+        let mut st = State::new(s, None, false);
+        st.tool = if st.scenario.lock.service.offers(Control::BareDel) {
+            crate::ui::model::tools::Tool::BareDel
+        } else {
+            crate::ui::model::tools::Tool::Acquire
+        };
+        st
+    }
+
+    /// From every service, using all it offers, to every other: the switch is one accepted
+    /// edit whose scenario uses nothing the new service refuses, the double-click tool is one
+    /// the new service takes, and the lock hands out fences unless it is an advisory lock.
+    #[test]
+    fn every_switch_drops_what_the_new_service_refuses() {
+        use crate::sim::scenario::{Control, Offer};
+        use crate::ui::model::apply::apply;
+        use crate::ui::model::state::Action;
+        let d = default_scenario();
+        let from = [
+            d.clone(),
+            with_service(&d, 3),
+            with_etcd(&d, EtcdVersion::V35),
+            with_advisory(&d),
+            with_zookeeper(&d),
+        ];
+        let to = [
+            InstanceAction::SetService(0),
+            InstanceAction::SetService(5),
+            InstanceAction::SetEtcd(EtcdVersion::V34),
+            InstanceAction::SetAdvisory,
+            InstanceAction::SetZookeeper,
+        ];
+        for s in &from {
+            let st = using_all_it_offers(s);
+            for a in &to {
+                let next = apply(&st, Action::Instance(a.clone()));
+                let n = &next.scenario;
+                assert_eq!(next.notice, None, "{a:?} from {:?}", s.lock.service);
+                assert_eq!(n.validate(), Ok(()), "{a:?}: {n:?}");
+                assert!(
+                    next.tool.offered(n.lock.service.offered()),
+                    "{a:?}: {:?}",
+                    next.tool
+                );
+                let refused = |c| n.lock.service.offer(c) == Offer::Refused;
+                let events = n.clients.iter().flat_map(|c| c.events.iter());
+                for e in events {
+                    let uses = match e {
+                        Event::Renew { .. } => Some(Control::Renew),
+                        Event::Watchdog { .. } => Some(Control::Watchdog),
+                        Event::Release {
+                            mode: ReleaseKind::BareDel,
+                            ..
+                        } => Some(Control::BareDel),
+                        _ => None,
+                    };
+                    assert!(!uses.is_some_and(refused), "{a:?}: {e:?}");
+                }
+                assert!(!(n.lock.watchdog && refused(Control::Watchdog)), "{a:?}");
+                assert!(
+                    !(n.storage.fence_rule == FenceRule::CasValue && refused(Control::CasValue)),
+                    "{a:?}"
+                );
+                assert_eq!(
+                    n.lock.fencing,
+                    n.lock.advisory().is_none(),
+                    "{a:?} from {:?}",
+                    s.lock.service
+                );
+            }
+        }
+    }
+
+    /// Every palette tool on every service: the event it adds validates exactly when the
+    /// palette shows its button (`Tool::control` agrees with validation).
+    #[test]
+    fn a_palette_tool_is_offered_exactly_when_its_event_validates() {
+        use crate::ui::model::tools::Tool;
+        let d = default_scenario();
+        for s in [
+            d.clone(),
+            with_service(&d, 3),
+            with_etcd(&d, EtcdVersion::V35),
+            with_advisory(&d),
+            with_zookeeper(&d),
+        ] {
+            for tool in Tool::ALL {
+                let mut t = s.clone();
+                t.clients[0].events.push(tool.event(50, t.lock.ttl_ms));
+                assert_eq!(
+                    t.validate().is_ok(),
+                    tool.offered(s.lock.service.offered()),
+                    "{tool:?} on {:?}: {:?}",
+                    s.lock.service,
+                    t.validate()
+                );
+            }
+        }
+    }
 
     #[test]
     fn switching_to_zookeeper_drops_what_it_has_no_word_for_and_back_restores_a_lock() {

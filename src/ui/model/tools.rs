@@ -2,7 +2,7 @@
 //! event and per kind of instance event, each with the label its button shows (and carries
 //! while it is dragged) and the event it creates.
 
-use crate::sim::scenario::{InstanceEvent, MAX_TIME_MS};
+use crate::sim::scenario::{Control, InstanceEvent, Offers, MAX_TIME_MS};
 use crate::sim::{Event, PauseCause, ReleaseKind};
 
 /// How long a new crash keeps an instance down, and a new partition lasts.
@@ -53,6 +53,26 @@ impl Tool {
             Tool::BareDel => "bare DEL",
             Tool::Crash => "crash",
         }
+    }
+
+    /// The lock control the tool uses, which a service may refuse (`LockService::offer`).
+    pub fn control(self) -> Option<Control> {
+        match self {
+            Tool::Renew => Some(Control::Renew),
+            Tool::BareDel => Some(Control::BareDel),
+            Tool::Acquire
+            | Tool::Debit
+            | Tool::DelayedDebit
+            | Tool::Pause
+            | Tool::CheckThenWrite
+            | Tool::Release
+            | Tool::Crash => None,
+        }
+    }
+
+    /// Whether a service that offers `offers` takes the event this tool adds.
+    pub fn offered(self, offers: Offers) -> bool {
+        self.control().is_none_or(|c| offers.has(c))
     }
 
     /// The tool a palette button carries while it is dragged onto the timeline (its label).

@@ -10,6 +10,7 @@
 use super::node::{El, Val};
 use super::{hit_rects, text, View};
 use crate::sim::trace::{Outcome, Step};
+use crate::sim::words::fence_name;
 use crate::sim::{Event, Trace};
 use crate::ui::lanes::describe::{aria_label, badge_step, event_label, mark, next_point_x, shape};
 use crate::ui::lanes::geometry::{
@@ -103,7 +104,7 @@ fn beliefs(v: &View, c: usize, name: &str, top: i32) -> El {
                     .a("rx", 3),
             );
         let held = match b.fence {
-            Some(f) => format!("believes it holds fence {f}"),
+            Some(f) => format!("believes it holds {} {f}", fence_name(v.trace)),
             None => "believes it holds the lock".to_string(),
         };
         if small_text_width_px(&held) + 8 < held_end - x0 {

@@ -8,7 +8,7 @@ pub const REDIS_VERSION: &str = "7.0.15";
 pub const POSTGRES_VERSION: &str = "15.20";
 pub const ETCD_VERSION: &str = "3.4.23";
 pub const ZOOKEEPER_VERSION: &str = "3.8.0";
-pub const CHECKED_ON: &str = "2026-12-05";
+pub const CHECKED_ON: &str = "2026-12-07";
 
 /// One preset's outcome: `match`, `mismatch`, `not reproducible` or `late`.
 pub struct Row {
@@ -252,6 +252,46 @@ pub const ROWS: &[Row] = &[
         id: "zk-suspended-stops",
         outcome: "match",
         detail: "lock granted 2 (sequence/czxid 0000000000/34, 0000000001/36), waited 1; unlocks 2 (no node 1, session gone 0); debits accepted 1, rejected 0, held back 1, not sent 0; states SUSPENDED, LOST; balance 90, last fence none (no fence sent); partition: a tap in front of every member for the cut-off client holds its traffic both ways (connections left open; what it held is delivered when the partition heals, as TCP would)",
+    },
+    Row {
+        id: "lease-paused-holder",
+        outcome: "not reproducible",
+        detail: "the lab does not run database leases yet: its PostgreSQL clients speak advisory locks only",
+    },
+    Row {
+        id: "lease-paused-unchecked",
+        outcome: "not reproducible",
+        detail: "the lab does not run database leases yet: its PostgreSQL clients speak advisory locks only",
+    },
+    Row {
+        id: "lease-unique-ledger",
+        outcome: "not reproducible",
+        detail: "the lab does not run database leases yet: its PostgreSQL clients speak advisory locks only",
+    },
+    Row {
+        id: "lease-live-lease",
+        outcome: "not reproducible",
+        detail: "the lab does not run database leases yet: its PostgreSQL clients speak advisory locks only",
+    },
+    Row {
+        id: "lease-fast-waiter-fenced",
+        outcome: "not reproducible",
+        detail: "the lab does not run database leases yet: its PostgreSQL clients speak advisory locks only",
+    },
+    Row {
+        id: "lease-fast-waiter-unfenced",
+        outcome: "not reproducible",
+        detail: "the lab does not run database leases yet: its PostgreSQL clients speak advisory locks only",
+    },
+    Row {
+        id: "lease-failover-strict",
+        outcome: "not reproducible",
+        detail: "the lab does not run database leases yet: its PostgreSQL clients speak advisory locks only",
+    },
+    Row {
+        id: "lease-failover-non-decreasing",
+        outcome: "not reproducible",
+        detail: "the lab does not run database leases yet: its PostgreSQL clients speak advisory locks only",
     },
     Row {
         id: "blank-single",

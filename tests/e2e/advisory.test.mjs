@@ -4,20 +4,9 @@
 // write on the lock's own session is refused once that session is gone; the Commands view
 // speaks SQL; and the service picker switches to a single Redis and back.
 import assert from 'node:assert/strict';
-import { assertClean, tid, expectText, centre, xOf } from './helpers.mjs';
+import { assertClean, tid, expectText, dragTo } from './helpers.mjs';
 import { test } from './fixtures.mjs';
 import { boot, click, loadPreset, deletePause, openPanel } from './find-helpers.mjs';
-
-async function dragTo(page, id, ms) {
-  const from = await centre(page, id);
-  const toX = await xOf(page, ms);
-  await page.mouse.move(from.x, from.y);
-  await page.mouse.down();
-  for (let i = 1; i <= 10; i++) {
-    await page.mouse.move(from.x + ((toX - from.x) * i) / 10, from.y);
-  }
-  await page.mouse.up();
-}
 
 async function typeInto(page, id, value) {
   await page.fill(tid(id), value);

@@ -45,6 +45,12 @@ for (const dark of [false, true]) {
     assertClean(rec);
   });
 
+  test(`axe: the main page, a database-lease preset (its lane and settings), ${theme}`, async ({ openPage }) => {
+    const rec = await openMain(openPage, { dark, preset: 'lease-fast-waiter-fenced' });
+    await expectNoViolations(rec.page, `the database lease's fast waiter (${theme})`);
+    assertClean(rec);
+  });
+
   test(`axe: the main page on a 390 px phone, controls folded and open, ${theme}`, async ({ openPage }) => {
     const rec = await openMain(openPage, { dark, phone: true });
     await expectNoViolations(rec.page, `the default page at 390 px (${theme})`);

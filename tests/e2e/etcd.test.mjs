@@ -3,20 +3,8 @@
 // A's debit with a real mouse to before its pause, where it lands while A's lease is live and
 // the run is safe again; and read the gateway calls in the Commands view.
 import assert from 'node:assert/strict';
-import { assertClean, tid, expectText, centre, xOf } from './helpers.mjs';
+import { assertClean, tid, expectText, dragTo } from './helpers.mjs';
 import { test } from './fixtures.mjs';
-
-/** Drags the element `id` (its centre) so that its centre lands on instant `ms`. */
-async function dragTo(page, id, ms) {
-  const from = await centre(page, id);
-  const toX = await xOf(page, ms);
-  await page.mouse.move(from.x, from.y);
-  await page.mouse.down();
-  for (let i = 1; i <= 10; i++) {
-    await page.mouse.move(from.x + ((toX - from.x) * i) / 10, from.y);
-  }
-  await page.mouse.up();
-}
 
 test('etcd: the revision fences the paused holder, fencing off loses an update, a drag undoes it', async ({ openPage }) => {
   test.setTimeout(90_000);

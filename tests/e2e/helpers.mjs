@@ -54,6 +54,18 @@ export async function xOf(page, ms) {
 }
 
 /** A client name that would run script if it were ever treated as markup. */
+/** Drags the event `id` along its lane to `ms` with a real mouse, in ten steps. */
+export async function dragTo(page, id, ms) {
+  const from = await centre(page, id);
+  const toX = await xOf(page, ms);
+  await page.mouse.move(from.x, from.y);
+  await page.mouse.down();
+  for (let i = 1; i <= 10; i++) {
+    await page.mouse.move(from.x + ((toX - from.x) * i) / 10, from.y);
+  }
+  await page.mouse.up();
+}
+
 export const XSS = '<img src=x onerror=alert(1)>';
 
 /** A scenario whose every text field is markup that must stay text. */

@@ -4,19 +4,8 @@
 // check off loses B's update, a drag with a real mouse moves A's debit before its pause (then it
 // is accepted), and the picker switches to a single Redis and back.
 import assert from 'node:assert/strict';
-import { assertClean, tid, expectText, centre, xOf } from './helpers.mjs';
+import { assertClean, tid, expectText, dragTo } from './helpers.mjs';
 import { test } from './fixtures.mjs';
-
-async function dragTo(page, id, ms) {
-  const from = await centre(page, id);
-  const toX = await xOf(page, ms);
-  await page.mouse.move(from.x, from.y);
-  await page.mouse.down();
-  for (let i = 1; i <= 10; i++) {
-    await page.mouse.move(from.x + ((toX - from.x) * i) / 10, from.y);
-  }
-  await page.mouse.up();
-}
 
 test('database lease: the paused holder refused by its generation, SQL to paste, a real drag, and back to Redis', async ({ openPage }) => {
   test.setTimeout(90_000);

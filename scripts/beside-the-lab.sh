@@ -1,12 +1,12 @@
 #!/usr/bin/env bash
-# The test command's checks that measure no time, run while the lab runs (scripts/test.sh starts
-# this in the background on core 0, and gives it both cores when the lab ends). Each step prints
-# its own wall time; they stop at the first failure. Their order: what the browser tests need
-# first (the release build), then what has a clock of its own (wasm-pack's Chromium and its
-# driver's timeouts, the fuzz's seconds, the embeds' frames) while the lab still leaves it a
-# core (beside the browser tests, on a loaded machine, wasm-pack's driver once timed out waiting
-# for its page, 30 s), then the rest, heaviest first, so what is left when the lab ends (it
-# then runs beside the browser tests) is the small checks.
+# The test command's builds that the lab does not need and its checks that measure no time, run
+# while the lab runs (scripts/test.sh starts this in the background on core 0, and gives it both
+# cores when the lab ends). Each step prints its own wall time; they stop at the first failure.
+# Their order: the builds first (on both cores at nice 10: the release build, which the browser
+# tests load, and beside it the wasm32 test build), then what has a clock of its own (wasm-pack's
+# Chromium and its driver's timeouts, the fuzz's seconds, the embeds' frames) while the lab still
+# leaves it a core (beside the browser tests, on a loaded machine, wasm-pack's driver once timed
+# out waiting for its page, 30 s), then the rest, heaviest first.
 # Run by hand it needs what the test command has done before it: the installs and the builds.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -27,16 +27,40 @@ end_step() {
   fi
 }
 
+# The wasm32 test build (the one `wasm-pack test` makes: `cargo build --tests`, debug, with the
+# search API, linted by clippy-driver as the test command exports it, as `cargo clippy --lib
+# --tests --features search-api` did) and clippy on the first stage's library (small: no Yew;
+# it has no test build), on both cores at nice 10 beside the release builds: cargo locks each
+# profile's directory, and debug and release are two.
+all_cores="0-$(($(nproc) - 1))"
+wasm_tests_log=$(mktemp)
+(
+  taskset -c "$all_cores" nice -n 10 cargo build -q --tests --target wasm32-unknown-unknown --features search-api
+  taskset -c "$all_cores" nice -n 10 cargo clippy -q --lib --target wasm32-unknown-unknown --features first-stage -- -D warnings
+) >"$wasm_tests_log" 2>&1 &
+wasm_tests_pid=$!
+trap 'pkill -TERM -P "$wasm_tests_pid" 2>/dev/null || true' EXIT
+
 # Three release wasm builds (scripts/build.sh): the page's, the search workers' and the first
-# stage's; most of it is one core in fat LTO and wasm-opt. It alone may use both cores, at nice
-# 10 (the lab's clients are at 0, its servers at -10): from cold it compiles every dependency
+# stage's; most of it is one core in fat LTO and wasm-opt. It may use both cores, at nice 10
+# (the lab's clients are at 0, its servers at -10): from cold it compiles every dependency
 # three times, and pinned to one core it kept the browser tests waiting 155 s after the lab on a
 # bare machine (2026-12-07). Beside the lab at nice 10 on both cores its presets kept their
-# lateness (the earlier layout). The steps after it stay on this job's core.
+# lateness. The browser tests start when this step ends (scripts/test.sh waits for its name).
 # Not through clippy-driver, which the test command makes the compiler of its debug builds: it
 # turns MIR optimisations off, and the release wasm must be the one the page ships.
 step "release build (scripts/build.sh, both cores at nice 10)"
-taskset -c "0-$(($(nproc) - 1))" nice -n 10 env -u RUSTC_WORKSPACE_WRAPPER -u CLIPPY_ARGS bash scripts/build.sh
+taskset -c "$all_cores" nice -n 10 env -u RUSTC_WORKSPACE_WRAPPER -u CLIPPY_ARGS bash scripts/build.sh
+
+step "wasm32 test build and the first stage's clippy (started beside the release build)"
+wasm_tests_rc=0
+wait "$wasm_tests_pid" || wasm_tests_rc=$?
+cat "$wasm_tests_log"
+rm -f "$wasm_tests_log"
+if [ "$wasm_tests_rc" -ne 0 ]; then
+  echo "[beside the lab] the wasm32 test build or the first stage's clippy failed (exit $wasm_tests_rc)" >&2
+  exit "$wasm_tests_rc"
+fi
 
 # wasm-bindgen-test in headless Chromium, with Debian's chromedriver (wasm-pack must not download
 # one). The runner merges webdriver.json (crate root) into the capabilities: it pins --no-sandbox,

@@ -1,20 +1,20 @@
 #!/usr/bin/env bash
 # Runs every check the project has, stopping at the first failure: format, clippy (native and
 # wasm32), the lab against real servers and beside it the native tests, in-browser wasm tests,
-# the release build and its size guard, the Node API tests and fuzz; then the browser
-# end-to-end tests.
+# the release build and its size guard, the Node API tests, fuzz and the browser end-to-end
+# tests.
 #
 # Budgets (2 cores): 15 minutes from a bare machine (only Rust and Node), 6 minutes on a machine
 # that has built the project before. How it keeps to them:
 # - One target directory for every clone (scripts/cache.sh): a fresh clone reuses what an earlier
 #   clone compiled, its own unchanged sources included.
 # - The installs (scripts/setup.sh: two `cargo install`s, Debian's packages, npm, MkDocs
-#   Material from PyPI) run in the background while the stages that need none of them compile
-#   and run: format, the native and wasm32 test builds, linted by clippy as they compile.
+#   Material from PyPI) run in the background while the stages that need none of them compile:
+#   format, the native test builds and the lab, linted by clippy as they compile.
 # - The lab runs its independent scenarios side by side (scripts/lab-check.sh). Its presets
-#   measure real time, so what runs beside it (scripts/beside-the-lab.sh: the release build, the
-#   native tests, fuzz, wasm-pack test and the quick checks) is pinned to one core and takes
-#   only the cycles the lab leaves; the browser tests start as soon as the lab ends.
+#   measure real time, so what runs beside it takes only the cycles the lab leaves: the wasm32
+#   and release builds and then the checks that measure no time (scripts/beside-the-lab.sh, on
+#   core 0, its builds on both cores at nice 10), and the browser tests at nice 10.
 # Every run ends with each stage's wall time and CPU time; background jobs report their own.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -183,46 +183,41 @@ stage "build and clippy, native: the tests of every crate (all targets), the fuz
 cargo test --workspace --no-run -q
 bash scripts/lab-check.sh --build-only
 
-# The wasm32 test build is the one `wasm-pack test` makes (`cargo build --tests`, debug), with
-# the search API (scripts/beside-the-lab.sh passes the same feature) so that its code is linted
-# with the tests as `cargo clippy --lib --tests --features search-api` did. The first stage's
-# library has no test build: a clippy pass of its own (small: no Yew).
-stage "build and clippy, wasm32: the wasm32 tests (feature search-api); clippy on the first stage's lib"
-cargo build -q --tests --target wasm32-unknown-unknown --features search-api
-cargo clippy --lib --target wasm32-unknown-unknown --features first-stage -- -D warnings
-
 stage "wait for the installs (scripts/setup.sh)"
 join setup
 
 # The lab (scripts/lab-check.sh): every preset and every saved case of lab/corpus/ against real
 # redis-server, PostgreSQL, etcd and ZooKeeper servers it starts on loopback, compared with the
 # model, several scenarios side by side; then a seeded batch of random scenarios; then the
-# mutation test. Most of it is waiting (20 real ms per simulated one): about 76 cpu-s in 130 s.
+# mutation test. Most of it is waiting (20 real ms per simulated one): about 76 cpu-s in 180 s.
 # Its servers run at nice -10 (the lab's servers.rs), its clients at 0, on both cores; it starts
 # with the lab's own unit and integration tests, which time real sockets, servers and sleeps.
-# Beside it, the checks that measure no time (scripts/beside-the-lab.sh: the release build, fuzz, wasm-pack test, the size
-# guard, embed heights, typecheck, the node API tests and the other native tests) run on core 0
-# only, so a lab process woken finds core 1 free (unpinned, at nice 10, beside clippy wasm32,
-# the native tests and wasm-pack's Chromium, its presets came back late at every scale on
-# 2026-12-05/06). At normal priority: under a load of normal priority (stress-ng) a niced or
-# SCHED_IDLE job got a tenth of a core or nothing, and its Chromium steps timed out. When the lab
-# ends they get both cores, and the browser tests start beside whatever of them is left.
+# Everything else runs in the cycles it leaves, at lower priority or on core 0:
+# - scripts/beside-the-lab.sh, pinned to core 0 at normal priority (under a load of normal
+#   priority, as stress-ng, a niced or SCHED_IDLE job got a tenth of a core or nothing, and its
+#   Chromium steps timed out): first the wasm32 test build and the three release builds on both
+#   cores at nice 10, then the checks that measure no time (wasm-pack test, fuzz, the native
+#   tests, the size guard, embed heights, typecheck, the node API tests);
+# - the browser tests (npx playwright test), on both cores at nice 10, as soon as the release
+#   build they load is there.
+# Before 2026-12-07 (evening) the wasm32 test build ran before the lab and the browser tests
+# after it: on a bare machine the lab then waited for that build (105-130 s) and the browser
+# tests for the release build (89-121 s after the lab), and on a warm one the browser tests
+# (175 s) came after the lab's 180 s.
 # The `timeout` is a hang guard only (15 minutes); the lab's own steps fail on what they compare.
-stage "lab (presets, saved cases, random batch, mutation test), and beside it on core 0 the checks that measure no time"
+stage "lab, and beside it the wasm32 and release builds, the checks that measure no time and the browser tests"
 bg lab timeout 900 bash scripts/lab-check.sh --run-only
 bg "beside the lab" taskset -c 0 bash scripts/beside-the-lab.sh
-join lab
-widen_to_all_cores "${bg_pid["beside the lab"]}"
-
-stage "wait for the release build (beside the lab), which the browser tests load"
 wait_for_step "beside the lab" "release build"
 
 # @playwright/test with Debian's Chromium (playwright.config.mjs): it serves dist/ on free
 # loopback ports, keeps a trace and a screenshot of each failed test in artifacts/test-results/
 # and writes an HTML report to artifacts/playwright-report/ (never opened here).
-stage "browser e2e (npx playwright test)"
 rm -rf artifacts/screenshots # so stale screenshots are never mistaken for this run's
-npx --no-install playwright test
+bg "browser e2e" nice -n 10 npx --no-install playwright test
+join lab
+widen_to_all_cores "${bg_pid["beside the lab"]}"
+join "browser e2e"
 
 stage "the checks beside the lab (their steps' own times below)"
 join "beside the lab"

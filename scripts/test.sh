@@ -112,25 +112,41 @@ wait_for_step() {
   done
 }
 
-# Gives a background job pinned to a core (taskset) every core again: the job's own shell and
-# each process under it, every thread of each; what they start later inherits it.
-widen_to_all_cores() {
+# Every process under a background job, the job's shell first: collected before any is
+# stopped, so that nothing is left reparented and running (until 2026-12-07 a failed run killed
+# only each job's direct children, and a Chromium of the browser tests or a wasm-pack test run
+# went on beside the next run).
+process_tree() {
   local pids=("$1") i=0 child
   while [ "$i" -lt "${#pids[@]}" ]; do
     for child in $(pgrep -P "${pids[$i]}" 2>/dev/null); do pids+=("$child"); done
     i=$((i + 1))
   done
-  for i in "${pids[@]}"; do
+  echo "${pids[@]}"
+}
+
+# Gives a background job pinned to a core (taskset) every core again: the job's own shell and
+# each process under it, every thread of each; what they start later inherits it.
+widen_to_all_cores() {
+  local i
+  for i in $(process_tree "$1"); do
     taskset -a -p -c "0-$(($(nproc) - 1))" "$i" >/dev/null 2>&1 || true
   done
 }
 
 on_exit() {
   local rc=$?
-  local name
+  local name tree=()
   for name in "${!bg_pid[@]}"; do
-    pkill -TERM -P "${bg_pid[$name]}" 2>/dev/null || true
-    kill "${bg_pid[$name]}" 2>/dev/null || true
+    # shellcheck disable=SC2207
+    tree+=($(process_tree "${bg_pid[$name]}"))
+  done
+  if [ "${#tree[@]}" -gt 0 ]; then
+    kill -TERM "${tree[@]}" 2>/dev/null || true
+    sleep 1
+    kill -KILL "${tree[@]}" 2>/dev/null || true
+  fi
+  for name in "${!bg_pid[@]}"; do
     if [ "$rc" -ne 0 ] && [ -f "${bg_log[$name]}" ]; then
       printf '\n[%s] stopped; its output so far:\n' "$name"
       tail -40 "${bg_log[$name]}"

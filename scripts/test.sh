@@ -231,10 +231,6 @@ stage "lab, and beside it the wasm32 and release builds, the checks that measure
 bg lab timeout 900 bash scripts/lab-check.sh --run-only
 bg "beside the lab" "${no_raise[@]}" taskset -c 0 bash scripts/beside-the-lab.sh
 wait_for_step "beside the lab" "release build"
-until grep -qF "[lab] presets and saved cases" "${bg_log[lab]}" 2>/dev/null; do
-  if ! kill -0 "${bg_pid[lab]}" 2>/dev/null; then join lab; fi
-  sleep 1
-done
 
 # @playwright/test with Debian's Chromium (playwright.config.mjs): it serves dist/ on free
 # loopback ports, keeps a trace and a screenshot of each failed test in artifacts/test-results/

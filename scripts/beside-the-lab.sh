@@ -32,7 +32,9 @@ end_step() {
 # --tests --features search-api` did) and clippy on the first stage's library (small: no Yew;
 # it has no test build), on both cores at nice 10 beside the release builds: cargo locks each
 # profile's directory, and debug and release are two.
-all_cores="0-$(($(nproc) - 1))"
+# (`nproc --all`: this job is pinned to core 0, and `nproc` counts the cores it may use. Until
+# 2026-12-07 (evening) it read `nproc`, so the release builds meant for both cores ran on core 0.)
+all_cores="0-$(($(nproc --all) - 1))"
 wasm_tests_log=$(mktemp)
 (
   taskset -c "$all_cores" nice -n 10 cargo build -q --tests --target wasm32-unknown-unknown --features search-api
@@ -78,7 +80,7 @@ WASM_BINDGEN_TEST_TIMEOUT=300 wasm-pack test --headless --chrome --chromedriver 
 # idle (about 70 cpu-s in 170 s on two cores). Only processes that neither time anything nor
 # start a browser go there: a Chromium beside the lab, even at nice 10, made it miss its
 # schedule (scripts/test.sh).
-last_core=$(($(nproc) - 1))
+last_core=$(($(nproc --all) - 1))
 on_last_core=(taskset -c "$last_core" nice -n 19)
 step "fuzz: replay corpus, then 60 s seeded (FUZZ_SEED=1 scripts/fuzz.sh 60: the native half on core $last_core at nice 19)"
 FUZZ_SEED=1 FUZZ_NATIVE_PREFIX="${on_last_core[*]}" bash scripts/fuzz.sh 60

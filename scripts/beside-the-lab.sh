@@ -30,15 +30,16 @@ end_step() {
 # The wasm32 test build (the one `wasm-pack test` makes: `cargo build --tests`, debug, with the
 # search API, linted by clippy-driver as the test command exports it, as `cargo clippy --lib
 # --tests --features search-api` did) and clippy on the first stage's library (small: no Yew;
-# it has no test build), on both cores at nice 10 beside the release builds: cargo locks each
-# profile's directory, and debug and release are two.
+# it has no test build), on both cores at nice 19 beside the release builds (at 10: the browser
+# tests wait for those, wasm-pack test for this): cargo locks each profile's directory, and
+# debug and release are two.
 # (`nproc --all`: this job is pinned to core 0, and `nproc` counts the cores it may use. Until
 # 2026-12-07 (evening) it read `nproc`, so the release builds meant for both cores ran on core 0.)
 all_cores="0-$(($(nproc --all) - 1))"
 wasm_tests_log=$(mktemp)
 (
-  taskset -c "$all_cores" nice -n 10 cargo build -q --tests --target wasm32-unknown-unknown --features search-api
-  taskset -c "$all_cores" nice -n 10 cargo clippy -q --lib --target wasm32-unknown-unknown --features first-stage -- -D warnings
+  taskset -c "$all_cores" nice -n 19 cargo build -q --tests --target wasm32-unknown-unknown --features search-api
+  taskset -c "$all_cores" nice -n 19 cargo clippy -q --lib --target wasm32-unknown-unknown --features first-stage -- -D warnings
 ) >"$wasm_tests_log" 2>&1 &
 wasm_tests_pid=$!
 trap 'pkill -TERM -P "$wasm_tests_pid" 2>/dev/null || true' EXIT

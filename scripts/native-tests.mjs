@@ -18,29 +18,48 @@
 // packages is run as `cargo test` runs it: from its package's folder, with CARGO_MANIFEST_DIR set.
 // The test command splits the two because the lab's unit tests time real sockets and sleeps: they
 // run in the lab's step, the rest beside it on a core of their own.
+//
+//   node scripts/native-tests.mjs --save FILE    asks cargo once and keeps its answer in FILE;
+//   with FENCING_NATIVE_TESTS=FILE set, the two runs above read it instead of asking cargo.
+//
+// The test command saves the list right after its native build: asking cargo takes the build
+// directory's lock, which the wasm32 test build beside the lab holds for minutes from cold, and
+// the lab's first step (its own tests) waited for it (about 330 s on a bare machine, 2026-12-07).
 import { spawn, spawnSync } from 'node:child_process';
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { dirname } from 'node:path';
 
 const [mode, pkg, ...rest] = process.argv.slice(2);
 const parallel = rest.includes('--parallel');
-if ((mode !== '--only' && mode !== '--except') || !pkg || rest.some((a) => a !== '--parallel')) {
-  console.error('usage: node scripts/native-tests.mjs --only|--except PACKAGE [--parallel]');
+if ((mode !== '--only' && mode !== '--except' && mode !== '--save') || !pkg || rest.some((a) => a !== '--parallel')) {
+  console.error('usage: node scripts/native-tests.mjs --only|--except PACKAGE [--parallel] | --save FILE');
   process.exit(2);
 }
 
-const cargo = spawnSync(
-  'cargo',
-  ['test', '--workspace', '--lib', '--bins', ...['suite', 'fuzz', 'replay', 'shim'].flatMap((t) => ['--test', t]), '--no-run', '--message-format=json'],
-  { encoding: 'utf8', maxBuffer: 256 * 1024 * 1024, stdio: ['ignore', 'pipe', 'inherit'] },
-);
-if (cargo.status !== 0) {
-  console.error(`[native-tests] cargo test --no-run failed (exit ${cargo.status})`);
-  process.exit(cargo.status ?? 1);
+/** cargo's JSON messages for the test binaries (building what is missing). */
+function askCargo() {
+  const cargo = spawnSync(
+    'cargo',
+    ['test', '--workspace', '--lib', '--bins', ...['suite', 'fuzz', 'replay', 'shim'].flatMap((t) => ['--test', t]), '--no-run', '--message-format=json'],
+    { encoding: 'utf8', maxBuffer: 256 * 1024 * 1024, stdio: ['ignore', 'pipe', 'inherit'] },
+  );
+  if (cargo.status !== 0) {
+    console.error(`[native-tests] cargo test --no-run failed (exit ${cargo.status})`);
+    process.exit(cargo.status ?? 1);
+  }
+  return cargo.stdout;
 }
+
+if (mode === '--save') {
+  writeFileSync(pkg, askCargo());
+  process.exit(0);
+}
+const saved = process.env.FENCING_NATIVE_TESTS;
+const messages = saved && existsSync(saved) ? readFileSync(saved, 'utf8') : askCargo();
 
 /** @type {{ name: string, target: string, exe: string, dir: string }[]} */
 const binaries = [];
-for (const line of cargo.stdout.split('\n')) {
+for (const line of messages.split('\n')) {
   if (!line.startsWith('{')) continue;
   const m = JSON.parse(line);
   if (m.reason !== 'compiler-artifact' || !m.executable || !m.profile?.test) continue;

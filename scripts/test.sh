@@ -154,7 +154,7 @@ on_exit() {
     rm -f "${bg_log[$name]}" "${bg_log[$name]}.took" "${bg_log[$name]}.steps"
   done
   shared_target_end
-  rm -f "$times_file"
+  rm -f "$times_file" "${FENCING_NATIVE_TESTS:-}"
   if [ "$rc" -ne 0 ]; then
     end_stage
     print_times
@@ -198,6 +198,12 @@ CLIPPY_ARGS=-D__CLIPPY_HACKERY__warnings__CLIPPY_HACKERY__
 stage "build and clippy, native: the tests of every crate (all targets), the fuzz target, the lab"
 cargo test --workspace --no-run -q
 bash scripts/lab-check.sh --build-only
+# Where the native test binaries are, asked of cargo now, once: later runs of
+# scripts/native-tests.mjs (the lab's tests, the other native tests) read it instead of taking
+# the build directory's lock, which the wasm32 test build beside the lab holds.
+export FENCING_NATIVE_TESTS
+FENCING_NATIVE_TESTS=$(mktemp)
+node scripts/native-tests.mjs --save "$FENCING_NATIVE_TESTS"
 
 stage "wait for the installs (scripts/setup.sh)"
 join setup

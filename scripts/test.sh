@@ -10,11 +10,11 @@
 #   clone compiled, its own unchanged sources included.
 # - The installs (scripts/setup.sh: two `cargo install`s, Debian's packages, npm, MkDocs
 #   Material from PyPI) run in the background while the stages that need none of them compile:
-#   format, the native test builds and the lab, linted by clippy as they compile.
+#   format, the native and wasm32 test builds and the lab, linted by clippy as they compile.
 # - The lab runs its independent scenarios side by side (scripts/lab-check.sh). Its presets
-#   measure real time, so what runs beside it takes only the cycles the lab leaves: the wasm32
-#   and release builds and then the checks that measure no time (scripts/beside-the-lab.sh, on
-#   core 0, its builds on both cores at nice 10); the browser tests start when the lab ends.
+#   measure real time, so what runs beside it takes only the cycles the lab leaves on core 0: the
+#   release build and then the checks that measure no time (scripts/beside-the-lab.sh); the
+#   browser tests start when the lab ends.
 # Every run ends with each stage's wall time and CPU time; background jobs report their own.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -205,6 +205,16 @@ export FENCING_NATIVE_TESTS
 FENCING_NATIVE_TESTS=$(mktemp)
 node scripts/native-tests.mjs --save "$FENCING_NATIVE_TESTS"
 
+# The wasm32 test build is the one `wasm-pack test` makes (`cargo build --tests`, debug), with
+# the search API (scripts/beside-the-lab.sh passes the same feature) so that its code is linted
+# with the tests as `cargo clippy --lib --tests --features search-api` did. The first stage's
+# library has no test build: a clippy pass of its own (small: no Yew). Before the lab, on both
+# cores: beside it, even at nice 19, a cold compile on the lab's core made its presets late
+# (2026-12-07, d5ede28: 37 runs retried, redlock-cas judged a mismatch 1.4 s late).
+stage "build and clippy, wasm32: the wasm32 tests (feature search-api); clippy on the first stage's lib"
+cargo build -q --tests --target wasm32-unknown-unknown --features search-api
+cargo clippy --lib --target wasm32-unknown-unknown --features first-stage -- -D warnings
+
 stage "wait for the installs (scripts/setup.sh)"
 join setup
 
@@ -217,12 +227,9 @@ join setup
 # Everything else runs in the cycles it leaves, at lower priority or on core 0:
 # - scripts/beside-the-lab.sh, pinned to core 0 at normal priority (under a load of normal
 #   priority, as stress-ng, a niced or SCHED_IDLE job got a tenth of a core or nothing, and its
-#   Chromium steps timed out): first the wasm32 test build and the three release builds on both
-#   cores at nice 10, then the checks that measure no time (wasm-pack test, fuzz, the native
-#   tests, the size guard, embed heights, typecheck, the node API tests).
-# Before 2026-12-07 (evening) the wasm32 test build ran before the lab: on a bare machine the
-# lab waited for it (105-130 s), and the browser tests then waited for the release build
-# (89-121 s after the lab).
+#   Chromium steps timed out): first the three release builds (at nice 10), then the checks
+#   that measure no time (wasm-pack test, fuzz, the native tests, the size guard, embed heights,
+#   typecheck, the node API tests).
 # The `timeout` is a hang guard only (15 minutes); the lab's own steps fail on what they compare.
 # Chromium run as root raises its own threads (the browser's main and IO threads, each
 # renderer's compositor) to nice -8, above the lab's clients (0), whatever nice it was started
@@ -233,7 +240,7 @@ join setup
 # anyway).
 no_raise=()
 if [ "$(id -u)" -eq 0 ]; then no_raise=(setpriv --bounding-set -sys_nice --); fi
-stage "lab, and beside it the wasm32 and release builds and the checks that measure no time"
+stage "lab, and beside it on core 0 the release build and the checks that measure no time"
 bg lab timeout 900 bash scripts/lab-check.sh --run-only
 bg "beside the lab" "${no_raise[@]}" taskset -c 0 bash scripts/beside-the-lab.sh
 join lab

@@ -1,11 +1,15 @@
 #!/usr/bin/env bash
-# The test command's release build and its checks that measure no time, run
-# while the lab runs (scripts/test.sh starts this in the background on core 0, and gives it both
-# cores when the lab ends). Each step prints its own wall time; they stop at the first failure.
-# Their order: the release build first (the browser tests load it), then what has a clock of
-# its own (wasm-pack's Chromium and its driver's timeouts, the fuzz's seconds, the embeds'
-# frames) while the lab still leaves it a core (beside the browser tests, on a loaded machine, wasm-pack's driver once timed
-# out waiting for its page, 30 s), then the rest, heaviest first.
+# The test command's checks that measure no time, run while the lab runs (scripts/test.sh starts
+# this in the background on core 0, and gives it both cores when the lab ends). Each step prints
+# its own wall time; they stop at the first failure. Their order: what the browser tests need
+# first (the release build), then what has a clock of its own (wasm-pack's Chromium and its
+# driver's timeouts, the fuzz's seconds, the embeds' frames) while the lab still leaves it a
+# core (beside the browser tests, on a loaded machine, wasm-pack's driver once timed out waiting
+# for its page, 30 s), then the rest, heaviest first, so what is left when the lab ends (it
+# then runs beside the browser tests) is the small checks. (Tried on 2026-12-07: the fuzz's two
+# halves side by side and the native tests beside the later steps, at nice 19 on this core or
+# on the other; on the other core the lab's presets took 100 s instead of 73, and on this one
+# the native tests ran on into the browser tests: no gain.)
 # Run by hand it needs what the test command has done before it: the installs and the builds.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -48,26 +52,10 @@ WASM_BINDGEN_TEST_TIMEOUT=300 wasm-pack test --headless --chrome --chromedriver 
 
 # The saved reproducers are replayed, then one seeded minute of fuzzing, half native (the test
 # profile's build of tests/fuzz, built by the test command: overflow checks and debug assertions
-# on) and half under Node against the package just built, side by side on this job's core, the
-# native half at nice 19 (each half's inputs as many as one after the other: 36-39 thousand
-# native and 126-144 thousand under Node, 2026-12-07). Not on the other core: the lab needs it
-# free. With the native fuzz and the native tests there at nice 19 (pure computing, no browser),
-# the presets took 100 s instead of 73 and the lab 188 s instead of 158 (76536b3).
-on_this_core_low=(nice -n 19)
-step "fuzz: replay corpus, then 60 s seeded (FUZZ_SEED=1 scripts/fuzz.sh 60: the native half at nice 19)"
-FUZZ_SEED=1 FUZZ_NATIVE_PREFIX="${on_this_core_low[*]}" bash scripts/fuzz.sh 60
-
-# The native tests (built by the test command) but the lab's, which time real sockets and sleeps
-# and run in the lab's step (scripts/native-tests.mjs says why this is not `cargo test -p`), and
-# the doc tests: at nice 19 too, beside the steps below (their time is listed after them).
-native_log=$(mktemp)
-native_began=$SECONDS
-(
-  "${on_this_core_low[@]}" node scripts/native-tests.mjs --except fencing-lab
-  "${on_this_core_low[@]}" cargo test --workspace --doc
-) >"$native_log" 2>&1 &
-native_pid=$!
-trap 'pkill -TERM -P "$native_pid" 2>/dev/null || true' EXIT
+# on) and half under Node against the package just built, one after the other: on one core,
+# side by side, each would get half of its seconds.
+step "fuzz: replay corpus, then 60 s seeded (FUZZ_SEED=1 FUZZ_SERIAL=1 scripts/fuzz.sh 60)"
+FUZZ_SEED=1 FUZZ_SERIAL=1 bash scripts/fuzz.sh 60
 
 # The heights an embed keeps before it starts (www/embed-heights.js) must be what the release
 # build measures, so a layout change that forgets to regenerate them fails here. It waits for
@@ -79,6 +67,12 @@ node scripts/embed-heights.mjs --check
 step "size guard (node scripts/bench/sizes.mjs --check)"
 node scripts/bench/sizes.mjs --check
 
+# The native tests (built by the test command) but the lab's, which time real sockets and sleeps
+# and run in the lab's step (scripts/native-tests.mjs says why this is not `cargo test -p`).
+step "native tests (node scripts/native-tests.mjs --except fencing-lab), and the doc tests"
+node scripts/native-tests.mjs --except fencing-lab
+cargo test --workspace --doc
+
 # The release package's JS API, loaded under Node (no browser): tests/node/*.test.mjs. The
 # search API is tested through the search workers' package (dist/pkg-search/).
 step "node API tests (node --test tests/node/*.test.mjs)"
@@ -88,15 +82,5 @@ node --test tests/node/*.test.mjs
 # the release build generated.
 step "typecheck (bash scripts/typecheck.sh)"
 bash scripts/typecheck.sh
-end_step
-step_name=
 
-native_rc=0
-wait "$native_pid" || native_rc=$?
-cat "$native_log"
-rm -f "$native_log"
-printf '%5ss          %s\n' $((SECONDS - native_began)) "  beside the lab: native tests (node scripts/native-tests.mjs --except fencing-lab) and the doc tests, at nice 19 beside the steps after the fuzz" >>"$steps_file"
-if [ "$native_rc" -ne 0 ]; then
-  echo "[beside the lab] the native tests or the doc tests failed (exit $native_rc)" >&2
-  exit "$native_rc"
-fi
+end_step

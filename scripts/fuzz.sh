@@ -35,10 +35,7 @@ cargo test --quiet --workspace --test fuzz --no-run
 logs=$(mktemp -d)
 echo "[fuzz] native: replay tests/fuzz/corpus/, then ${native} s (cargo test --test fuzz: overflow checks and debug assertions on), beside"
 echo "[fuzz] node: replay tests/fuzz/corpus/, then ${node_seconds} s (node tests/fuzz/node.mjs)"
-# FUZZ_NATIVE_PREFIX: a command the native half runs under (the test command runs it at low
-# priority beside the Node half: `nice -n 19`).
-read -r -a native_prefix <<<"${FUZZ_NATIVE_PREFIX:-}"
-FUZZ_SECONDS=$native FUZZ_SEED=$seed "${native_prefix[@]}" cargo test --quiet --workspace --test fuzz -- --nocapture >"$logs/native" 2>&1 &
+FUZZ_SECONDS=$native FUZZ_SEED=$seed cargo test --quiet --workspace --test fuzz -- --nocapture >"$logs/native" 2>&1 &
 native_pid=$!
 # FUZZ_SERIAL=1 (one core, as the test command gives it beside the lab): the Node half starts
 # when the native half ends, so each still has a core to itself for its seconds.

@@ -498,6 +498,47 @@ fn when(a: &Option<ZkFact>, b: &Option<ZkFact>) -> f64 {
         .fold(f64::INFINITY, f64::min)
 }
 
+/// Before a difference at `until_ms`: a timed fact of any client, in either of its sequences
+/// (the verdicts and the rest, as `split` divides them), the same in the run and the model and
+/// before that sequence's own first difference (so its pairing is certain), at or before
+/// `until_ms` in the model, that the run did more than the allowed lateness after the model's
+/// instant. Measured from the run's own timestamps: with every earlier fact on time, the
+/// difference stays a mismatch.
+fn behind_before(
+    model: &[Vec<ZkFact>],
+    lab: &[Vec<ZkFact>],
+    until_ms: f64,
+    split: &dyn Fn(&[ZkFact], bool) -> Vec<ZkFact>,
+) -> Option<(usize, String)> {
+    let mut worst: Option<(usize, ZkFact, ZkFact)> = None;
+    for (c, (m, l)) in model.iter().zip(lab).enumerate() {
+        for verdicts in [false, true] {
+            let (m, l) = (split(m, verdicts), split(l, verdicts));
+            let agreed = m.into_iter().zip(l).take_while(|(a, b)| a.text == b.text);
+            for (a, b) in agreed {
+                let behind = b.check_ms - a.check_ms > TOLERANCE_MS + LATE_MS;
+                if a.timed
+                    && behind
+                    && a.check_ms <= until_ms
+                    && worst.as_ref().is_none_or(|w| a.check_ms < w.1.check_ms)
+                {
+                    worst = Some((c, a, b));
+                }
+            }
+        }
+    }
+    worst.map(|(c, a, b)| {
+        (
+            c,
+            format!(
+                "`{}` happened at {:.2} ms, the model's at {} ms: the run missed its schedule \
+                 before the first difference",
+                b.text, b.check_ms, a.check_ms
+            ),
+        )
+    })
+}
+
 fn show(f: Option<&ZkFact>) -> String {
     f.map_or("(nothing)".to_string(), |f| {
         format!("{} at {:.1} ms", f.text, f.at_ms)
@@ -624,6 +665,12 @@ pub fn judge(s: &Scenario, t: &Trace, z: &ZkHappened) -> Judgement {
         }
     }
     if let Some((c, a, b)) = first {
+        // Another client (or this one) fell behind before the difference: a fact the run and
+        // the model agree on, done later than the model's instant for it, which the differing
+        // client may then have acted on (the single-Redis judge's `history::behind_before`).
+        if let Some((other, why)) = behind_before(&model, &lab, when(&a, &b), &split) {
+            return Judgement::Late(format!("{}'s {why}", t.client_name(other)));
+        }
         // The lab's fact came well after the instant the model gives it: the run did not keep
         // the scenario's schedule (a process woken late on a loaded machine), so what it did is
         // no answer to the model; it is tried again at a larger scale.
@@ -819,6 +866,17 @@ mod tests {
         z.h.lines[0][6] = format!("op unlock 3 {} {} released", us(70.0), us(70.0));
         match judge(&s, &t, &z) {
             Judgement::Late(w) => assert!(w.starts_with("B's"), "{w}"),
+            other => panic!("{other:?}"),
+        }
+        // A's difference with B's debit, which both sides agree on, done 5 ms late before it:
+        // the run fell behind before the first difference, which may be its consequence.
+        let mut z = happened(55.0);
+        z.h.lines[0][6] = format!("op unlock 3 {} {} released", us(70.0), us(70.0));
+        match judge(&s, &t, &z) {
+            Judgement::Late(w) => assert!(
+                w.starts_with("B's") && w.contains("before the first difference"),
+                "{w}"
+            ),
             other => panic!("{other:?}"),
         }
         // A's difference alone, on time, is still a disagreement.

@@ -30,8 +30,8 @@ end_step() {
   fi
 }
 
-# Three release wasm builds (scripts/build.sh): the page's, the search workers' and the first
-# stage's, side by side, on this job's core at nice 10 (the lab's clients are at 0, its servers
+# Three release wasm builds (scripts/build.sh): the page's, then the search workers' and the
+# first stage's side by side on the dependencies it compiled, on this job's core at nice 10 (the lab's clients are at 0, its servers
 # at -10). Not on both cores: a cold compile on the lab's other core, even at nice 19, made its
 # presets late (2026-12-07, d5ede28: 37 runs retried, redlock-cas judged a mismatch 1.4 s
 # late). (Until that evening the step asked taskset for "0-$(($(nproc) - 1))" cores from inside

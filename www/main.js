@@ -37,11 +37,22 @@ const saved = () => {
     return null;
   }
 };
-/** @param {string} json @returns {boolean} whether it is an object whose lock is one Redis (not Redlock, etcd or a lease row) */
+// The lock settings of one Redis, the only service the first stage draws: a lock naming any
+// other key (a service's: redlock, etcd, advisory, zookeeper, lease, or one added later) goes to
+// the full page at once, so its link never downloads a first stage that would refuse it. Keep in
+// step with `lock`'s keys in src/sim/scenario/read.rs (tests/e2e/first-stage.test.mjs opens a
+// link of every service).
+const SINGLE_LOCK_KEYS = ['ttlMs', 'firstFence', 'fencing', 'watchdog', 'clock'];
+/** @param {string} json @returns {boolean} whether it is an object whose lock is one Redis */
 const singleLock = (json) => {
   try {
     const s = JSON.parse(json);
-    return typeof s === 'object' && s !== null && !(s.lock && typeof s.lock === 'object' && (s.lock.redlock || s.lock.etcd || s.lock.lease));
+    if (typeof s !== 'object' || s === null) return false;
+    const lock = s.lock && typeof s.lock === 'object' ? s.lock : {};
+    const storage = s.storage && typeof s.storage === 'object' ? s.storage : {};
+    // A key set to null is absent, as the reader takes it. The lease's fence check sits in the
+    // storage's settings.
+    return Object.entries(lock).every(([k, v]) => v === null || SINGLE_LOCK_KEYS.includes(k)) && (storage.leaseGuard ?? null) === null;
   } catch {
     return false;
   }

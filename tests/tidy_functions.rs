@@ -51,7 +51,7 @@ const TO_SPLIT: &[(&str, &str, usize)] = &[
     ("lab/src/redlock_run.rs", "replay", 133),
     ("lab/src/report.rs", "markdown", 166),
     ("lab/src/zk_facts.rs", "zxids", 101),
-    ("lab/src/zk_history.rs", "judge", 168),
+    ("lab/src/zk_history.rs", "judge", 146),
     ("lab/src/zk_run.rs", "replay", 135),
     ("src/sim/commands/advisory.rs", "plan", 115),
     ("src/sim/commands/etcd.rs", "plan", 175),

@@ -498,6 +498,47 @@ fn when(a: &Option<ZkFact>, b: &Option<ZkFact>) -> f64 {
         .fold(f64::INFINITY, f64::min)
 }
 
+/// The earliest difference (client `c`: the model's fact and the run's, either missing): late
+/// when the run had fallen behind before it or the run's fact came well after the model's
+/// instant, a mismatch otherwise.
+fn at_first_difference(
+    t: &Trace,
+    c: usize,
+    (a, b): (Option<ZkFact>, Option<ZkFact>),
+    (model, lab): (&[Vec<ZkFact>], &[Vec<ZkFact>]),
+    split: &dyn Fn(&[ZkFact], bool) -> Vec<ZkFact>,
+) -> Judgement {
+    // Another client (or this one) fell behind before the difference: a fact the run and
+    // the model agree on, done later than the model's instant for it, which the differing
+    // client may then have acted on (the single-Redis judge's `history::behind_before`).
+    if let Some((other, why)) = behind_before(model, lab, when(&a, &b), split) {
+        return Judgement::Late(format!("{}'s {why}", t.client_name(other)));
+    }
+    // The lab's fact came well after the instant the model gives it: the run did not keep
+    // the scenario's schedule (a process woken late on a loaded machine), so what it did is
+    // no answer to the model; it is tried again at a larger scale.
+    if let (Some(a), Some(b)) = (&a, &b) {
+        let d = b.check_ms - a.check_ms;
+        if a.timed && d > TOLERANCE_MS + LATE_MS {
+            return Judgement::Late(format!(
+                "{}'s `{}` happened at {:.2} ms, where the model has `{}` at {} ms: \
+                 the run missed its schedule",
+                t.client_name(c),
+                b.text,
+                b.check_ms,
+                a.text,
+                a.check_ms
+            ));
+        }
+    }
+    Judgement::Differs(format!(
+        "{}: the model says `{}`, ZooKeeper and the clients did `{}`",
+        t.client_name(c),
+        show(a.as_ref()),
+        show(b.as_ref())
+    ))
+}
+
 /// Before a difference at `until_ms`: a timed fact of any client, in either of its sequences
 /// (the verdicts and the rest, as `split` divides them), the same in the run and the model and
 /// before that sequence's own first difference (so its pairing is certain), at or before
@@ -665,35 +706,7 @@ pub fn judge(s: &Scenario, t: &Trace, z: &ZkHappened) -> Judgement {
         }
     }
     if let Some((c, a, b)) = first {
-        // Another client (or this one) fell behind before the difference: a fact the run and
-        // the model agree on, done later than the model's instant for it, which the differing
-        // client may then have acted on (the single-Redis judge's `history::behind_before`).
-        if let Some((other, why)) = behind_before(&model, &lab, when(&a, &b), &split) {
-            return Judgement::Late(format!("{}'s {why}", t.client_name(other)));
-        }
-        // The lab's fact came well after the instant the model gives it: the run did not keep
-        // the scenario's schedule (a process woken late on a loaded machine), so what it did is
-        // no answer to the model; it is tried again at a larger scale.
-        if let (Some(a), Some(b)) = (&a, &b) {
-            let d = b.check_ms - a.check_ms;
-            if a.timed && d > TOLERANCE_MS + LATE_MS {
-                return Judgement::Late(format!(
-                    "{}'s `{}` happened at {:.2} ms, where the model has `{}` at {} ms: \
-                     the run missed its schedule",
-                    t.client_name(c),
-                    b.text,
-                    b.check_ms,
-                    a.text,
-                    a.check_ms
-                ));
-            }
-        }
-        return Judgement::Differs(format!(
-            "{}: the model says `{}`, ZooKeeper and the clients did `{}`",
-            t.client_name(c),
-            show(a.as_ref()),
-            show(b.as_ref())
-        ));
+        return at_first_difference(t, c, (a, b), (&model, &lab), &split);
     }
     for (c, (m, l)) in model_notices.iter().zip(&r.notices).enumerate() {
         let lab_words: Vec<&str> = l.iter().map(|x| x.1.as_str()).collect();

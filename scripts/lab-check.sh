@@ -73,11 +73,26 @@ start=$SECONDS
 # The lab's own tests time real sockets, proxies, servers and sleeps: they run here, with the
 # lab's steps, not beside them among the checks that measure no time (scripts/test.sh). Its unit
 # tests and its two integration tests (a replay against a real redis-server, the clock shim
-# preloaded into one) run side by side: they mostly wait.
-echo "[lab] the lab's unit and integration tests (node scripts/native-tests.mjs --only fencing-lab --parallel)"
-node scripts/native-tests.mjs --only fencing-lab --parallel
+# preloaded into one) run side by side, and beside the presets: all of them mostly wait (the
+# replays rerun a late run at a larger scale, as the presets do), and one after the other the
+# tests held the presets back by their longest, about 21 s. Their output follows the presets'.
+tests_log=$(mktemp)
+trap 'rm -f "$tests_log"' EXIT
+echo "[lab] the lab's unit and integration tests (node scripts/native-tests.mjs --only fencing-lab --parallel), beside the presets"
+node scripts/native-tests.mjs --only fencing-lab --parallel >"$tests_log" 2>&1 &
+tests_pid=$!
 echo "[lab] presets and saved cases, $JOBS at once ($((SECONDS - start)) s so far)"
-lab "$bin/fencing-lab" --jobs "$JOBS" --tries "$TRIES" --budget-s "$PRESETS_BUDGET_S"
+presets_rc=0
+lab "$bin/fencing-lab" --jobs "$JOBS" --tries "$TRIES" --budget-s "$PRESETS_BUDGET_S" || presets_rc=$?
+tests_rc=0
+wait "$tests_pid" || tests_rc=$?
+echo "[lab] the lab's own tests ($((SECONDS - start)) s so far):"
+cat "$tests_log"
+if [ "$tests_rc" -ne 0 ]; then
+  echo "[lab] the lab's own tests failed (exit $tests_rc)" >&2
+  exit "$tests_rc"
+fi
+if [ "$presets_rc" -ne 0 ]; then exit "$presets_rc"; fi
 echo "[lab] random batch: seed $SEED, $COUNT cases, $JOBS at once ($((SECONDS - start)) s so far)"
 lab "$bin/fencing-lab" random --seed "$SEED" --count "$COUNT" --budget-s "$RANDOM_BUDGET_S" --jobs "$JOBS" --tries "$TRIES"
 echo "[lab] mutation test: every planted model bug caught, the true model matching the catch ($((SECONDS - start)) s so far)"

@@ -56,7 +56,6 @@ const TO_SPLIT: &[(&str, &str, usize)] = &[
     ("src/sim/commands/advisory.rs", "plan", 115),
     ("src/sim/commands/etcd.rs", "plan", 175),
     ("src/sim/commands/steps.rs", "step", 130),
-    ("src/sim/commands/lease.rs", "plan", 115),
     ("src/sim/compare.rs", "counterfactual", 107),
     ("src/sim/engine/mod.rs", "act", 172),
     ("src/sim/engine/redlock.rs", "judge", 102),

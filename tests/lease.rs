@@ -231,6 +231,37 @@ fn without_the_idempotency_key_the_true_retry_hits_the_constraint() {
     assert_eq!(ledger(&t), ["B 34 accepted", "A 33 stale_fence"]);
 }
 
+/// The ledger's line is the statement's `WITH` insert, which PostgreSQL runs whether or not
+/// the account's own check then finds its row: a stale write refused by `generation < $g`
+/// still leaves a line with its generation, and a second write with that generation meets the
+/// constraint. The model had kept the lines of accepted debits only; found reading the
+/// statement beside the model for the lab's lease client, and the lab's replay of this
+/// scenario on PostgreSQL 15 answers as the fixed model does (stale_fence, then the
+/// constraint's error).
+#[test]
+fn a_write_refused_by_the_account_still_leaves_its_ledger_line() {
+    let mut s = load("lease-unique-ledger");
+    s.clients[0].events.retain(
+        |e| !matches!(e, fencing_playground::sim::Event::Debit { at_ms, .. } if *at_ms < 20),
+    );
+    s.storage.fence_rule = FenceRule::Strict;
+    s.clients[0]
+        .events
+        .push(fencing_playground::sim::Event::Debit {
+            at_ms: 70,
+            amount: 10,
+            idempotency_key: Some("pay-4".into()),
+            delay_ms: 0,
+        });
+    let t = run(&s);
+    assert_eq!(
+        ledger(&t),
+        ["B 34 accepted", "A 33 stale_fence", "A 33 unique_violation"],
+        "{}",
+        lines(&t)
+    );
+}
+
 #[test]
 fn without_the_live_lease_check_the_delayed_write_lands() {
     let mut s = load("lease-live-lease");

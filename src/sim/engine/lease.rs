@@ -478,9 +478,9 @@ impl LeaseService {
         self.guard.refuses(wr, live)
     }
 
-    /// The debit committed: the ledger holds its line.
-    pub fn committed(&mut self, w: &World, write: usize) {
-        self.guard.committed(&w.trace.writes[write]);
+    /// The debit's statement ran (`failed`: in an error): the ledger keeps its line, if any.
+    pub fn ran(&mut self, w: &World, write: usize, failed: bool) {
+        self.guard.ran(&w.trace.writes[write], failed);
     }
 
     /// The table's settings, with nothing done yet.

@@ -49,7 +49,7 @@ impl LeaseService {
     pub fn write_arrives(&self, _: &World, _: u64, _: usize) -> Option<Rejection> {
         match *self {}
     }
-    pub fn committed(&mut self, _: &World, _: usize) {
+    pub fn ran(&mut self, _: &World, _: usize, _: bool) {
         match *self {}
     }
     pub fn settings(&self) -> LeaseTrace {

@@ -54,9 +54,22 @@ impl Guard {
         }
     }
 
-    /// `wr` committed: the ledger holds its line.
-    pub fn committed(&mut self, wr: &WriteRecord) {
-        if self.kind != LeaseGuard::UniqueLedger {
+    /// `wr`'s statement ran; `failed`: it ended in an error, and nothing of it stays. Without
+    /// one, its ledger line is inserted unless the idempotency key was there already (`ON
+    /// CONFLICT (account, idempotency_key) DO NOTHING`), whatever the account's own checks then
+    /// say: the `INSERT` is a data-modifying `WITH` of the statement, which PostgreSQL runs
+    /// whether or not the `UPDATE` finds its row (a stale write refused by `generation < $g`
+    /// still leaves its line).
+    pub fn ran(&mut self, wr: &WriteRecord, failed: bool) {
+        if failed || self.kind != LeaseGuard::UniqueLedger {
+            return;
+        }
+        let retry = self.idempotency
+            && wr
+                .idempotency_key
+                .as_ref()
+                .is_some_and(|k| self.keys.contains(k));
+        if retry {
             return;
         }
         if let Some(g) = wr.token {

@@ -364,9 +364,9 @@ impl Sim {
             }
             (Action::Arrive { write }, Service::Lease(x)) => {
                 let refused = x.write_arrives(w, t, write);
-                if self.storage.arrive(w, t, write, refused) {
-                    x.committed(w, write);
-                }
+                let errs = refused.is_some();
+                self.storage.arrive(w, t, write, refused);
+                x.ran(w, write, errs);
             }
             (Action::Arrive { write }, _) => {
                 self.storage.arrive(w, t, write, None);

@@ -24,9 +24,51 @@ use std::time::Duration;
 pub const FAILOVER_NOTE: &str = "failover: every lock session terminated \
     (pg_terminate_backend) at the model's instant; the lab runs no standby";
 
-struct Proc {
-    child: Child,
-    lines: std::sync::mpsc::Receiver<String>,
+/// A client process and its lines as they come.
+pub(crate) struct Proc {
+    pub(crate) child: Child,
+    pub(crate) lines: std::sync::mpsc::Receiver<String>,
+}
+
+/// Starts a client process (its stdout read line by line on a thread of the conductor's).
+pub(crate) fn spawn(mut cmd: std::process::Command) -> std::io::Result<Proc> {
+    cmd.stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::inherit());
+    let mut child = cmd.spawn()?;
+    let out = child.stdout.take().ok_or_else(|| fail("no stdout"))?;
+    let (tx, rx) = std::sync::mpsc::channel();
+    std::thread::spawn(move || {
+        for line in BufReader::new(out).lines().map_while(Result::ok) {
+            if tx.send(line).is_err() {
+                break;
+            }
+        }
+    });
+    Ok(Proc { child, lines: rx })
+}
+
+/// Each debit event's port for a client's `--pg`: the server's, or a delaying proxy's for a
+/// delayed debit (`event:port`, comma-separated).
+pub(crate) fn debit_ports(
+    c: &fencing_playground::sim::scenario::Client,
+    port: u16,
+    start: &Arc<AtomicU64>,
+    scale_us: u64,
+) -> std::io::Result<String> {
+    let mut out = Vec::new();
+    for (i, ev) in c.events.iter().enumerate() {
+        let Event::Debit { delay_ms, .. } = ev else {
+            continue;
+        };
+        let p = if *delay_ms == 0 {
+            port
+        } else {
+            crate::proxy::delaying(port, start.clone(), delay_ms * scale_us)?
+        };
+        out.push(format!("{i}:{p}"));
+    }
+    Ok(out.join(","))
 }
 
 /// Replays `s` once, `scale_us` real µs per simulated ms.
@@ -42,45 +84,41 @@ pub fn replay(s: &Scenario, t: &Trace, pg: &Postgres, scale_us: u64) -> std::io:
     let end_ms = run_end_ms(s, t);
     let start = Arc::new(AtomicU64::new(0));
     let exe = client_program()?;
+    // The conductor's own session, opened before the run.
+    let mut admin = Pg::connect(pg.port, PG_USER, "run")?;
     let mut procs = Vec::new();
     for (k, c) in s.clients.iter().enumerate() {
-        let mut pg_ports = Vec::new();
-        for (i, ev) in c.events.iter().enumerate() {
-            let Event::Debit { delay_ms, .. } = ev else {
-                continue;
-            };
-            let port = if *delay_ms == 0 {
-                pg.port
-            } else {
-                crate::proxy::delaying(pg.port, start.clone(), delay_ms * scale_us)?
-            };
-            pg_ports.push(format!("{i}:{port}"));
-        }
+        let pg_ports = debit_ports(c, pg.port, &start, scale_us)?;
         let mut cmd = niced(&exe.to_string_lossy());
         cmd.args(["client", "--index", &k.to_string()])
             .args(["--advisory", &pg.port.to_string()])
-            .args(["--pg", &pg_ports.join(",")])
+            .args(["--pg", &pg_ports])
             .args(["--until-ms", &end_ms.to_string()])
             .args(["--scale-us", &scale_us.to_string()])
             .arg("--scenario")
-            .arg(&file)
-            .stdin(Stdio::piped())
-            .stdout(Stdio::piped())
-            .stderr(Stdio::inherit());
-        let mut child = cmd.spawn()?;
-        let out = child.stdout.take().ok_or_else(|| fail("no stdout"))?;
-        let (tx, rx) = std::sync::mpsc::channel();
-        std::thread::spawn(move || {
-            for line in BufReader::new(out).lines().map_while(Result::ok) {
-                if tx.send(line).is_err() {
-                    break;
-                }
-            }
-        });
-        procs.push(Proc { child, lines: rx });
+            .arg(&file);
+        procs.push(spawn(cmd)?);
     }
     let failovers: Vec<u64> = a.events.iter().map(ServerEvent::at_ms).collect();
-    let result = conduct(s, pg, &mut procs, &failovers, &start, scale_us, end_ms);
+    let mut terminate = || -> std::io::Result<()> {
+        let a = admin.query(
+            "SELECT count(pg_terminate_backend(pid)) FROM pg_stat_activity \
+             WHERE application_name LIKE 'lock-%'",
+        )?;
+        match a.error {
+            Some(e) => Err(fail(format!("the failover's pg_terminate_backend: {e}"))),
+            None => Ok(()),
+        }
+    };
+    let run = Run {
+        s,
+        failovers: &failovers,
+        start: &start,
+        scale_us,
+        end_ms,
+        clocks: Vec::new(),
+    };
+    let result = conduct(run, &mut procs, &mut terminate);
     for p in &mut procs {
         let _ = p.child.kill();
         let _ = p.child.wait();
@@ -104,22 +142,43 @@ pub fn replay(s: &Scenario, t: &Trace, pg: &Postgres, scale_us: u64) -> std::io:
     })
 }
 
-type Conducted = (Vec<Vec<String>>, Vec<(usize, Signal, u64)>);
+pub(crate) type Conducted = (Vec<Vec<String>>, Vec<(usize, Signal, u64)>);
+
+/// What the conductor needs of a run: its scenario, the failovers' instants, the shared start
+/// instant (for the delaying proxies), the scale and the run's end.
+pub(crate) struct Run<'a> {
+    pub(crate) s: &'a Scenario,
+    pub(crate) failovers: &'a [u64],
+    pub(crate) start: &'a AtomicU64,
+    pub(crate) scale_us: u64,
+    pub(crate) end_ms: u64,
+    /// Clients' clocks under the shim, driven from the run's start (none for advisory locks).
+    pub(crate) clocks: Vec<(
+        Arc<crate::shim::ClockFile>,
+        fencing_playground::sim::clock::Clock,
+    )>,
+}
 
 enum Due {
     Client(usize, Signal),
     Failover,
 }
 
-fn conduct(
-    s: &Scenario,
-    pg: &Postgres,
+/// Starts the clients together, sends each signal and does each failover (`failover`) at its
+/// instant, and waits for the clients to end; shared by the advisory-lock and lease runs.
+pub(crate) fn conduct(
+    run: Run,
     procs: &mut [Proc],
-    failovers: &[u64],
-    start: &AtomicU64,
-    scale_us: u64,
-    end_ms: u64,
+    failover: &mut dyn FnMut() -> std::io::Result<()>,
 ) -> std::io::Result<Conducted> {
+    let Run {
+        s,
+        failovers,
+        start,
+        scale_us,
+        end_ms,
+        clocks,
+    } = run;
     for (k, p) in procs.iter().enumerate() {
         match p.lines.recv_timeout(Duration::from_secs(10)) {
             Ok(l) if l == "ready" => {}
@@ -132,11 +191,11 @@ fn conduct(
         .collect();
     plan.extend(failovers.iter().map(|&at| (at, Due::Failover)));
     plan.sort_by_key(|(at, _)| *at);
-    // The conductor's own session, opened before the run.
-    let mut admin = Pg::connect(pg.port, PG_USER, "run")?;
     crate::servers::prioritise_this_thread();
     let t0 = mono_us() + 30_000;
     start.store(t0, std::sync::atomic::Ordering::SeqCst);
+    let _driver =
+        (!clocks.is_empty()).then(|| crate::shim::Driver::start(clocks, t0, scale_us, end_ms));
     for p in procs.iter_mut() {
         let stdin = p.child.stdin.as_mut().ok_or_else(|| fail("no stdin"))?;
         writeln!(stdin, "{t0}")?;
@@ -159,15 +218,7 @@ fn conduct(
                 signal(procs[k].child.id(), number);
                 signals.push((k, sig, sent));
             }
-            Due::Failover => {
-                let a = admin.query(
-                    "SELECT count(pg_terminate_backend(pid)) FROM pg_stat_activity \
-                     WHERE application_name LIKE 'lock-%'",
-                )?;
-                if let Some(e) = a.error {
-                    return Err(fail(format!("the failover's pg_terminate_backend: {e}")));
-                }
-            }
+            Due::Failover => failover()?,
         }
     }
     // A lock call still waiting when the run ends never returns (the model's wait stays open

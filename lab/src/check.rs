@@ -91,10 +91,6 @@ pub fn moved_clocks(s: &Scenario) -> Vec<Option<sim::clock::Clock>> {
     }
 }
 
-/// A database lease's scenarios have no clients in the lab yet (issue 49's lab part).
-const LEASE_NOT_YET: &str =
-    "the lab does not run database leases yet: its PostgreSQL clients speak advisory locks only";
-
 /// Why a scenario cannot run against real servers on one machine, if it cannot.
 pub fn unreproducible(s: &Scenario) -> Option<String> {
     let service = match &s.lock.service {
@@ -103,7 +99,8 @@ pub fn unreproducible(s: &Scenario) -> Option<String> {
         LockService::Etcd(_) => etcd_unreproducible(s),
         LockService::Advisory(_) => advisory_unreproducible(s),
         LockService::Zookeeper(_) => zk_unreproducible(s),
-        LockService::Lease(_) => Some(LEASE_NOT_YET.to_string()),
+        // A lease runs its clients' clocks under the shim: its own answer is the whole one.
+        LockService::Lease(_) => return crate::lease::check::unreproducible(s),
     };
     if let Some(why) = service {
         return Some(why);
@@ -220,6 +217,26 @@ fn check_advisory(
         result.outcome = Outcome::Late("the lab's time budget ran out before this preset".into());
         return result;
     }
+    let once = |scale_us: u64| -> std::io::Result<(f64, crate::history::Judgement)> {
+        let happened = crate::pg_run::replay(s, t, pg, scale_us)?;
+        Ok((
+            crate::pg_history::worst_offset_ms(s, t, &happened),
+            crate::pg_history::judge(s, t, &happened),
+        ))
+    };
+    retried((scale, tries), deadline, result, once)
+}
+
+/// Runs `once` (a replay at the given real µs per simulated ms, its worst lateness and its
+/// judgement) at twice the scale each try while the timing is missed or two events come too
+/// close to order; no try starts that could not finish by `deadline`. The advisory-lock and
+/// database-lease checks share it.
+pub(crate) fn retried(
+    (scale, tries): (u64, u32),
+    deadline: Instant,
+    mut result: Result,
+    once: impl Fn(u64) -> std::io::Result<(f64, crate::history::Judgement)>,
+) -> Result {
     let mut last_run = Duration::ZERO;
     for n in 1..=tries.max(1) {
         if n > 1 && Instant::now() + last_run * 2 > deadline {
@@ -229,16 +246,16 @@ fn check_advisory(
         let began = Instant::now();
         result.tries = n;
         result.scale = scale;
-        let happened = match crate::pg_run::replay(s, t, pg, scale * 1000) {
-            Ok(h) => h,
+        let (worst, judgement) = match once(scale * 1000) {
+            Ok(x) => x,
             Err(e) => {
                 result.outcome = Outcome::Failed(format!("the lab failed: {e}"));
                 return result;
             }
         };
         last_run = began.elapsed();
-        result.worst_late_ms = crate::pg_history::worst_offset_ms(s, t, &happened);
-        let (outcome, again) = outcome_of(crate::pg_history::judge(s, t, &happened));
+        result.worst_late_ms = worst;
+        let (outcome, again) = outcome_of(judgement);
         result.outcome = outcome;
         if !again {
             return result;
@@ -975,8 +992,8 @@ pub fn check(
     match &s.lock.service {
         LockService::Redis => {}
         LockService::Lease(_) => {
-            result.outcome = Outcome::NotReproducible(LEASE_NOT_YET.to_string());
-            return result;
+            result.compared = crate::lease::history::compared(s, &t);
+            return crate::lease::check::check(s, &t, pg, (scale, tries), deadline, result);
         }
         LockService::Advisory(_) => {
             result.compared = crate::pg_history::compared(s, &t);

@@ -21,11 +21,40 @@ pub enum Service {
     ZooKeeper,
     Etcd,
     Advisory,
-    /// A database lease row (no lab clients yet: every case is refused before it runs).
+    /// A database lease row on the lab's PostgreSQL.
     Lease,
     Redlock,
     /// A single Redis lock.
     Redis,
+}
+
+impl Service {
+    /// Every service, in the order `random --service` lists them.
+    pub const ALL: [Service; 6] = [
+        Service::Redis,
+        Service::Redlock,
+        Service::Etcd,
+        Service::Advisory,
+        Service::ZooKeeper,
+        Service::Lease,
+    ];
+
+    /// The service's name on the command line (`random --service NAME`).
+    pub fn name(self) -> &'static str {
+        match self {
+            Service::Redis => "redis",
+            Service::Redlock => "redlock",
+            Service::Etcd => "etcd",
+            Service::Advisory => "advisory",
+            Service::ZooKeeper => "zookeeper",
+            Service::Lease => "lease",
+        }
+    }
+
+    /// The service named `name`, if any.
+    pub fn named(name: &str) -> Option<Service> {
+        Service::ALL.into_iter().find(|x| x.name() == name)
+    }
 }
 
 pub fn service(s: &Scenario) -> Service {
@@ -47,8 +76,7 @@ pub fn cost(s: &Scenario, scale: u64) -> u64 {
     match service(s) {
         Service::Etcd => ms * 3 + 3000,
         Service::ZooKeeper => ms * 2 + 3000,
-        Service::Advisory | Service::Redlock | Service::Redis => ms,
-        Service::Lease => 1,
+        Service::Advisory | Service::Redlock | Service::Redis | Service::Lease => ms,
     }
 }
 

@@ -5,7 +5,7 @@
 //! lock: `independent` + `client` + `history`; Redlock: `redlock_run` + `redlock_client` (over
 //! `redlock_wire`, through the latency and partition proxy `redlock_proxy`), judged by
 //! `redlock_history` against `redlock_model`'s reading of the trace; etcd, advisory locks and
-//! ZooKeeper: their `*_run`, `*_client` and `*_history`. `check` judges one scenario (rerunning
+//! ZooKeeper: their `*_run`, `*_client` and `*_history`; the database lease: its folder `lease/`. `check` judges one scenario (rerunning
 //! a run whose timing the machine missed or whose events came too close to order) and `report`
 //! writes `docs/conformance.md` and the generated `src/sim/conformance.rs` the page reads its
 //! "Reproduced" marks from. `jobs` runs scenarios side by side, each worker with a lab of its
@@ -24,6 +24,7 @@ pub mod history;
 pub mod independent;
 pub mod input;
 pub mod jobs;
+pub mod lease;
 pub mod mutants;
 pub mod pg;
 pub mod pg_client;

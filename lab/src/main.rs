@@ -39,7 +39,9 @@ const USAGE: &str = "usage:
   fencing-lab replay FILE|LINK [--scale N] [--tries N]
   fencing-lab random [--seed S] [--count N | --case N] [--scale N] [--tries N]
                      [--budget-s N] [--jobs N] [--no-shrink] [--expect-mismatch] [--record]
-                     (cases are numbered from 1: `--case 5` is the fifth case of the seed)
+                     [--service redis|redlock|etcd|advisory|zookeeper|lease]
+                     (cases are numbered from 1: `--case 5` is the fifth case of the seed;
+                     `--service` draws from that lock service's presets alone)
   fencing-lab mutants [BUG…] [--count N] [--scale N] [--tries N] [--budget-s N]
                      [--jobs N]
                      (each planted model bug, or those named, must be caught by its seed's
@@ -73,6 +75,8 @@ struct Args {
     record: bool,
     /// Scenarios run at once, each worker with a lab of its own.
     jobs: usize,
+    /// `random --service NAME`: cases drawn from that lock service's presets only.
+    service: Option<jobs::Service>,
     /// Preset ids, or the one file or link to replay.
     rest: Vec<String>,
 }
@@ -101,6 +105,7 @@ fn args() -> Result<Args, String> {
         expect_mismatch: false,
         record: false,
         jobs: 1,
+        service: None,
         rest: Vec::new(),
     };
     while let Some(x) = it.next() {
@@ -124,6 +129,13 @@ fn args() -> Result<Args, String> {
                 a.case = Some(number("--case", 100_000)?.saturating_sub(1))
             }
             "--no-shrink" if a.mode == Mode::Random => a.shrink = false,
+            "--service" if a.mode == Mode::Random => {
+                let names: Vec<&str> = jobs::Service::ALL.iter().map(|x| x.name()).collect();
+                let v = it.next().unwrap_or_default();
+                a.service = Some(jobs::Service::named(&v).ok_or_else(|| {
+                    format!("--service: expected one of {}, got {v:?}", names.join(", "))
+                })?);
+            }
             "--expect-mismatch" if a.mode == Mode::Random => a.expect_mismatch = true,
             "--record" if a.mode == Mode::Random => a.record = true,
             "-h" | "--help" => return Err(USAGE.into()),
@@ -264,8 +276,70 @@ fn pg_ports(arg: &str) -> Result<Vec<(usize, u16)>, String> {
     Ok(out)
 }
 
+/// What an advisory-lock or database-lease client is given: its index, the database's port
+/// (after `flag`), each debit's port, the scale, the run's end and the scenario.
+struct PgArgs {
+    index: usize,
+    port: u16,
+    pg_ports: Vec<(usize, u16)>,
+    scale: u64,
+    until_ms: u64,
+    scenario: Scenario,
+}
+
+fn pg_args(get: &dyn Fn(&str) -> Result<String, String>, flag: &str) -> Result<PgArgs, String> {
+    let num = |v: String| {
+        v.parse::<u64>()
+            .map_err(|_| format!("client: {v}: not a number"))
+    };
+    let path = get("--scenario")?;
+    let text = std::fs::read_to_string(&path).map_err(|e| format!("{path}: {e}"))?;
+    Ok(PgArgs {
+        index: num(get("--index")?)? as usize,
+        port: num(get(flag)?)? as u16,
+        pg_ports: pg_ports(&get("--pg")?)?,
+        scale: num(get("--scale-us")?)?,
+        until_ms: num(get("--until-ms")?)?,
+        scenario: Scenario::from_json(&text).map_err(|e| e.to_string())?,
+    })
+}
+
+fn advisory_client(a: PgArgs) -> Result<(), String> {
+    fencing_lab::pg_client::run(fencing_lab::pg_client::Setup {
+        index: a.index,
+        port: a.port,
+        pg_ports: a.pg_ports,
+        scale: a.scale,
+        until_ms: a.until_ms,
+        scenario: a.scenario,
+    })
+}
+
+fn lease_client(a: PgArgs) -> Result<(), String> {
+    fencing_lab::lease::client::run(fencing_lab::lease::client::Setup {
+        index: a.index,
+        port: a.port,
+        pg_ports: a.pg_ports,
+        scale: a.scale,
+        until_ms: a.until_ms,
+        scenario: a.scenario,
+    })
+}
+
+/// A client process's exit: an error is printed as its last line (`error …`), which the
+/// conductor reads.
+fn exit_with(r: Result<(), String>) -> ExitCode {
+    match r {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(e) => {
+            println!("error {e}");
+            ExitCode::from(2)
+        }
+    }
+}
+
 /// `fencing-lab client …`: one client process of an independent run (`client.rs`), or of an
-/// etcd run with `--etcd PORT,…` (`etcd_client.rs`).
+/// etcd run with `--etcd PORT,…` (`etcd_client.rs`), or of the others by their flags.
 fn client_main(argv: &[String]) -> ExitCode {
     // A client is the real world, never the model: no planted bug in it, whichever the lab
     // that started it plants in its own model.
@@ -295,29 +369,10 @@ fn client_main(argv: &[String]) -> ExitCode {
         })
     })();
     if argv.iter().any(|a| a == "--advisory") {
-        let setup = (|| -> Result<fencing_lab::pg_client::Setup, String> {
-            let num = |v: String| {
-                v.parse::<u64>()
-                    .map_err(|_| format!("client: {v}: not a number"))
-            };
-            let path = get("--scenario")?;
-            let text = std::fs::read_to_string(&path).map_err(|e| format!("{path}: {e}"))?;
-            Ok(fencing_lab::pg_client::Setup {
-                index: num(get("--index")?)? as usize,
-                port: num(get("--advisory")?)? as u16,
-                pg_ports: pg_ports(&get("--pg")?)?,
-                scale: num(get("--scale-us")?)?,
-                until_ms: num(get("--until-ms")?)?,
-                scenario: Scenario::from_json(&text).map_err(|e| e.to_string())?,
-            })
-        })();
-        return match setup.and_then(fencing_lab::pg_client::run) {
-            Ok(()) => ExitCode::SUCCESS,
-            Err(e) => {
-                println!("error {e}");
-                ExitCode::from(2)
-            }
-        };
+        return exit_with(pg_args(&get, "--advisory").and_then(advisory_client));
+    }
+    if argv.iter().any(|a| a == "--lease") {
+        return exit_with(pg_args(&get, "--lease").and_then(lease_client));
     }
     if argv.iter().any(|a| a == "--zookeeper") {
         let setup = (|| -> Result<fencing_lab::zk_client::Setup, String> {
@@ -967,7 +1022,7 @@ fn draw_cases(a: &Args) -> Result<Vec<random::Case>, String> {
     };
     numbers
         .map(|n| {
-            random::case(a.seed, n)
+            random::case_of(a.seed, n, a.service)
                 .ok_or_else(|| format!("case {n} of seed {}: no valid scenario drawn", a.seed))
         })
         .collect()

@@ -13,20 +13,23 @@ use fencing_playground::sim::planted::Bug;
 use fencing_playground::sim::scenario::ZkFence;
 use fencing_playground::sim::trace::{DebitVerdict, Failure, Rejection};
 use fencing_playground::sim::trace_advisory::SessionEnd;
+use fencing_playground::sim::trace_lease::RowChange;
 use fencing_playground::sim::{self, FenceRule};
 
 /// Each planted bug and the seed of the batch that catches it, in the order they run.
-pub const MUTANTS: [(Bug, u64); 5] = [
-    // From strict-vs-non-decreasing: A, paused, debits with the fence B already used.
-    (Bug::EqualFence, 136),
-    // From redlock-one-down: a round that reaches two of five instances.
-    (Bug::RedlockMajority, 12),
+pub const MUTANTS: [(Bug, u64); 6] = [
+    // From contract-5-equal-is-stale: a debit with the fence B already used.
+    (Bug::EqualFence, 84),
+    // From redlock-gc-during-acquire: a round with two of the three votes it needs.
+    (Bug::RedlockMajority, 22),
     // From etcd-stalled-keepalives.
-    (Bug::EtcdRevision, 22),
+    (Bug::EtcdRevision, 66),
     // From zk-pause-czxid.
-    (Bug::ZkSequence, 2),
+    (Bug::ZkSequence, 5),
     // From advisory-idle-timeout.
-    (Bug::AdvisoryIdle, 710),
+    (Bug::AdvisoryIdle, 18),
+    // From lease-paused-holder: B takes the row over, at a generation the bug does not raise.
+    (Bug::LeaseGeneration, 26),
 ];
 
 /// Why `bug` changes case `c`'s run, read off the true model's run, or `None` when it does not
@@ -86,6 +89,13 @@ pub fn changed_by(bug: Bug, c: &Case) -> Option<String> {
                         x.end_ms
                     )
                 })
+        }),
+        // A lease row taken over: the bug mints the same generation again.
+        Bug::LeaseGeneration => t.lease.as_ref().and_then(|l| {
+            l.rows
+                .iter()
+                .find(|r| r.why == RowChange::TakenOver)
+                .map(|r| format!("the lease row is taken over at {} ms", r.start_ms))
         }),
     }
 }

@@ -35,6 +35,49 @@ fn detail(r: &Result) -> String {
     }
 }
 
+/// How the lab runs the two services on PostgreSQL: the advisory lock and the database lease.
+const POSTGRES_SERVICES: &str =
+    "PostgreSQL advisory-lock presets run with **independent clients** against the same \
+         PostgreSQL: each client is its own `fencing-lab client --advisory` process on the \
+         `postgres` crate, written from PostgreSQL's documentation. It holds the lock on a \
+         connection of its own (`pg_advisory_lock(k)`, or `BEGIN; pg_advisory_xact_lock(k)` at \
+         transaction level, blocking until granted), with the scenario's \
+         `idle_session_timeout` and `idle_in_transaction_session_timeout` set on it, scaled, \
+         so the server itself ends the session; the client learns that only when its next \
+         statement on it fails, and opens a new connection for its next lock. Its debit goes \
+         to the account on a connection of its own, or, with `storage.inTransaction`, is an \
+         `UPDATE` on the lock's connection (with its `COMMIT` at transaction level). A pause \
+         is `SIGSTOP`/`SIGCONT` (the stopped process's kernel still answers the server, as the \
+         model says), a crash `SIGKILL` (the kernel closes the socket). The lab runs no \
+         standby: a failover is stood in for by terminating every lock session \
+         (`pg_terminate_backend`) at the model's instant, the row's note says so. Compared: \
+         each lock call's answer (granted, or failed with its session), each unlock or \
+         `COMMIT` (released, nothing held, session gone), each debit sent or not and its \
+         verdict (nothing commits on a dead session), at real times within the tolerance (a \
+         server timer may fire up to 1 simulated ms late), then the final balance.\n\n\
+         Database-lease presets run with **independent clients** against the same \
+         PostgreSQL: each client is its own `fencing-lab client --lease` process on the \
+         `postgres` crate, sending the statements the Commands view prints, built by the same \
+         functions (`sim::commands::lease`), with the TTL scaled to the run (`interval '… \
+         microseconds'`) and a waiter's read values in place of `psql`'s variables; the \
+         tables are the Commands view's. With the waiter's clock judging expiry, a client whose \
+         acquire returns no row reads the row, counts a TTL on its own wall clock and then \
+         tries the compare-and-set; a client whose clock the scenario moves runs under the \
+         lab's clock shim, driven as the model's clock for it reads. A pause is \
+         `SIGSTOP`/`SIGCONT`, a crash `SIGKILL`, a delayed debit waits in the lab's proxy. The \
+         lab runs no standby: a trigger keeps, in a table of the lab's, the row as it was before \
+         its last takeover, and a failover puts that row back at the model's instant (the \
+         account's rows are left as they are, no connection is cut); the row's note says so. \
+         The database's own clock is not moved: the lab runs one PostgreSQL for every scenario \
+         and has not measured PostgreSQL under its clock shim, so a scenario that moves it is \
+         not reproducible, with the reason. Compared: each statement's answer (the acquire's \
+         generation or no row, a waiter's read and wait, `UPDATE n` for a renewal or a \
+         release, each debit sent with its generation or held back and PostgreSQL's answer to \
+         it: the tag or the unique constraint's error), at real times within the tolerance, \
+         then the account's balance and generation. A statement at the very millisecond a \
+         lease runs out by the database's clock, a waiter's TTL ending as another client \
+         changes the row, or a failover as a statement runs is too close to call.\n\n";
+
 /// The Markdown table of a run.
 pub fn markdown(run: &Run) -> String {
     let mut out = String::from("# Conformance: the presets against real servers\n\n");
@@ -100,24 +143,7 @@ pub fn markdown(run: &Run) -> String {
          orders; a fact may come that much later than the model's, never earlier than the \
          tolerance. What etcd 3.5 answers differently from 3.4 is not compared: no 3.5 server \
          is installed.\n\n\
-         PostgreSQL advisory-lock presets run with **independent clients** against the same \
-         PostgreSQL: each client is its own `fencing-lab client --advisory` process on the \
-         `postgres` crate, written from PostgreSQL's documentation. It holds the lock on a \
-         connection of its own (`pg_advisory_lock(k)`, or `BEGIN; pg_advisory_xact_lock(k)` at \
-         transaction level, blocking until granted), with the scenario's \
-         `idle_session_timeout` and `idle_in_transaction_session_timeout` set on it, scaled, \
-         so the server itself ends the session; the client learns that only when its next \
-         statement on it fails, and opens a new connection for its next lock. Its debit goes \
-         to the account on a connection of its own, or, with `storage.inTransaction`, is an \
-         `UPDATE` on the lock's connection (with its `COMMIT` at transaction level). A pause \
-         is `SIGSTOP`/`SIGCONT` (the stopped process's kernel still answers the server, as the \
-         model says), a crash `SIGKILL` (the kernel closes the socket). The lab runs no \
-         standby: a failover is stood in for by terminating every lock session \
-         (`pg_terminate_backend`) at the model's instant, the row's note says so. Compared: \
-         each lock call's answer (granted, or failed with its session), each unlock or \
-         `COMMIT` (released, nothing held, session gone), each debit sent or not and its \
-         verdict (nothing commits on a dead session), at real times within the tolerance (a \
-         server timer may fire up to 1 simulated ms late), then the final balance.\n\n\
+         {}\
          ZooKeeper presets run with **independent clients** on a three-member ensemble of \
          ZooKeeper {} that the lab starts on loopback once per run, its `tickTime` the \
          scenario's tick scaled (at least 10 ms, with sessions of at least 100 ms). Each client is its own `fencing-lab client --zookeeper` process doing the \
@@ -187,6 +213,7 @@ pub fn markdown(run: &Run) -> String {
          run: the shim measured that Redis 7.0 expires keys by its wall clock both ways.\n\n",
         crate::check::INDEPENDENT,
         run.etcd,
+        POSTGRES_SERVICES,
         run.zookeeper,
         crate::check::INDEPENDENT
     ));

@@ -21,16 +21,19 @@ pub enum Bug {
     ZkSequence,
     /// PostgreSQL advisory locks: `idle_session_timeout` never ends a session.
     AdvisoryIdle,
+    /// Database lease: a takeover keeps the row's generation (the `+ 1` forgotten).
+    LeaseGeneration,
 }
 
 impl Bug {
     /// Every planted bug, in the order the mutation test runs them.
-    pub const ALL: [Bug; 5] = [
+    pub const ALL: [Bug; 6] = [
         Bug::EqualFence,
         Bug::RedlockMajority,
         Bug::EtcdRevision,
         Bug::ZkSequence,
         Bug::AdvisoryIdle,
+        Bug::LeaseGeneration,
     ];
 
     /// The bug's name on the lab's command line and in its output.
@@ -41,6 +44,7 @@ impl Bug {
             Bug::EtcdRevision => "etcd-revision",
             Bug::ZkSequence => "zk-sequence",
             Bug::AdvisoryIdle => "advisory-idle",
+            Bug::LeaseGeneration => "lease-generation",
         }
     }
 
@@ -57,6 +61,7 @@ impl Bug {
             Bug::EtcdRevision => 3,
             Bug::ZkSequence => 4,
             Bug::AdvisoryIdle => 5,
+            Bug::LeaseGeneration => 6,
         }
     }
 }

@@ -310,7 +310,7 @@ impl LeaseService {
         let before = self.row;
         let (generation, why) = match before {
             None => (self.first_generation, RowChange::Inserted),
-            Some(r) => (r.generation.saturating_add(1), RowChange::TakenOver),
+            Some(r) => (write::next(r.generation), RowChange::TakenOver),
         };
         if let Some(r) = before {
             self.end_span(w, t, SpanEnd::Expired);

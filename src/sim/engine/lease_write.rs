@@ -3,8 +3,19 @@
 //! idempotency key, looked at first, answers the true retry), or the live lease required in
 //! the write's own statement. A child of `lease.rs`, so the first stage has none of it.
 
+use crate::sim::planted::{self, Bug};
 use crate::sim::scenario::{LeaseGuard, Scenario};
 use crate::sim::trace::{Rejection, WriteRecord};
+
+/// The generation a takeover mints: one more than the row's (the lab's planted bug, in its
+/// mutation test only, forgets the `+ 1`).
+pub fn next(generation: u64) -> u64 {
+    if planted::is(Bug::LeaseGeneration) {
+        generation
+    } else {
+        generation.saturating_add(1)
+    }
+}
 
 pub struct Guard {
     kind: LeaseGuard,

@@ -81,8 +81,10 @@ fn reproduced_mark(preset: Option<&str>, trace: &Trace) -> Html {
     let pg = short_version(conformance::POSTGRES_VERSION, 1);
     let against = |lock: String| format!("Reproduced against {lock} and PostgreSQL {pg}");
     let (title, what) = match trace.kind() {
-        // The lab runs no database lease yet: no row of the table can say so.
-        ServiceKind::Lease => return html! {},
+        ServiceKind::Lease => (
+            format!("Reproduced against a lease row on PostgreSQL {pg}"),
+            format!("The lab ran this preset on a real PostgreSQL, one process per client sending these statements, and found the model's history: {}. ", row.detail),
+        ),
         ServiceKind::Advisory => (
             format!("Reproduced against PostgreSQL {pg}'s advisory locks"),
             format!("The lab ran this preset on a real PostgreSQL, one process per client taking the lock on its own connection, and found the model's history: {}. ", row.detail),
@@ -160,6 +162,47 @@ fn when_idle(f: impl FnOnce() + 'static) {
     }
 }
 
+/// The Commands view's paragraph on running the scenario in the lab, by service.
+fn lab_paragraph(kind: ServiceKind) -> Html {
+    match kind {
+        ServiceKind::Etcd => html! {
+            <p class="fp-hint fp-cmd-lab" data-testid="lab-replay">
+                { "To run this scenario on a real etcd cluster yourself: copy its link (Copy link), then in a checkout of the playground run " }
+                <code>{ "bash scripts/lab.sh replay 'LINK'" }</code>
+                { ". The lab starts three etcd 3.4 members and PostgreSQL on loopback, runs one process per client making these gateway calls on its own (pauses are SIGSTOP, crashes SIGKILL, a leader crash kills that member), and prints where the history (each grant's revision, each debit's verdict, the final balance) differs from this page's. etcd 3.5's answer to an expired waiter is not checked: no 3.5 server is installed." }
+            </p>
+        },
+        ServiceKind::Advisory => html! {
+            <p class="fp-hint fp-cmd-lab" data-testid="lab-replay">
+                { "To run this scenario on a real PostgreSQL yourself: copy its link (Copy link), then in a checkout of the playground run " }
+                <code>{ "bash scripts/lab.sh replay 'LINK'" }</code>
+                { ". The lab starts PostgreSQL 15 on loopback and runs one process per client, each taking the lock on its own connection with these statements (pauses are SIGSTOP, crashes SIGKILL, the idle timeouts are the server's own), and prints where the history (each lock's answer, each debit's verdict, the final balance) differs from this page's. A failover is stood in for by ending every lock session: the lab runs no standby. A network pause is not run: the lab cuts no connection." }
+            </p>
+        },
+        ServiceKind::Zookeeper => html! {
+            <p class="fp-hint fp-cmd-lab" data-testid="lab-replay">
+                { "These lines run as shown in zkCli.sh against a ZooKeeper 3.8 ensemble, one session per client, and the SQL in psql. To run this scenario on a real ensemble yourself: copy its link (Copy link), then in a checkout of the playground run " }
+                <code>{ "bash scripts/lab.sh replay 'LINK'" }</code>
+                { ". The lab starts three ZooKeeper 3.8 members and PostgreSQL on loopback, runs one process per client running the lock recipe on its own (pauses are SIGSTOP, crashes SIGKILL, a client cut off from the ensemble has its traffic held by a tap), and prints where the history (each grant's node and czxid, each debit's verdict, the final balance) differs from this page's. Its client library reports SUSPENDED sooner than Curator (at 9/20 of the timeout, not 2/3): a run that turns on that instant is reported not reproducible." }
+            </p>
+        },
+        ServiceKind::Lease => html! {
+            <p class="fp-hint fp-cmd-lab" data-testid="lab-replay">
+                { "Every statement runs as written in psql against PostgreSQL 15, the tables first (a waiter's \\gset keeps the row it read for its compare-and-set). To run this scenario on a real PostgreSQL yourself: copy its link (Copy link), then in a checkout of the playground run " }
+                <code>{ "bash scripts/lab.sh replay 'LINK'" }</code>
+                { ". The lab starts PostgreSQL 15 on loopback and runs one process per client sending these statements (the TTL scaled to the run, a waiter's read values in place of psql's variables; pauses are SIGSTOP, crashes SIGKILL, a waiter's moved clock is its own under the lab's clock shim), and prints where the history (each statement's answer, the final balance and generation) differs from this page's. A failover is stood in for by putting back the row as it was before its last takeover (a trigger keeps it): the lab runs no standby. The database's own clock is not moved." }
+            </p>
+        },
+        ServiceKind::Single | ServiceKind::Redlock => html! {
+            <p class="fp-hint fp-cmd-lab" data-testid="lab-replay">
+                { "To send these commands to real servers yourself: copy this scenario's link (Copy link), then in a checkout of the playground run " }
+                <code>{ "bash scripts/lab.sh replay 'LINK'" }</code>
+                { ". The lab starts Redis and PostgreSQL on loopback, replays the run and prints where the servers and this page disagree." }
+            </p>
+        },
+    }
+}
+
 #[component]
 pub fn Commands(props: &CommandsProps) -> Html {
     // Below the fold on every screen, the table and the lab's mark are half of the page's
@@ -232,41 +275,7 @@ pub fn Commands(props: &CommandsProps) -> Html {
             );
         })
     };
-    let lab = match props.trace.kind() {
-        ServiceKind::Etcd => html! {
-            <p class="fp-hint fp-cmd-lab" data-testid="lab-replay">
-                { "To run this scenario on a real etcd cluster yourself: copy its link (Copy link), then in a checkout of the playground run " }
-                <code>{ "bash scripts/lab.sh replay 'LINK'" }</code>
-                { ". The lab starts three etcd 3.4 members and PostgreSQL on loopback, runs one process per client making these gateway calls on its own (pauses are SIGSTOP, crashes SIGKILL, a leader crash kills that member), and prints where the history (each grant's revision, each debit's verdict, the final balance) differs from this page's. etcd 3.5's answer to an expired waiter is not checked: no 3.5 server is installed." }
-            </p>
-        },
-        ServiceKind::Advisory => html! {
-            <p class="fp-hint fp-cmd-lab" data-testid="lab-replay">
-                { "To run this scenario on a real PostgreSQL yourself: copy its link (Copy link), then in a checkout of the playground run " }
-                <code>{ "bash scripts/lab.sh replay 'LINK'" }</code>
-                { ". The lab starts PostgreSQL 15 on loopback and runs one process per client, each taking the lock on its own connection with these statements (pauses are SIGSTOP, crashes SIGKILL, the idle timeouts are the server's own), and prints where the history (each lock's answer, each debit's verdict, the final balance) differs from this page's. A failover is stood in for by ending every lock session: the lab runs no standby. A network pause is not run: the lab cuts no connection." }
-            </p>
-        },
-        ServiceKind::Zookeeper => html! {
-            <p class="fp-hint fp-cmd-lab" data-testid="lab-replay">
-                { "These lines run as shown in zkCli.sh against a ZooKeeper 3.8 ensemble, one session per client, and the SQL in psql. To run this scenario on a real ensemble yourself: copy its link (Copy link), then in a checkout of the playground run " }
-                <code>{ "bash scripts/lab.sh replay 'LINK'" }</code>
-                { ". The lab starts three ZooKeeper 3.8 members and PostgreSQL on loopback, runs one process per client running the lock recipe on its own (pauses are SIGSTOP, crashes SIGKILL, a client cut off from the ensemble has its traffic held by a tap), and prints where the history (each grant's node and czxid, each debit's verdict, the final balance) differs from this page's. Its client library reports SUSPENDED sooner than Curator (at 9/20 of the timeout, not 2/3): a run that turns on that instant is reported not reproducible." }
-            </p>
-        },
-        ServiceKind::Lease => html! {
-            <p class="fp-hint fp-cmd-lab" data-testid="lab-replay">
-                { "Every statement runs as written in psql against PostgreSQL 15, the tables first (a waiter's \\gset keeps the row it read for its compare-and-set). The lab does not replay database leases yet: nothing here was checked against a real server." }
-            </p>
-        },
-        ServiceKind::Single | ServiceKind::Redlock => html! {
-            <p class="fp-hint fp-cmd-lab" data-testid="lab-replay">
-                { "To send these commands to real servers yourself: copy this scenario's link (Copy link), then in a checkout of the playground run " }
-                <code>{ "bash scripts/lab.sh replay 'LINK'" }</code>
-                { ". The lab starts Redis and PostgreSQL on loopback, replays the run and prints where the servers and this page disagree." }
-            </p>
-        },
-    };
+    let lab = lab_paragraph(props.trace.kind());
     html! {
         <section class={classes!("fp-commands", props.stale.then_some("fp-stale"))} data-testid="commands"
             data-lags="commands">

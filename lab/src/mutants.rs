@@ -22,8 +22,8 @@ pub const MUTANTS: [(Bug, u64); 6] = [
     (Bug::EqualFence, 84),
     // From redlock-gc-during-acquire: a round with two of the three votes it needs.
     (Bug::RedlockMajority, 22),
-    // From etcd-stalled-keepalives.
-    (Bug::EtcdRevision, 66),
+    // From etcd-pause-fenced.
+    (Bug::EtcdRevision, 69),
     // From zk-pause-czxid.
     (Bug::ZkSequence, 5),
     // From advisory-idle-timeout.

@@ -152,7 +152,8 @@ pub(crate) struct Run<'a> {
     pub(crate) start: &'a AtomicU64,
     pub(crate) scale_us: u64,
     pub(crate) end_ms: u64,
-    /// Clients' clocks under the shim, driven from the run's start (none for advisory locks).
+    /// Clients' clocks under the shim, driven from the run's start, each reading at its
+    /// instant (none for advisory locks).
     pub(crate) clocks: Vec<(
         Arc<crate::shim::ClockFile>,
         fencing_playground::sim::clock::Clock,
@@ -194,8 +195,8 @@ pub(crate) fn conduct(
     crate::servers::prioritise_this_thread();
     let t0 = mono_us() + 30_000;
     start.store(t0, std::sync::atomic::Ordering::SeqCst);
-    let _driver =
-        (!clocks.is_empty()).then(|| crate::shim::Driver::start(clocks, t0, scale_us, end_ms));
+    let drive = |c| crate::shim::Driver::start_leading(c, t0, scale_us, end_ms, 0);
+    let _driver = (!clocks.is_empty()).then(|| drive(clocks));
     for p in procs.iter_mut() {
         let stdin = p.child.stdin.as_mut().ok_or_else(|| fail("no stdin"))?;
         writeln!(stdin, "{t0}")?;

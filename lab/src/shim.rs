@@ -129,6 +129,19 @@ impl Driver {
         scale_us: u64,
         end_ms: u64,
     ) -> Driver {
+        Driver::start_leading(clocks, t0_us, scale_us, end_ms, scale_us / 2)
+    }
+
+    /// As `start`, each reading set `lead_us` real µs before its instant: a server's half a
+    /// simulated ms before (`start`), a client's own clock at the instant (0), as the model
+    /// moves a client's clock exactly there.
+    pub fn start_leading(
+        clocks: Vec<(Arc<ClockFile>, Clock)>,
+        t0_us: u64,
+        scale_us: u64,
+        end_ms: u64,
+        lead_us: u64,
+    ) -> Driver {
         for (f, c) in &clocks {
             f.set_ns(offset_ns(c, 0, scale_us));
         }
@@ -140,7 +153,7 @@ impl Driver {
                 if flag.load(Ordering::Relaxed) {
                     return;
                 }
-                let at = (t0_us + t * scale_us).saturating_sub(scale_us / 2);
+                let at = (t0_us + t * scale_us).saturating_sub(lead_us);
                 // A long stretch is slept in slices, so a stopped run ends its driver soon.
                 while mono_us() + 50_000 < at {
                     if flag.load(Ordering::Relaxed) {

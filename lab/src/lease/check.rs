@@ -114,6 +114,22 @@ pub fn tie(s: &Scenario, t: &Trace) -> Option<String> {
             ));
         }
     }
+    // A debit that reads the live lease, reaching the database as another client's statement
+    // changes the row.
+    let live = s.storage.lease_guard == LeaseGuard::LiveLease;
+    let debit_at_step = t.writes.iter().filter(|_| live).find_map(|w| {
+        row_steps
+            .iter()
+            .find(|x| x.0 == w.arrived_ms && x.1 != w.client)
+            .map(|x| (w.client, x.1, x.0))
+    });
+    if let Some((c, o, at)) = debit_at_step {
+        return Some(format!(
+            "{}'s debit reads the live lease at {at} ms, as {}'s statement changes the row",
+            t.client_name(c),
+            t.client_name(o)
+        ));
+    }
     let failover_at_step = l
         .failovers_ms
         .iter()

@@ -220,6 +220,12 @@ impl Client {
             let read = first_row(&self.query(&q)?).ok_or("the waiter's read found no row")?;
             let seen_generation = read.first().cloned().flatten().ok_or("no generation")?;
             let seen_expires = read.get(1).cloned().flatten().ok_or("no expires_at")?;
+            if read.get(2).cloned().flatten().as_deref() == Some(self.me.as_str()) {
+                // Its own row: nothing to wait for, the acquire is refused.
+                let t1 = self.now_us();
+                say(&self.out, format!("op lock {i} {t0} {t1} held"));
+                return Ok(());
+            }
             let read_at = SystemTime::now();
             say(
                 &self.out,

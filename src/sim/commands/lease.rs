@@ -122,10 +122,11 @@ pub fn acquire_sql(key: &str, me: &str, first: u64, interval: &str, waiter: bool
     )
 }
 
-/// A waiter's read of the held row (the Commands view adds `psql`'s `\gset`).
+/// A waiter's read of the held row (the Commands view adds `psql`'s `\gset`): a row held by
+/// the reader itself is not waited for (its acquire is refused), any other is.
 pub fn read_sql(key: &str) -> String {
     format!(
-        "SELECT generation AS seen_generation, expires_at AS seen_expires_at FROM leases WHERE name = {}",
+        "SELECT generation AS seen_generation, expires_at AS seen_expires_at, holder AS seen_holder FROM leases WHERE name = {}",
         lit(key)
     )
 }
@@ -347,6 +348,13 @@ pub fn plan(s: &Scenario, t: &Trace) -> Vec<Command> {
             Outcome::Granted { fence, .. } => {
                 vec![Line::new(acquire(), fence.unwrap_or(0).to_string())]
             }
+            Outcome::Denied { .. } if waiter => vec![
+                Line::new(acquire(), "(0 rows)"),
+                Line::new(
+                    format!("{} \\gset", read_sql(key)),
+                    format!("(held by {me} itself: no wait)"),
+                ),
+            ],
             Outcome::Denied { .. } => vec![Line::new(acquire(), "(0 rows)")],
             Outcome::LockWaits { behind } => vec![
                 Line::new(acquire(), "(0 rows)"),

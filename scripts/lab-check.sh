@@ -12,7 +12,8 @@
 #      this step, one per lock service: the strict fence
 #      rule accepting an equal token, a Redlock round granted one vote short of its majority,
 #      etcd fencing with the revision before the key's, ZooKeeper fencing with the sequence in
-#      place of the czxid, advisory locks ignoring `idle_session_timeout`. Each bug in turn is
+#      place of the czxid, advisory locks ignoring `idle_session_timeout`, a lease takeover
+#      keeping its generation. Each bug in turn is
 #      planted and must be caught (the servers disagree with the model) within its seed's
 #      cases, and the case that caught it is run again with no bug planted, where the servers
 #      must agree, so what was caught is the bug and nothing else. Each seed's first case is

@@ -257,6 +257,60 @@ mod tests {
         }
     }
 
+    /// lease-fast-waiter-fenced: B's own clock says its TTL is up at some instant W. A's
+    /// renewal at W changes the row in the millisecond B's clock decides, an order no run can
+    /// reproduce on purpose; a millisecond before, the row is changed first (A's renewal keeps
+    /// the generation B watches) and there is no tie: the run is compared.
+    #[test]
+    fn a_waiter_s_ttl_ending_as_another_client_changes_the_row_is_a_tie_a_millisecond_before_it_is_not(
+    ) {
+        let base = preset("lease-fast-waiter-fenced").expect("preset");
+        let t = run(&base);
+        let w = t
+            .lease
+            .as_ref()
+            .and_then(|l| l.watches.iter().find(|w| w.client == 1))
+            .expect("B watches the row")
+            .end_ms;
+        for (renew_ms, tied) in [(w, true), (w - 1, false)] {
+            let mut s = base.clone();
+            s.clients[0].events.push(Event::Renew { at_ms: renew_ms });
+            let t = run(&s);
+            let why = tie(&s, &t);
+            assert_eq!(why.is_some(), tied, "A renews at {renew_ms}: {why:?}");
+            if let Some(why) = why {
+                assert!(
+                    why.contains(&format!("its TTL is up at {w} ms, when A changes the row")),
+                    "{why}"
+                );
+            }
+        }
+    }
+
+    /// lease-failover-strict with a failover at 20 ms, inside A's first lease, and A renewing
+    /// at that instant: which of the two PostgreSQL does first is chance in a run, the model's
+    /// queue picks one. A renewal a millisecond later is no tie, and the run is compared.
+    #[test]
+    fn a_failover_at_the_instant_of_a_statement_is_a_tie_a_millisecond_later_it_is_not() {
+        for (renew_ms, tied) in [(20, true), (21, false)] {
+            let mut s = preset("lease-failover-strict").expect("preset");
+            if let Some(l) = s.lock.lease_mut() {
+                l.events =
+                    vec![fencing_playground::sim::scenario::LeaseEvent::Failover { at_ms: 20 }];
+            }
+            s.clients[0].events.push(Event::Renew { at_ms: renew_ms });
+            let t = run(&s);
+            let why = tie(&s, &t);
+            assert_eq!(why.is_some(), tied, "A renews at {renew_ms}: {why:?}");
+            if let Some(why) = why {
+                assert!(
+                    why.contains("a failover at 20 ms, the instant A's statement runs"),
+                    "{why}"
+                );
+            }
+        }
+    }
+
     /// random-lease-7-196, shrunk: B paused from 0 to 100 ms with its acquire, its debit
     /// (checking the live lease) and its release held back; on waking it sends the debit on
     /// its own connection and the release on the lease's, in one millisecond. The model
